@@ -1,0 +1,44 @@
+# Quick start (see README.md):
+#   make reproduce   set up .venv and build every figure and table (snakemake --cores all)
+#   make test        set up .venv and run the test suite
+# Also: make quick (same DAG, small), make bench (speed check), make lint, make clean.
+
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+
+# Snakemake's jobs must find the environment's python, papermill and kernel.
+export PATH := $(CURDIR)/$(BIN):$(PATH)
+
+$(STAMP): pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --upgrade pip
+	$(BIN)/python -m pip install -e '.[dev]'
+	$(BIN)/python -m ipykernel install --sys-prefix --name dpbandits --display-name "Python (dpbandits)"
+	$(BIN)/dpb warmup
+	touch $@
+
+.PHONY: install reproduce quick test bench lint clean
+
+install: $(STAMP)
+
+reproduce: $(STAMP)
+	$(BIN)/snakemake --cores all
+
+quick: $(STAMP)
+	$(BIN)/snakemake --cores all --config scale=quick
+
+test: $(STAMP)
+	$(BIN)/python -m pytest
+
+bench: $(STAMP)
+	$(BIN)/dpb bench
+
+lint: $(STAMP)
+	$(BIN)/ruff check src tests workflow notebooks
+	$(BIN)/snakemake --lint
+	$(BIN)/snakefmt --check Snakefile workflow
+
+clean:
+	rm -rf results logs benchmarks .snakemake

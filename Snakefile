@@ -1,0 +1,29 @@
+"""Reproduction pipeline for differentially private linear bandit papers.
+
+Run `snakemake --cores all` (or `make reproduce`); `snakemake --list-target-rules` shows every
+target. Configuration: config/config.yaml and config/experiments/*.yaml (see README.md).
+"""
+
+from snakemake.utils import min_version, validate
+
+min_version("9.0")
+
+
+configfile: "config/config.yaml"
+
+
+include: "workflow/rules/common.smk"
+
+
+validate(config, "workflow/schemas/config.schema.yaml")
+
+
+include: "workflow/rules/simulate.smk"
+include: "workflow/rules/figures.smk"
+include: "workflow/rules/cz22.smk"
+
+
+rule all:
+    default_target: True
+    input:
+        ALL_TARGETS,

@@ -1,0 +1,1 @@
+"""Audits of what the papers claim, evaluated on simulated data."""

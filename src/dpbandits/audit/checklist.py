@@ -1,0 +1,249 @@
+"""Evaluate ordering claims of the registry on simulated figure data (spec 003 §7.3).
+
+Check types (``audit.check`` of a claim):
+
+``below``
+    ``a`` below each of ``b`` in each of ``panels``: paired final-regret statistic
+    (:func:`~dpbandits.audit.ordering.paired_below`) and the curve-level check.
+``between``
+    in each of ``panels`` every pair ``[lower, upper]`` of ``pairs`` is ordered at every curve
+    checkpoint (curve-level conjunction: PASS or FAIL).
+``decreasing``
+    for each of ``series``, final regret decreases from one panel to the next (paired by
+    instance; the panels must share their instances).
+``gap_decreasing``
+    as ``decreasing`` for the gap ``R^A - R^baseline``.
+``summary``
+    the weakest verdict among the claims listed in ``of``.
+
+Every check is evaluated per configuration and per metric (realized and pseudo-regret).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from .ordering import curve_below, curve_checkpoints, paired_below, worst
+
+METRICS = {"regret_realized": "realized", "regret_pseudo": "pseudo"}
+COLUMNS = [
+    "configuration",
+    "claim_id",
+    "check",
+    "panels",
+    "comparison",
+    "metric",
+    "n",
+    "mean_diff",
+    "se_diff",
+    "ci_low",
+    "ci_high",
+    "verdict",
+    "curve_below",
+]
+
+
+class _Data:
+    """Per-(configuration, panel, series) final values and mean curves."""
+
+    def __init__(self, df: pd.DataFrame):
+        self.df = df
+        self.final = {}
+        self.curve = {}
+        self.instances = {}
+        for (conf, panel, series), grp in df.groupby(
+            ["configuration", "panel", "series"], sort=False
+        ):
+            T = int(grp["T"].iat[0])
+            grp = grp.sort_values(["trial", "t"])
+            last = grp[grp["t"] == T]
+            self.final[conf, panel, series] = last
+            tt = curve_checkpoints(np.unique(grp["t"].to_numpy()), T)
+            self.curve[conf, panel, series] = grp[grp["t"].isin(tt)].groupby("t")
+            self.instances[conf, panel] = (
+                int(grp["d"].iat[0]),
+                int(grp["K"].iat[0]),
+                str(grp["instances"].iat[0]),
+            )
+
+    def has(self, conf, panel, series) -> bool:
+        return (conf, panel, series) in self.final
+
+    def finals(self, conf, panel, series, metric) -> np.ndarray:
+        return self.final[conf, panel, series][metric].to_numpy()
+
+    def mean_curve(self, conf, panel, series, metric) -> np.ndarray:
+        return self.curve[conf, panel, series][metric].mean().to_numpy()
+
+
+def _row(conf, cid, check, panels, comparison, metric, stat=None, verdict=None, curve=None):
+    row = dict.fromkeys(COLUMNS)
+    row.update(
+        configuration=conf,
+        claim_id=cid,
+        check=check,
+        panels=panels,
+        comparison=comparison,
+        metric=METRICS[metric],
+        curve_below=curve,
+    )
+    if stat is not None:
+        row.update(
+            n=stat.n,
+            mean_diff=stat.mean,
+            se_diff=stat.se,
+            ci_low=stat.ci_low,
+            ci_high=stat.ci_high,
+            verdict=stat.verdict,
+        )
+    if verdict is not None:
+        row["verdict"] = verdict
+    return row
+
+
+def _missing(data, conf, panels, series) -> list[str]:
+    return [f"{p}/{s}" for p in panels for s in series if not data.has(conf, p, s)]
+
+
+def _evaluate_claim(claim, data, conf, metric, summaries) -> list[dict]:
+    a = claim["audit"]
+    cid, check = claim["id"], a["check"]
+    rows = []
+    if check == "summary":
+        found = [summaries.get((conf, metric, ref)) for ref in a["of"]]
+        if any(v is None for v in found):
+            return [_row(conf, cid, check, "", "all", metric, verdict="MISSING")]
+        return [
+            _row(conf, cid, check, "", "all of " + ", ".join(a["of"]), metric, verdict=worst(found))
+        ]
+    panels = a["panels"]
+    needed = {
+        "below": [a.get("a")] + list(a.get("b", [])),
+        "between": sorted({s for pair in a.get("pairs", []) for s in pair}),
+        "decreasing": a.get("series", []),
+        "gap_decreasing": list(a.get("series", [])) + [a.get("baseline")],
+    }[check]
+    missing = _missing(data, conf, panels, needed)
+    if missing:
+        return [
+            _row(
+                conf,
+                cid,
+                check,
+                ",".join(panels),
+                "missing: " + ", ".join(missing),
+                metric,
+                verdict="MISSING",
+            )
+        ]
+    verdicts, curves = [], []
+    if check == "below":
+        for p in panels:
+            for b in a["b"]:
+                stat = paired_below(
+                    data.finals(conf, p, a["a"], metric), data.finals(conf, p, b, metric)
+                )
+                curve = curve_below(
+                    data.mean_curve(conf, p, a["a"], metric), data.mean_curve(conf, p, b, metric)
+                )
+                rows.append(_row(conf, cid, check, p, f"{a['a']} < {b}", metric, stat, curve=curve))
+                verdicts.append(stat.verdict)
+                curves.append(curve)
+    elif check == "between":
+        for p in panels:
+            panel_curves = []
+            for lo, hi in a["pairs"]:
+                stat = paired_below(
+                    data.finals(conf, p, lo, metric), data.finals(conf, p, hi, metric)
+                )
+                curve = curve_below(
+                    data.mean_curve(conf, p, lo, metric), data.mean_curve(conf, p, hi, metric)
+                )
+                rows.append(_row(conf, cid, check, p, f"{lo} < {hi}", metric, stat, curve=curve))
+                panel_curves.append(curve)
+            ok = all(panel_curves)
+            rows.append(
+                _row(
+                    conf,
+                    cid,
+                    check,
+                    p,
+                    "all pairs (curve level)",
+                    metric,
+                    verdict="PASS" if ok else "FAIL",
+                    curve=ok,
+                )
+            )
+            verdicts.append("PASS" if ok else "FAIL")
+            curves.append(ok)
+    else:  # decreasing / gap_decreasing: consecutive panels, paired by instance
+        shapes = {data.instances[conf, p] for p in panels}
+        if len(shapes) != 1:
+            raise ValueError(f"{cid}: panels {panels} do not share their instances ({shapes})")
+        for s in a["series"]:
+            for p, q in zip(panels[:-1], panels[1:], strict=True):
+                later, earlier = data.finals(conf, q, s, metric), data.finals(conf, p, s, metric)
+                if check == "gap_decreasing":
+                    base = a["baseline"]
+                    later = later - data.finals(conf, q, base, metric)
+                    earlier = earlier - data.finals(conf, p, base, metric)
+                    label = f"gap({s} - {base}): {q} < {p}"
+                else:
+                    label = f"{s}: {q} < {p}"
+                stat = paired_below(later, earlier)
+                rows.append(_row(conf, cid, check, f"{p},{q}", label, metric, stat))
+                verdicts.append(stat.verdict)
+    summary = worst(verdicts)
+    rows.append(
+        _row(
+            conf,
+            cid,
+            check,
+            ",".join(panels),
+            "all",
+            metric,
+            verdict=summary,
+            curve=all(curves) if curves else None,
+        )
+    )
+    summaries[conf, metric, cid] = summary
+    return rows
+
+
+def evaluate_orderings(claims: list[dict], df: pd.DataFrame) -> pd.DataFrame:
+    """Evaluate every ordering claim for every configuration present in ``df``.
+
+    Parameters
+    ----------
+    claims : list of dict
+        Registry entries (:func:`dpbandits.claims.load_claims`); non-ordering claims are ignored.
+    df : DataFrame
+        Results of the claims' experiment (all panels and configurations).
+
+    Returns
+    -------
+    DataFrame
+        One row per comparison and one summary row (``comparison == "all"``) per claim,
+        configuration and metric; columns :data:`COLUMNS`.
+    """
+    data = _Data(df)
+    orderings = [c for c in claims if c["kind"] == "ordering" and "check" in c["audit"]]
+    # summaries last, so that the claims they combine are evaluated first
+    orderings.sort(key=lambda c: c["audit"]["check"] == "summary")
+    rows, summaries = [], {}
+    for conf in df["configuration"].drop_duplicates():
+        for metric in METRICS:
+            for claim in orderings:
+                rows.extend(_evaluate_claim(claim, data, conf, metric, summaries))
+    return pd.DataFrame(rows, columns=COLUMNS)
+
+
+def verdict_matrix(results: pd.DataFrame, metric: str = "realized") -> pd.DataFrame:
+    """Summary verdicts as a claim x configuration matrix."""
+    s = results[(results["comparison"].str.startswith("all")) & (results["metric"] == metric)]
+    s = s[~s["comparison"].str.contains("curve level")]
+    m = s.pivot_table(
+        index="claim_id", columns="configuration", values="verdict", aggfunc="first", sort=False
+    )
+    return m.reset_index()

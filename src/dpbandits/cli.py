@@ -1,0 +1,122 @@
+"""Command line: ``dpb warmup`` (compile the kernels) and ``dpb bench`` (speed check).
+
+``dpb bench`` runs the workload of one Figure 1 panel of CZ22 (5 algorithms x 50 trials x
+T = 20000, d = 5, epsilon = 1, configuration R1) with the fast engine, exactly as the pipeline's
+jobs do (each algorithm draws its own reward tables), then a reduced workload with the
+reference loop, and prints seconds, microseconds per round per trial, the speed ratio and the
+peak memory of the process.
+"""
+
+from __future__ import annotations
+
+import argparse
+import resource
+import sys
+import time
+
+from .engine import checkpoint_rounds, draw_raw, simulate
+from .envs import bernoulli_reward_table, script_instances
+from .policies import Quirks, Setting, make_policy
+from .reference import reference_run
+from .seeds import noise_generator
+
+FIG1_ALGORITHMS = ("linucb", "jdp_standin", "sdp_amp", "sdp_vec", "ldp")
+
+
+def _policies(T: int, d: int, epsilon: float):
+    setting = Setting(T=T, d=d, epsilon=epsilon, delta=0.1, B=20)
+    return [
+        make_policy(a, setting, "experiment", Quirks.from_fidelity("script"))
+        for a in FIG1_ALGORITHMS
+    ]
+
+
+def warmup() -> None:
+    """Compile (and cache) every numba kernel with a tiny run."""
+    inst = script_instances(1, 10, 3)
+    for policy in _policies(40, 3, 1.0):
+        simulate(
+            policy,
+            inst,
+            [0],
+            [noise_generator(0, "warmup", "p", policy.algorithm, 0)],
+            checkpoint_rounds(40, 2),
+        )
+    print("numba kernels compiled and cached")
+
+
+def bench(trials: int, T: int, d: int, ref_trials: int, ref_T: int) -> None:
+    """Time the engine on one Figure 1 panel and the reference loop on a reduced workload."""
+    warmup()
+    inst = script_instances(trials, 100, d)
+    cps = checkpoint_rounds(T, 200)
+    print(
+        f"\nFast engine: one Figure 1 panel (R1, epsilon = 1): {len(FIG1_ALGORITHMS)} algorithms x "
+        f"{trials} trials x T = {T}, d = {d}, K = 100"
+    )
+    total = 0.0
+    for policy in _policies(T, d, 1.0):
+        rngs = [noise_generator(1, "bench", "panel", policy.algorithm, i) for i in range(trials)]
+        start = time.perf_counter()
+        res = simulate(policy, inst, list(range(trials)), rngs, cps)
+        sec = time.perf_counter() - start
+        total += sec
+        print(
+            f"  {policy.algorithm:12s} {sec:6.2f} s"
+            f"   {1e6 * sec / (trials * T):6.2f} us/round/trial"
+            f"   mean final regret {res.metrics['regret_realized'][:, -1].mean():8.1f}"
+        )
+    fast_us = 1e6 * total / (len(FIG1_ALGORITHMS) * trials * T)
+    print(f"  panel total  {total:6.2f} s   (target <= 10 s, stretch 3 s)")
+
+    print(
+        f"\nReference loop: {len(FIG1_ALGORITHMS)} algorithms x {ref_trials} trials"
+        f" x T = {ref_T}, d = {d}"
+    )
+    ref_inst = script_instances(ref_trials, 100, d)
+    ref_cps = checkpoint_rounds(ref_T, 10)
+    ref_total = 0.0
+    for policy in _policies(ref_T, d, 1.0):
+        start = time.perf_counter()
+        for i in range(ref_trials):
+            raw = draw_raw(policy, noise_generator(1, "bench", "panel", policy.algorithm, i))
+            rewards = bernoulli_reward_table(ref_inst.mu[i], ref_T, i)
+            reference_run(policy, ref_inst.X[i], ref_inst.mu[i], rewards, raw, ref_cps)
+        sec = time.perf_counter() - start
+        ref_total += sec
+        print(
+            f"  {policy.algorithm:12s} {sec:6.2f} s"
+            f"   {1e6 * sec / (ref_trials * ref_T):7.1f} us/round/trial"
+        )
+    ref_us = 1e6 * ref_total / (len(FIG1_ALGORITHMS) * ref_trials * ref_T)
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    print(
+        f"\nSpeed: engine {fast_us:.2f} us/round/trial, reference {ref_us:.1f} us/round/trial, "
+        f"ratio {ref_us / fast_us:.0f}x"
+    )
+    print(f"Peak memory of this process: {peak:.0f} MiB (target per job <= 2048 MiB)")
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point of ``dpb``."""
+    parser = argparse.ArgumentParser(
+        prog="dpb", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    sub = parser.add_subparsers(dest="command", required=True)
+    sub.add_parser("warmup", help="compile and cache the numba kernels")
+    b = sub.add_parser("bench", help="time one Figure 1 panel (engine) and the reference loop")
+    b.add_argument("--trials", type=int, default=50)
+    b.add_argument("--T", type=int, default=20000)
+    b.add_argument("--d", type=int, default=5)
+    b.add_argument("--ref-trials", type=int, default=2)
+    b.add_argument("--ref-T", type=int, default=2000)
+    args = parser.parse_args(argv)
+    if args.command == "warmup":
+        warmup()
+    else:
+        bench(args.trials, args.T, args.d, args.ref_trials, args.ref_T)
+    return 0
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

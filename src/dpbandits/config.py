@@ -1,0 +1,435 @@
+"""Configuration: load and validate the YAML files, expand experiments into cells and figures.
+
+Used by the Snakefile (to build the DAG) and by the simulation jobs, so both see the same
+cells. Nothing here imports Snakemake.
+
+* A **cell** is one simulation job: (experiment, panel, configuration, series), holding all
+  trials; it knows its policy, its seeds and its output path.
+* A **figure** is one rendered panel: a list of cells of one (panel, configuration) drawn as
+  regret curves.
+"""
+
+from __future__ import annotations
+
+import copy
+import hashlib
+import json
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+import yaml
+
+from .policies import Quirks, Setting, make_policy
+from .policies.base import Policy
+
+#: Metrics a regret-curve figure can show.
+CURVE_METRICS = ("regret_realized", "regret_pseudo")
+
+
+def results_root(scale: str) -> str:
+    """Root of generated files: ``results`` at paper scale, ``results/<scale>`` otherwise.
+
+    Separate roots keep a quick run from overwriting paper-scale results.
+    """
+    return "results" if scale == "paper" else f"results/{scale}"
+
+
+class ConfigError(ValueError):
+    """Invalid configuration; the message names the file, the key, the value and what is allowed."""
+
+
+def load_yaml(path: str | Path) -> dict:
+    """Read one YAML file (an empty file is an empty dict)."""
+    with open(path) as fh:
+        data = yaml.safe_load(fh)
+    return {} if data is None else data
+
+
+def _key(path) -> str:
+    return ".".join(str(p) for p in path) or "<top level>"
+
+
+def schema_errors(data: dict, schema: dict | str | Path) -> list[str]:
+    """All schema violations of ``data``, one line each: ``key = value: problem``.
+
+    Parameters
+    ----------
+    data : dict
+    schema : dict or path to a YAML/JSON schema file
+
+    Returns
+    -------
+    list of str
+        Empty when ``data`` is valid.
+    """
+    import jsonschema  # imported here: it costs ~1 s and simulation jobs never validate
+
+    if not isinstance(schema, dict):
+        schema = load_yaml(schema)
+    validator = jsonschema.Draft202012Validator(schema)
+    lines = []
+    for err in sorted(validator.iter_errors(data), key=lambda e: list(map(str, e.absolute_path))):
+        lines.extend(_describe(err))
+    return lines
+
+
+def _describe(err) -> list[str]:
+    key = _key(err.absolute_path)
+    if err.validator in ("allOf", "anyOf", "oneOf") and err.context:
+        out = []
+        for sub in err.context:
+            out.extend(_describe(sub))
+        return out
+    if err.validator == "additionalProperties":
+        allowed = sorted(err.schema.get("properties", {}))
+        pattern = list(err.schema.get("patternProperties", {}))
+        extra = [k for k in err.instance if k not in allowed and not pattern]
+        if pattern:
+            import re
+
+            extra = [
+                k
+                for k in err.instance
+                if k not in allowed and not any(re.search(p, k) for p in pattern)
+            ]
+        where = "" if key == "<top level>" else f"{key}."
+        what = (
+            f"allowed: {', '.join(allowed)}"
+            if allowed
+            else f"names must match {' or '.join(pattern)}"
+        )
+        return [f"{where}{k}: unknown key; {what}" for k in extra] or [f"{key}: {err.message}"]
+    if err.validator == "required":
+        return [f"{key}: {err.message}"]
+    if err.validator == "enum":
+        allowed = ", ".join(map(str, err.validator_value))
+        return [f"{key} = {err.instance!r}: not allowed; allowed: {allowed}"]
+    bounds = {
+        "minimum": ">= {}",
+        "maximum": "<= {}",
+        "exclusiveMinimum": "> {}",
+        "exclusiveMaximum": "< {}",
+        "type": "of type {}",
+        "pattern": "matching {}",
+    }
+    if err.validator in bounds:
+        need = bounds[err.validator].format(err.validator_value)
+        return [f"{key} = {err.instance!r}: must be {need}"]
+    return [f"{key} = {err.instance!r}: {err.message}"]
+
+
+def check_schema(data: dict, schema: dict | str | Path, source: str) -> None:
+    """Raise :class:`ConfigError` listing every violation, prefixed by ``source``."""
+    errors = schema_errors(data, schema)
+    if errors:
+        raise ConfigError(f"{source}: invalid configuration\n  " + "\n  ".join(errors))
+
+
+@dataclass(frozen=True)
+class Cell:
+    """One simulation job: all trials of one (panel, configuration, series)."""
+
+    experiment: str
+    figure: str
+    panel: str
+    configuration: str
+    series: str
+    algorithm: str
+    calibration: str
+    fidelity: str
+    instances: str
+    T: int
+    trials: int
+    K: int
+    d: int
+    epsilon: float
+    delta: float
+    B: int
+    instance_seed: int
+    reward_seed_offset: int
+    checkpoints: int
+    root_seed: int
+    scale: str
+    quirks: dict = field(default_factory=dict)
+    options: dict = field(default_factory=dict)
+
+    @property
+    def path(self) -> str:
+        """Output parquet, relative to the project root."""
+        return f"{results_root(self.scale)}/sim/{self.stem}.parquet"
+
+    @property
+    def stem(self) -> str:
+        """``<experiment>/<panel>/<configuration>/<series>`` (for logs and benchmarks)."""
+        return f"{self.experiment}/{self.panel}/{self.configuration}/{self.series}"
+
+    def as_dict(self) -> dict:
+        """Plain, JSON-serialisable dict."""
+        return asdict(self)
+
+    def config_hash(self) -> str:
+        """SHA-256 of the cell's canonical JSON: changes iff a setting of this cell changes."""
+        blob = json.dumps(self.as_dict(), sort_keys=True, separators=(",", ":"))
+        return hashlib.sha256(blob.encode()).hexdigest()
+
+    def policy(self) -> Policy:
+        """The calibrated policy of this cell."""
+        setting = Setting(T=self.T, d=self.d, epsilon=self.epsilon, delta=self.delta, B=self.B)
+        quirks = Quirks.from_fidelity(self.fidelity, **self.quirks)
+        return make_policy(self.algorithm, setting, self.calibration, quirks, **self.options)
+
+    @classmethod
+    def from_dict(cls, data: dict) -> Cell:
+        """Inverse of :meth:`as_dict`."""
+        return cls(**data)
+
+
+@dataclass(frozen=True)
+class PanelSpec:
+    """One panel of a figure under one configuration."""
+
+    id: str
+    letter: str
+    epsilon: float
+    d: int
+    caption: str
+    cells: tuple[Cell, ...]
+
+
+@dataclass(frozen=True)
+class FigureSpec:
+    """One figure of one configuration, rendered by one notebook execution.
+
+    The notebook draws the combined multi-panel figure ``<figure><suffix>`` and every panel
+    ``<panel><suffix>``, for each metric (realized regret; plus pseudo-regret, suffix
+    ``_pseudo``, for the primary configuration).
+    """
+
+    id: str
+    experiment: str
+    figure: str
+    configuration: str
+    suffix: str
+    title: str
+    caption: str
+    series: tuple[str, ...]
+    panels: tuple[PanelSpec, ...]
+    metrics: tuple[str, ...]
+    notebook: str = "notebooks/regret_curves.ipynb"
+
+    @property
+    def inputs(self) -> list[str]:
+        """Parquet files the figure reads."""
+        return [c.path for p in self.panels for c in p.cells]
+
+    def names(self, metric: str) -> tuple[str, list[str]]:
+        """Output names (without extension) of the combined figure and of each panel."""
+        suffix = "_pseudo" if metric == "regret_pseudo" else self.suffix
+        return f"{self.figure}{suffix}", [f"{p.id}{suffix}" for p in self.panels]
+
+    def panel_images(self, metric: str) -> bool:
+        """Whether single-panel files are written for ``metric`` (realized regret only)."""
+        return metric == "regret_realized"
+
+    @property
+    def image_names(self) -> list[str]:
+        """Every figure name this notebook writes: per metric the combined figure, then the
+        single panels (realized regret only; pseudo-regret is drawn as a combined figure)."""
+        out = []
+        for metric in self.metrics:
+            combined, panels = self.names(metric)
+            out.extend([combined, *(panels if self.panel_images(metric) else [])])
+        return out
+
+
+@dataclass
+class Experiment:
+    """An expanded experiment file."""
+
+    name: str
+    data: dict
+    cells: list[Cell]
+    figures: list[FigureSpec]
+
+    def figure(self, fig_id: str) -> FigureSpec:
+        """Figure by id."""
+        for f in self.figures:
+            if f.id == fig_id:
+                return f
+        raise KeyError(fig_id)
+
+    def groups(self) -> dict[tuple[str, str], list[Cell]]:
+        """Cells grouped by (panel, configuration): one simulation job each."""
+        out: dict[tuple[str, str], list[Cell]] = {}
+        for cell in self.cells:
+            out.setdefault((cell.panel, cell.configuration), []).append(cell)
+        return out
+
+    @property
+    def series(self) -> tuple[str, ...]:
+        """Series labels (every panel and configuration has the same set)."""
+        return tuple(self.data["series"])
+
+
+def _merge_series(base: dict, override: dict, where: str) -> dict:
+    out = copy.deepcopy(base)
+    for label, entry in (override or {}).items():
+        if label not in out:
+            raise ConfigError(f"{where}.{label}: unknown series; allowed: {', '.join(out)}")
+        merged = dict(out[label])
+        if "algorithm" in entry:
+            merged["algorithm"] = entry["algorithm"]
+        merged["options"] = {**merged.get("options", {}), **entry.get("options", {})}
+        out[label] = merged
+    return out
+
+
+def _caption(fig: dict, conf_name: str, conf: dict, n_trials: int) -> str:
+    parts = [
+        fig["caption"].strip(),
+        f"Configuration {conf_name}: {conf['title']} (calibration = {conf['calibration']}, "
+        f"fidelity = {conf['fidelity']}, instances = {conf['instances']}).",
+        f"Curves: mean cumulative regret over {n_trials} instances; shaded band: +/- 1 standard "
+        "error of the mean (standard deviation over instances with ddof = 0, divided by "
+        f"sqrt({n_trials})).",
+    ]
+    if conf.get("description"):
+        parts.append(conf["description"].strip())
+    return " ".join(parts)
+
+
+def expand_experiment(data: dict, config: dict, source: str = "experiment") -> Experiment:
+    """Expand one validated experiment file into cells and figures.
+
+    Parameters
+    ----------
+    data : dict
+        The experiment file (already schema-valid).
+    config : dict
+        The global configuration (already schema-valid).
+    source : str
+        File name used in error messages.
+
+    Raises
+    ------
+    ConfigError
+        When a reference does not resolve or a cell's policy cannot be calibrated.
+    """
+    name = data["experiment"]
+    confs = data["configurations"]
+    if data["primary"] not in confs:
+        raise ConfigError(
+            f"{source}: primary = {data['primary']!r}: not a configuration; "
+            f"allowed: {', '.join(confs)}"
+        )
+    scale = config["scale"]
+    scale_over = config["scales"].get(scale, {}) if scale != "paper" else {}
+    panels = {}
+    for fig_name, fig in data["figures"].items():
+        for letter, settings in fig["panels"].items():
+            panels[f"{fig_name}{letter}"] = (fig_name, letter, fig, settings)
+    cells, figures = [], []
+    for conf_name, conf in confs.items():
+        where = f"{source}: configurations.{conf_name}"
+        series = _merge_series(data["series"], conf.get("series", {}), f"{where}.series")
+        for pid in conf.get("panels", {}):
+            if pid not in panels:
+                raise ConfigError(
+                    f"{where}.panels.{pid}: unknown panel; allowed: {', '.join(panels)}"
+                )
+        primary = conf_name == data["primary"]
+        suffix = "" if primary else f"_{conf_name}"
+        for fig_name, fig in data["figures"].items():
+            panel_specs = []
+            for letter, settings in fig["panels"].items():
+                pid = f"{fig_name}{letter}"
+                panel_series = _merge_series(
+                    series, conf.get("panels", {}).get(pid, {}), f"{where}.panels.{pid}"
+                )
+                merged = {**data["defaults"], **settings, **scale_over}
+                pcells, notes = [], []
+                for label, entry in panel_series.items():
+                    cell = Cell(
+                        experiment=name,
+                        figure=fig_name,
+                        panel=pid,
+                        configuration=conf_name,
+                        series=label,
+                        algorithm=entry["algorithm"],
+                        calibration=conf["calibration"],
+                        fidelity=conf["fidelity"],
+                        instances=conf["instances"],
+                        T=merged["T"],
+                        trials=merged["trials"],
+                        K=merged["K"],
+                        d=merged["d"],
+                        epsilon=float(merged["epsilon"]),
+                        delta=float(merged["delta"]),
+                        B=merged["B"],
+                        instance_seed=merged["instance_seed"],
+                        reward_seed_offset=merged["reward_seed_offset"],
+                        checkpoints=config["checkpoints"],
+                        root_seed=config["root_seed"],
+                        scale=scale,
+                        quirks=dict(conf.get("quirks", {})),
+                        options=dict(entry.get("options", {})),
+                    )
+                    try:
+                        policy = cell.policy()
+                    except ValueError as exc:
+                        raise ConfigError(
+                            f"{where} (panel {pid}), series {label} "
+                            f"(algorithm {entry['algorithm']!r}): {exc}"
+                        ) from None
+                    failed = [txt for txt, ok in policy.conditions() if not ok]
+                    if failed:
+                        notes.append(
+                            f"{label} is outside its theorem's conditions ({'; '.join(failed)})."
+                        )
+                    overrides = conf.get("panels", {}).get(pid, {}).get(label, {}).get("options")
+                    if overrides:
+                        notes.append(f"{label}: options {overrides} in this panel.")
+                    pcells.append(cell)
+                cells.extend(pcells)
+                panel_specs.append(
+                    PanelSpec(
+                        id=pid,
+                        letter=letter,
+                        epsilon=float(settings["epsilon"]),
+                        d=int(settings["d"]),
+                        caption=" ".join(
+                            [f"({letter}) epsilon = {settings['epsilon']:g}, d = {settings['d']}."]
+                            + notes
+                        ),
+                        cells=tuple(pcells),
+                    )
+                )
+            n_trials = panel_specs[0].cells[0].trials
+            metrics = ("regret_realized", "regret_pseudo") if primary else ("regret_realized",)
+            figures.append(
+                FigureSpec(
+                    id=f"{fig_name}{suffix}",
+                    experiment=name,
+                    figure=fig_name,
+                    configuration=conf_name,
+                    suffix=suffix,
+                    title=f"{fig['title']} [{conf['title']}]",
+                    caption=_caption(fig, conf_name, conf, n_trials),
+                    series=tuple(series),
+                    panels=tuple(panel_specs),
+                    metrics=metrics,
+                )
+            )
+    return Experiment(name, data, cells, figures)
+
+
+def load_experiment(path: str | Path, config: dict, schema: str | Path) -> Experiment:
+    """Load, validate and expand one experiment file (see :func:`expand_experiment`)."""
+    data = load_yaml(path)
+    check_schema(data, schema, str(path))
+    if data["experiment"] != Path(path).stem:
+        raise ConfigError(
+            f"{path}: experiment = {data['experiment']!r}: must equal the file name "
+            f"({Path(path).stem!r})"
+        )
+    return expand_experiment(data, config, str(path))

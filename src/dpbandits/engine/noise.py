@@ -1,0 +1,83 @@
+"""Random draws of a policy and the noise the learner sees at each refresh.
+
+:func:`draw_raw` is the only place that consumes a trial's noise generator, in a fixed layout,
+so the engine and the reference loop see the same numbers. :func:`noise_table` turns the raw
+draws into the noise in force at each refresh (vectorised); the reference rebuilds the same
+quantity round by round, literally (see :mod:`dpbandits.reference`).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..mechanisms.gaussian import draw_packed
+from ..mechanisms.packing import n_entries
+from ..mechanisms.tree import draw_tree_nodes, standin_count, standin_n0, tree_prefix_noise
+from ..policies.base import Policy
+
+
+def draw_raw(policy: Policy, rng: np.random.Generator) -> dict[str, object]:
+    """All random draws of one trial of ``policy``, in a fixed order.
+
+    Returns
+    -------
+    dict
+        ``per_round``/``per_batch``: ``increments`` (rows, E) — one draw per round or per
+        completed batch (the batch aggregate); ``standin``: ``nodes`` (N0, E); ``tree``:
+        ``levels`` (list of per-level node arrays); ``vec``: ``uniforms`` (T, E) for the
+        randomized rounding and ``binomial`` (batches, E), the batch's total of binomial
+        privacy bits per entry, ``Binomial(B * b_trials, p)`` (the sum of the ``B`` users'
+        ``Binomial(b_trials, p)`` draws, an exact identity); ``none``: empty.
+    """
+    s = policy.setting
+    scheme = policy.scheme
+    if scheme == "none":
+        return {}
+    if scheme == "vec":
+        v = policy.vec
+        E = n_entries(s.d)
+        return {
+            "uniforms": rng.random((s.T, E)),
+            "binomial": rng.binomial(policy.period * v.b_trials, v.p, size=(policy.n_batches, E)),
+        }
+    scales = policy.noise_scales()
+    if scheme == "per_round":
+        return {"increments": draw_packed(rng, s.T, scales)}
+    if scheme == "per_batch":
+        return {"increments": draw_packed(rng, policy.n_batches, scales)}
+    if scheme == "standin":
+        return {"nodes": draw_packed(rng, standin_n0(s.T), scales)}
+    if scheme == "tree":
+        return {"levels": draw_tree_nodes(rng, policy.n_batches, scales)}
+    raise ValueError(f"unknown noise scheme {scheme!r}")
+
+
+def noise_table(policy: Policy, raw: dict[str, object]) -> tuple[np.ndarray, np.ndarray]:
+    """Noise in force at every refresh, as a table of distinct values and an index per refresh.
+
+    Returns
+    -------
+    table : ndarray, shape (Q, E)
+        Distinct packed noise values.
+    index : ndarray of int64, shape (R,)
+        Row of ``table`` in force at refresh ``r``. Consecutive refreshes with the same row
+        carry identical noise, which lets the engine use rank-one updates.
+    """
+    d = policy.setting.d
+    R = policy.n_refresh
+    scheme = policy.scheme
+    if scheme == "none":
+        return np.zeros((1, n_entries(d))), np.zeros(R, dtype=np.int64)
+    if scheme in ("per_round", "per_batch"):
+        inc = raw["increments"]
+        table = np.zeros((R, inc.shape[1]))
+        # refresh r sees the draws of the r rounds / batches completed before it
+        np.cumsum(inc[: R - 1], axis=0, out=table[1:])
+        return table, np.arange(R, dtype=np.int64)
+    if scheme == "standin":
+        table = np.cumsum(raw["nodes"], axis=0)
+        return table, standin_count(policy.refresh_rounds()).astype(np.int64) - 1
+    if scheme == "tree":
+        table = tree_prefix_noise(raw["levels"], policy.n_batches)[:R]
+        return table, np.arange(R, dtype=np.int64)
+    raise ValueError(f"scheme {scheme!r} has no noise table")

@@ -1,0 +1,130 @@
+"""Fixed-arm linear bandit instances (spec 003 §6.1).
+
+An instance is a fixed set of ``K`` arms ``x_k in R^d`` and a parameter ``theta*``; the mean
+reward of arm ``k`` is ``mu_k = <x_k, theta*>``. A :class:`FixedArmInstances` stacks ``n``
+instances along a leading trial axis (trial ``i`` is instance ``i``), so the same object serves
+every algorithm of a figure (common random numbers).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+FAMILIES = ("script", "paper_text")
+
+
+@dataclass(frozen=True)
+class FixedArmInstances:
+    """A stack of fixed-arm linear instances.
+
+    Attributes
+    ----------
+    X : ndarray, shape (n, K, d)
+        Arm features of every instance.
+    theta : ndarray, shape (n, d)
+        Unknown parameters.
+    family : str
+        Name of the generator (``script`` or ``paper_text``).
+    seed : int
+        Seed of the generator stream.
+    """
+
+    X: np.ndarray
+    theta: np.ndarray
+    family: str
+    seed: int
+
+    @property
+    def n(self) -> int:
+        """Number of instances (trials)."""
+        return self.X.shape[0]
+
+    @property
+    def K(self) -> int:
+        """Number of arms."""
+        return self.X.shape[1]
+
+    @property
+    def d(self) -> int:
+        """Dimension."""
+        return self.X.shape[2]
+
+    @property
+    def mu(self) -> np.ndarray:
+        """Mean rewards, shape (n, K)."""
+        return np.einsum("nkd,nd->nk", self.X, self.theta)
+
+    @property
+    def best(self) -> np.ndarray:
+        """Best arm of every instance (first index on ties), shape (n,)."""
+        return np.argmax(self.mu, axis=1)
+
+    @property
+    def L(self) -> np.ndarray:
+        """Largest arm norm of every instance, shape (n,)."""
+        return np.linalg.norm(self.X, axis=2).max(axis=1)
+
+    def head(self, n: int) -> FixedArmInstances:
+        """The first ``n`` instances (the quick scale uses a prefix of the paper's instances)."""
+        return FixedArmInstances(self.X[:n], self.theta[:n], self.family, self.seed)
+
+
+def script_instances(n: int, K: int, d: int, seed: int = 2) -> FixedArmInstances:
+    """Instances exactly as the authors' script draws them (spec 003 §6.1, Table E).
+
+    For each instance ``i = 0..n-1``, in this order, from one legacy ``RandomState(seed)``:
+    a ``K x (d-1)`` standard normal matrix with rows normalised and a column of ones appended;
+    rows ``0..d-1`` overwritten by the identity with its last column set to one; then
+    ``d-1`` normals rescaled to norm 0.5 with 0.5 appended as ``theta*``.
+
+    Parameters
+    ----------
+    n, K, d : int
+        Number of instances, arms and dimension (``K >= d >= 2``).
+    seed : int, default 2
+        Seed of the legacy stream (the script uses 2).
+
+    Returns
+    -------
+    FixedArmInstances
+        ``max_k ||x_k|| = sqrt(2)``, ``||theta*|| = 1/sqrt(2)``, every mean in ``[0, 1]``.
+    """
+    if d < 2 or K < d:
+        raise ValueError(f"need K >= d >= 2, got K={K}, d={d}")
+    rs = np.random.RandomState(seed)
+    X = np.empty((n, K, d))
+    theta = np.empty((n, d))
+    basis = np.eye(d)
+    basis[:, -1] = 1.0
+    for i in range(n):
+        A = rs.standard_normal((K, d - 1))
+        A /= np.linalg.norm(A, axis=1, keepdims=True)
+        X[i, :, : d - 1] = A
+        X[i, :, d - 1] = 1.0
+        X[i, :d] = basis
+        v = rs.standard_normal(d - 1)
+        theta[i, : d - 1] = 0.5 * v / np.linalg.norm(v)
+        theta[i, d - 1] = 0.5
+    return FixedArmInstances(X, theta, "script", seed)
+
+
+def paper_text_instances(n: int, K: int, d: int, seed: int = 2) -> FixedArmInstances:
+    """The normalisation CZ22 Sec. 5 describes (spec 003 §6.1, ambiguity A1).
+
+    The same draws as :func:`script_instances`, with every arm multiplied by ``1/sqrt(2)``
+    and ``theta*`` by ``sqrt(2)``: means, best arm and gaps are unchanged, ``||theta*|| = 1``
+    and ``max ||x_k|| = 1`` (Assumption 3.1), which the theory calibration assumes.
+    """
+    base = script_instances(n, K, d, seed)
+    return FixedArmInstances(base.X / np.sqrt(2.0), base.theta * np.sqrt(2.0), "paper_text", seed)
+
+
+def make_instances(family: str, n: int, K: int, d: int, seed: int) -> FixedArmInstances:
+    """Dispatch on the family name (``script`` or ``paper_text``)."""
+    if family == "script":
+        return script_instances(n, K, d, seed)
+    if family == "paper_text":
+        return paper_text_instances(n, K, d, seed)
+    raise ValueError(f"unknown instance family {family!r}; allowed: {', '.join(FAMILIES)}")

@@ -1,0 +1,98 @@
+"""The parquet schema of simulation results: long format, one row per trial x checkpoint.
+
+Columns: the cell's settings (constant within a file), ``trial``, ``t`` (rounds played) and
+every metric of :data:`dpbandits.engine.METRICS`. File metadata (key ``dpbandits``, JSON) holds
+the package version, the cell, its config hash, the seeds and the calibration constants. No
+timing or host information is stored, so a rebuilt file is byte-identical.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from . import __version__
+from .schema import METRICS
+
+SCHEMA_VERSION = 1
+META_KEY = b"dpbandits"
+
+#: Setting columns (constant within one file) and their arrow types.
+SETTING_COLUMNS = {
+    "experiment": pa.string(),
+    "figure": pa.string(),
+    "panel": pa.string(),
+    "configuration": pa.string(),
+    "series": pa.string(),
+    "algorithm": pa.string(),
+    "calibration": pa.string(),
+    "fidelity": pa.string(),
+    "instances": pa.string(),
+    "epsilon": pa.float64(),
+    "delta": pa.float64(),
+    "d": pa.int64(),
+    "K": pa.int64(),
+    "T": pa.int64(),
+    "B": pa.int64(),
+    "n_trials": pa.int64(),
+    "private": pa.bool_(),
+}
+INT_METRICS = ("nan_index_rounds", "clipped_index_rounds", "nonpd_refreshes", "best_arm_rounds")
+
+
+def result_table(settings: dict, result) -> pa.Table:
+    """Long-format arrow table of one cell (``result``: an engine ``SimulationResult``)."""
+    n, C = result.metrics[METRICS[0]].shape
+    cols = {}
+    for name, typ in SETTING_COLUMNS.items():
+        value = settings["n_trials"] if name == "n_trials" else settings[name]
+        cols[name] = pa.array([value] * (n * C), type=typ)
+    cols["trial"] = pa.array(np.repeat(np.arange(n, dtype=np.int64), C))
+    cols["t"] = pa.array(np.tile(np.asarray(result.checkpoints, dtype=np.int64), n))
+    for name in METRICS:
+        arr = result.metrics[name].reshape(-1)
+        cols[name] = pa.array(
+            arr.astype(np.int64) if name in INT_METRICS else arr.astype(np.float64)
+        )
+    return pa.table(cols)
+
+
+def write_result(path: str | Path, table: pa.Table, metadata: dict) -> None:
+    """Write atomically (temporary file + rename), with deterministic bytes."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    meta = {
+        META_KEY: json.dumps(
+            {"schema_version": SCHEMA_VERSION, "package_version": __version__, **metadata},
+            sort_keys=True,
+        ).encode()
+    }
+    table = table.replace_schema_metadata(meta)
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    try:
+        pq.write_table(table, tmp, compression="zstd", write_statistics=True)
+        os.replace(tmp, path)
+    finally:
+        if tmp.exists():
+            tmp.unlink()
+
+
+def read_metadata(path: str | Path) -> dict:
+    """The ``dpbandits`` metadata of one results file."""
+    meta = pq.read_schema(path).metadata or {}
+    return json.loads(meta[META_KEY])
+
+
+def read_results(paths):
+    """Concatenate results files into one pandas DataFrame (columns as written)."""
+    import pandas as pd  # imported here: simulation jobs only write
+
+    paths = [paths] if isinstance(paths, str | Path) else list(paths)
+    if not paths:
+        raise ValueError("no results files given")
+    return pd.concat([pq.read_table(p).to_pandas() for p in paths], ignore_index=True)

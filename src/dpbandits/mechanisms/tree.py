@@ -1,0 +1,95 @@
+"""Binary-tree (counting) mechanism and the script's stand-in (CZ22 Sec. 1 / SS18 / CSS10).
+
+Leaves are the stream items ``z_1, z_2, ...`` (1-based). Node ``(j, k)`` covers the dyadic
+interval ``((k-1) 2^j, k 2^j]`` and carries one noise draw ``Z_{j,k}``, drawn once and reused
+every time the node appears. The noisy prefix after ``t`` items is the exact prefix plus the
+noise of the nodes of the dyadic decomposition ``D(t)``: one node per set bit ``j`` of ``t``,
+namely ``(j, t >> j)`` (spec 003 §3.3).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+
+def n_levels(T: int) -> int:
+    """SS18's ``m = 1 + ceil(log2 T)``: the number of tree nodes any leaf belongs to (at most)."""
+    return 1 + math.ceil(math.log2(T))
+
+
+def dyadic_decomposition(t: int) -> list[tuple[int, int]]:
+    """Nodes ``(level j, index k)`` whose intervals partition ``[1, t]``.
+
+    ``len(dyadic_decomposition(t)) == popcount(t)``.
+    """
+    if t < 0:
+        raise ValueError(f"t must be >= 0, got {t}")
+    return [(j, t >> j) for j in range(t.bit_length()) if (t >> j) & 1]
+
+
+def draw_tree_nodes(
+    rng: np.random.Generator, n_leaves: int, scales: np.ndarray
+) -> list[np.ndarray]:
+    """Noise of every node of a tree over ``n_leaves`` leaves.
+
+    Level ``j`` gets an array of shape ``((n_leaves >> j) + 1, E)`` indexed by ``k`` (row 0 and
+    even rows are never used; keeping them makes the layout trivial and fixed). Levels are drawn
+    in order ``j = 0, 1, ...``.
+    """
+    levels = []
+    for j in range(max(1, n_leaves.bit_length())):
+        levels.append(rng.standard_normal(((n_leaves >> j) + 1, scales.shape[0])) * scales)
+    return levels
+
+
+def tree_prefix_noise(levels: list[np.ndarray], n_leaves: int) -> np.ndarray:
+    """Noise of the noisy prefix after ``t = 0..n_leaves`` items, shape (n_leaves + 1, E).
+
+    Row ``t`` is ``sum_{(j, k) in D(t)} Z_{j,k}`` (row 0 is zero). Computed with the recursion
+    ``S(t) = S(t - lowbit(t)) + Z_{j, t >> j}``, ``j = ctz(t)`` (the lowest set bit of ``t`` is
+    the last node of ``D(t)``), one popcount layer at a time.
+    """
+    flat = np.concatenate(levels)
+    offsets = np.cumsum([0] + [z.shape[0] for z in levels[:-1]])
+    t = np.arange(1, n_leaves + 1)
+    low = t & -t
+    j = np.bitwise_count(low - 1).astype(np.int64)  # ctz(t)
+    node = offsets[j] + (t >> j)
+    parent = t - low
+    pc = np.bitwise_count(t)
+    out = np.zeros((n_leaves + 1, flat.shape[1]))
+    for p in range(1, int(pc.max(initial=0)) + 1):
+        sel = pc == p
+        out[t[sel]] = out[parent[sel]] + flat[node[sel]]
+    return out
+
+
+def standin_count(t):
+    """Number of pre-drawn node noises the script's stand-in sums at 0-based round ``t``.
+
+    ``k(t) = floor(ln(1 + t)) + 1`` (spec 003 §4.1, U10). Works elementwise on arrays.
+    """
+    return np.floor(np.log1p(np.asarray(t, dtype=float))).astype(int) + 1
+
+
+def standin_n0(n: int) -> int:
+    """Number of node noises the stand-in pre-draws: ``N0 = floor(ln n) + 1``."""
+    return int(math.floor(math.log(n))) + 1
+
+
+# --- calibrations ------------------------------------------------------------------------------
+
+
+def sigma_ss18_node(epsilon: float, delta: float, m: int, L_tilde_sq: float = 2.0) -> float:
+    """SS18 per-node noise ``sigma_n = 4 sqrt(m) L~^2 ln(4/delta) / epsilon`` (spec §3.3).
+
+    ``L~^2 = L^2 + Y^2`` (2 under CZ22 Assumption 3.1); ``m`` = number of tree levels.
+    """
+    return 4.0 * math.sqrt(m) * L_tilde_sq * math.log(4.0 / delta) / epsilon
+
+
+def s_standin_experiment(epsilon: float, delta: float, n: int) -> float:
+    """Script's JDP node noise ``s = sqrt(ln n) ln(2.5/delta) / epsilon`` (Table E)."""
+    return math.sqrt(math.log(n)) * math.log(2.5 / delta) / epsilon

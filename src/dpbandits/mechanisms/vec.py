@@ -1,0 +1,183 @@
+"""The bit-sum protocol P_Vec (CZ22 Sec. 3.3, App. C, Alg. 5-7; CJMP21).
+
+A user encodes each entry ``v in [-Delta, Delta]`` of its statistic as a count of one-bits:
+``w = v + Delta``, ``z = w g / Delta``, ``x_bar = floor(z)``, ``gamma_1 ~ Bernoulli(z - x_bar)``
+(randomized rounding), ``gamma_2 ~ Binomial(b, p)`` (privacy noise); it sends
+``x_bar + gamma_1 + gamma_2`` ones labelled with the entry. The shuffler permutes all bits of
+the batch; the analyzer counts the ones of each label and returns
+``(Delta/g)(count - p b B) - B Delta`` (Alg. 7 with the paper's ``B Delta`` correction).
+
+Only the count of ones reaches the analyzer, so simulations work with counts (spec A13: a
+message needs ``2g + b`` bits, not ``g + b``, because ``w`` reaches ``2 Delta``).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from .gaussian import amp_ru_batch_budget
+
+
+@dataclass(frozen=True)
+class VecParams:
+    """Parameters of P_Vec.
+
+    Attributes
+    ----------
+    g : float
+        Accuracy (number of rounding levels per ``Delta``).
+    b : float
+        Binomial trials per user as calibrated (may be real-valued in the script).
+    p : float
+        Bernoulli parameter of the privacy bits.
+    b_trials : int
+        Trials actually drawn per user (``floor(b)`` in the script, spec §4.3 quirk 1).
+    b_debias : float
+        The ``b`` the analyzer subtracts (``b`` itself in the script, ``b_trials`` corrected).
+    """
+
+    g: float
+    b: float
+    p: float
+    b_trials: int
+    b_debias: float
+
+    def bias_per_batch(self, B: int, Delta: float) -> float:
+        """Deterministic error per entry and batch, ``(Delta/g) p B (b_trials - b_debias)``.
+
+        Zero unless the script's truncation is on (spec §10 U3).
+        """
+        return (Delta / self.g) * self.p * B * (self.b_trials - self.b_debias)
+
+    def noise_std_per_batch(self, B: int, Delta: float) -> float:
+        """Std of the binomial part of one analyzed entry, ``(Delta/g) sqrt(B b_trials p(1-p))``."""
+        return (Delta / self.g) * math.sqrt(B * self.b_trials * self.p * (1.0 - self.p))
+
+
+def _finish(g: float, b: float, p: float, truncate_b: bool) -> VecParams:
+    if truncate_b:
+        return VecParams(g=g, b=b, p=p, b_trials=int(math.floor(b)), b_debias=b)
+    b_int = int(math.ceil(b))
+    return VecParams(g=g, b=b, p=p, b_trials=b_int, b_debias=float(b_int))
+
+
+def vec_g(B: int, d: int) -> float:
+    """``g = max{2 sqrt(B), d, 4}`` (CZ22 Thm. 3.5 / C.1)."""
+    return max(2.0 * math.sqrt(B), float(d), 4.0)
+
+
+def vec_params_theory(
+    epsilon: float, delta: float, B: int, d: int, integer: bool = True
+) -> VecParams:
+    """Theory calibration of CZ22 Thm. C.1 (spec §3.5, ambiguity A12).
+
+    ``p = 1/4``, ``g = max{2 sqrt(B), d, 4}``,
+    ``b = 24*10^4 g^2 ln^2(4(d^2+1)/delta) / (epsilon^2 B)``. Thm. 3.5 needs integers: with
+    ``integer=True`` both ``g`` and ``b`` are rounded up (``g`` first, then ``b`` from it).
+    """
+    g = vec_g(B, d)
+    if integer:
+        g = float(math.ceil(g))
+    b = 24e4 * g**2 * math.log(4.0 * (d**2 + 1) / delta) ** 2 / (epsilon**2 * B)
+    if integer:
+        b = float(math.ceil(b))
+    return _finish(g, b, 0.25, truncate_b=False)
+
+
+def vec_params_experiment(
+    epsilon: float, delta: float, B: int, d: int, vec_scale: float = 1.0, truncate_b: bool = True
+) -> VecParams:
+    """The script's calibration (spec 003 §4.1, Table V).
+
+    ``g = max(2 sqrt(B), d, 4)`` real-valued, ``b = vec_scale g^2 ln(d/delta)^2 / (epsilon^2 B)``
+    real-valued, ``p = 1/4``. With ``truncate_b`` (the script) the sampler draws ``floor(b)``
+    trials while the analyzer subtracts ``p b B``; otherwise ``ceil(b)`` on both sides.
+    """
+    g = vec_g(B, d)
+    b = vec_scale * g**2 * math.log(d / delta) ** 2 / (epsilon**2 * B)
+    return _finish(g, b, 0.25, truncate_b)
+
+
+def vec_params_ru_theory(epsilon: float, delta: float, B: int, d: int, T: int) -> VecParams:
+    """Returning-user calibration of CZ22 Thm. E.5 (spec §3.8), ``g`` and ``b`` rounded up.
+
+    ``b = 10^7 ln(2/delta) g^2 T ln^2(8T(d^2+1)/(B delta)) / (epsilon^2 B^2)``.
+    """
+    g = float(math.ceil(vec_g(B, d)))
+    b = 1e7 * math.log(2.0 / delta) * g**2 * T * math.log(8.0 * T * (d**2 + 1) / (B * delta)) ** 2
+    b = float(math.ceil(b / (epsilon**2 * B**2)))
+    return _finish(g, b, 0.25, truncate_b=False)
+
+
+def vec_params_ru_experiment(
+    epsilon: float,
+    delta: float,
+    B: int,
+    d: int,
+    T: int,
+    vec_scale: float = 1.0,
+    truncate_b: bool = True,
+) -> VecParams:
+    """Experiment-style returning-user calibration: Table V at the per-batch budget (spec §3.8)."""
+    eps_m, delta_m = amp_ru_batch_budget(epsilon, delta, T // B)
+    return vec_params_experiment(eps_m, delta_m, B, d, vec_scale, truncate_b)
+
+
+# --- randomizer, shuffler, analyzer ------------------------------------------------------------
+
+
+def encode(values: np.ndarray, g: float, Delta: float, uniforms: np.ndarray) -> np.ndarray:
+    """Randomized rounding of entries ``v in [-Delta, Delta]`` to counts (Alg. 5, first part).
+
+    ``x_hat = floor(z) + 1{u < z - floor(z)}`` with ``z = (v + Delta) g / Delta``; the uniforms
+    ``u`` are supplied so that callers control the random stream.
+    """
+    z = (values + Delta) * g / Delta
+    x_bar = np.floor(z)
+    return x_bar + (uniforms < z - x_bar)
+
+
+def scalar_randomizer(
+    value: float, params: VecParams, Delta: float, rng: np.random.Generator
+) -> np.ndarray:
+    """One user's message for one entry as an explicit bit vector (Alg. 5).
+
+    Returns ``2g + b_trials`` bits (spec A13) of which ``x_hat + gamma_2`` are ones.
+    """
+    x_hat = int(encode(np.array([value]), params.g, Delta, rng.random(1))[0])
+    ones = x_hat + int(rng.binomial(params.b_trials, params.p))
+    n_bits = int(math.ceil(2 * params.g)) + params.b_trials
+    bits = np.zeros(n_bits, dtype=np.int8)
+    bits[:ones] = 1
+    return bits
+
+
+def shuffle_bits(messages: list[np.ndarray], rng: np.random.Generator) -> np.ndarray:
+    """``S_Vec``: concatenate the batch's bits and apply one uniform random permutation."""
+    allbits = np.concatenate(messages)
+    return allbits[rng.permutation(allbits.shape[0])]
+
+
+def analyze(count: np.ndarray, n_users: int, params: VecParams, Delta: float) -> np.ndarray:
+    """``A_Vec``: ``(Delta/g)(count - p b_debias n) - n Delta`` per entry (Alg. 6-7).
+
+    The re-centring subtracts one ``Delta`` per user (``B Delta`` for a batch), the paper's
+    stated correction of CJMP21 (spec A14), which makes the output unbiased for ``sum_i v_i``.
+    """
+    return (Delta / params.g) * (count - params.p * params.b_debias * n_users) - n_users * Delta
+
+
+def analyzer_variance(values: np.ndarray, params: VecParams, Delta: float) -> float:
+    """Exact variance of one analyzed entry over ``len(values)`` users (spec §3.5, U2).
+
+    ``(Delta/g)^2 (sum_i q_i(1-q_i) + B b_trials p(1-p))`` with ``q_i = frac((v_i+Delta) g/Delta)``.
+    """
+    z = (np.asarray(values) + Delta) * params.g / Delta
+    q = z - np.floor(z)
+    B = len(values)
+    return (Delta / params.g) ** 2 * (
+        float(np.sum(q * (1 - q))) + B * params.b_trials * params.p * (1 - params.p)
+    )

@@ -1,0 +1,169 @@
+"""Regularisers and confidence radii (spec 003 §3.1, §3.3, §3.10, §4.1).
+
+The experiment calibration uses the script's fixed ``width`` (Table E). The theory
+calibration uses the explicit high-probability constants of spec §3.10 (Lemma A.2 of CZ22 with
+the constants written out) or, for the central model, SS18's radius (spec §3.3).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+#: Sub-Gaussian constant of rewards in [0, 1] (CZ22 Assumption 3.1; the script's ``R = 0.5``).
+R_SUBGAUSS = 0.5
+
+
+def script_width(Gamma: float, d: int, n: int, L: float, t) -> np.ndarray:
+    """The script's confidence width (Table E of spec 003 §4.1).
+
+    ``width = sqrt(Gamma) S + R sqrt(d ln((1 + t L^2/Gamma)/alpha))`` with ``S = sqrt(d)``,
+    ``R = 0.5``, ``alpha = 1/n``. The script evaluates it once at ``t = n``; the corrected
+    fidelity evaluates it at the number of rounds observed (spec §4.3 quirk 2).
+    """
+    t = np.asarray(t, dtype=float)
+    alpha = 1.0 / n
+    return math.sqrt(Gamma) * math.sqrt(d) + R_SUBGAUSS * np.sqrt(
+        d * np.log((1.0 + t * L**2 / Gamma) / alpha)
+    )
+
+
+@dataclass(frozen=True)
+class TheoryRegularizer:
+    """Explicit constants of spec 003 §3.10 (CZ22 Lemma A.2 / A.4 with numbers).
+
+    Parameters
+    ----------
+    sigma_tilde : float
+        Std of the cumulative noise (per entry) after all updates.
+    d : int
+    M : int
+        Number of model updates (``T/B``).
+    alpha : float
+        Failure probability (``1/T``).
+    """
+
+    sigma_tilde: float
+    d: int
+    M: int
+    alpha: float
+
+    @property
+    def Sigma_N(self) -> float:
+        """Bound on the matrix noise norm, ``sigma~ (4 sqrt(d) + 2 ln(2M/alpha))``."""
+        return self.sigma_tilde * (
+            4.0 * math.sqrt(self.d) + 2.0 * math.log(2.0 * self.M / self.alpha)
+        )
+
+    @property
+    def Sigma_n(self) -> float:
+        """Bound on the vector noise norm, ``sigma~ (sqrt(d) + sqrt(2 ln(2M/alpha)))``."""
+        return self.sigma_tilde * (
+            math.sqrt(self.d) + math.sqrt(2.0 * math.log(2.0 * self.M / self.alpha))
+        )
+
+    @property
+    def lam(self) -> float:
+        """``lambda = max{1, 2 Sigma_N}``."""
+        return max(1.0, 2.0 * self.Sigma_N)
+
+    @property
+    def lam_min(self) -> float:
+        """``lambda - Sigma_N``."""
+        return self.lam - self.Sigma_N
+
+    @property
+    def lam_max(self) -> float:
+        """``lambda + Sigma_N``."""
+        return self.lam + self.Sigma_N
+
+    @property
+    def nu(self) -> float:
+        """``Sigma_n / sqrt(lambda_min)``."""
+        return self.Sigma_n / math.sqrt(self.lam_min)
+
+    def beta(self, t, R: float = R_SUBGAUSS, S: float = 1.0, L: float = 1.0) -> np.ndarray:
+        """Radius at ``t_m`` rounds observed (Lemma A.2 with explicit constants).
+
+        ``beta_m = R sqrt(2 ln(2/alpha) + d ln(1 + t_m L^2/(d lambda_min)))
+        + S sqrt(lambda_max) + nu``.
+        """
+        t = np.asarray(t, dtype=float)
+        return (
+            R
+            * np.sqrt(
+                2.0 * math.log(2.0 / self.alpha)
+                + self.d * np.log1p(t * L**2 / (self.d * self.lam_min))
+            )
+            + S * math.sqrt(self.lam_max)
+            + self.nu
+        )
+
+
+@dataclass(frozen=True)
+class SS18Regularizer:
+    """SS18's shifted regulariser and radius for the tree mechanism (spec 003 §3.3).
+
+    Parameters
+    ----------
+    sigma_n : float
+        Per-node noise std.
+    m : int
+        Number of tree levels.
+    d : int
+    T : int
+        Number of leaves (rounds, or batches for the batched variant).
+    alpha : float
+    """
+
+    sigma_n: float
+    m: int
+    d: int
+    T: int
+    alpha: float
+
+    @property
+    def Upsilon(self) -> float:
+        """``sigma_n sqrt(2m) (4 sqrt(d) + 2 ln(2T/alpha))``."""
+        return (
+            self.sigma_n
+            * math.sqrt(2.0 * self.m)
+            * (4.0 * math.sqrt(self.d) + 2.0 * math.log(2.0 * self.T / self.alpha))
+        )
+
+    @property
+    def shift(self) -> float:
+        """The regulariser ``2 Upsilon`` added once to the noisy Gram sum."""
+        return 2.0 * self.Upsilon
+
+    @property
+    def gamma(self) -> float:
+        """``sqrt(m) sigma_n (sqrt(d) + sqrt(2 ln(2T/alpha))) / sqrt(Upsilon)`` (spec [R])."""
+        return (
+            math.sqrt(self.m)
+            * self.sigma_n
+            * (math.sqrt(self.d) + math.sqrt(2.0 * math.log(2.0 * self.T / self.alpha)))
+            / math.sqrt(self.Upsilon)
+        )
+
+    def beta(self, t, R: float = R_SUBGAUSS, S: float = 1.0, L: float = 1.0) -> np.ndarray:
+        """SS18's radius after ``t`` rounds.
+
+        ``R sqrt(2 ln(2/alpha) + d ln(rho_max/rho_min + t L^2/(d rho_min)))
+        + S sqrt(rho_max) + gamma``.
+
+        ``rho_min = Upsilon``, ``rho_max = 3 Upsilon``.
+        """
+        t = np.asarray(t, dtype=float)
+        rho_min, rho_max = self.Upsilon, 3.0 * self.Upsilon
+        return (
+            R
+            * np.sqrt(
+                2.0 * math.log(2.0 / self.alpha)
+                + self.d * np.log(rho_max / rho_min + t * L**2 / (self.d * rho_min))
+            )
+            + S * math.sqrt(rho_max)
+            + self.gamma
+        )

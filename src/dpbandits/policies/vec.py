@@ -1,0 +1,114 @@
+"""Policies on the P_Vec bit-sum protocol (spec 003 §3.5, §3.8): ``sdp_vec``, ``sdp_vec_ru``."""
+
+from __future__ import annotations
+
+import math
+
+from ..mechanisms import vec as pvec
+from ..mechanisms.gaussian import amp_ru_batch_budget
+from .base import Policy
+from .confidence import TheoryRegularizer
+
+
+class SDPVec(Policy):
+    """LinUCB-SDP-Vec: Algorithm 1 with P_Vec, statistics and model updated once per batch.
+
+    experiment: Table V (real ``g`` and ``b``, ``b`` scaled by option ``vec_scale``, range
+    ``Delta = L``), ``Gamma = (1/4)(ln(d/delta)/(epsilon sqrt(B))) sqrt(n d)``,
+    ``lambda = 2 Gamma``;
+    theory: Thm. C.1 (integer ``g, b``, ``Delta = 1``) with spec §3.10's ``lambda`` and radius.
+    """
+
+    algorithm = "sdp_vec"
+    label = "LinUCB-SDP-Vec"
+    engine = "vec"
+    options = {"vec_scale": 1.0}
+
+    def _budget(self) -> tuple[float, float]:
+        return self.setting.epsilon, self.setting.delta
+
+    def _params(self) -> pvec.VecParams:
+        s = self.setting
+        eps, delta = self._budget()
+        if self.calibration == "experiment":
+            return pvec.vec_params_experiment(
+                eps,
+                delta,
+                s.B,
+                s.d,
+                float(self.opts["vec_scale"]),
+                truncate_b=self.quirks.truncate_b,
+            )
+        return pvec.vec_params_theory(eps, delta, s.B, s.d)
+
+    def _calibrate(self) -> None:
+        s = self.setting
+        self.period = s.B
+        self.scheme = "vec"
+        self.vec = self._params()
+        if self.calibration == "experiment":
+            eps, delta = self._budget()
+            self.Gamma = (
+                0.25
+                * (math.log(s.d / delta) / (eps * math.sqrt(s.B)))
+                * math.sqrt(s.T)
+                * math.sqrt(s.d)
+            )
+            self.lam = 2.0 * self.Gamma
+            self.consts = {"Gamma": self.Gamma}
+        else:
+            sigma_tilde = math.sqrt(s.T * (1.0 + self.vec.b)) / (2.0 * self.vec.g)
+            self.reg = TheoryRegularizer(sigma_tilde, s.d, s.T // s.B, 1.0 / s.T)
+            self.lam = self.reg.lam
+            self.consts = {"sigma_tilde": sigma_tilde, "Sigma_N": self.reg.Sigma_N}
+        self.consts.update(
+            {
+                "g": self.vec.g,
+                "b": self.vec.b,
+                "p": self.vec.p,
+                "b_trials": self.vec.b_trials,
+                "b_debias": self.vec.b_debias,
+            }
+        )
+
+    def cumulative_noise_std(self, L: float) -> float:
+        """Binomial noise of one analyzed entry, accumulated over all batches."""
+        per_batch = self.vec.noise_std_per_batch(self.period, self.encoding_range(L))
+        return per_batch * math.sqrt(self.n_batches)
+
+    def encoding_range(self, L: float) -> float:
+        """``Delta`` of the encoding: the instance's max arm norm (script) or 1 (theory)."""
+        return float(L) if self.calibration == "experiment" else 1.0
+
+    def _conditions(self) -> list[tuple[str, bool]]:
+        s = self.setting
+        return [
+            ("Thm. 3.5 range epsilon <= 15", s.epsilon <= 15),
+            ("Thm. 3.5 range delta < 1/2", s.delta < 0.5),
+            ("Thm. 3.5 needs integer b", float(self.vec.b).is_integer()),
+        ]
+
+
+class SDPVecRU(SDPVec):
+    """SDP-Vec for returning users (Thm. 4.2(ii) = Thm. E.5; spec §3.8)."""
+
+    algorithm = "sdp_vec_ru"
+    label = "LinUCB-SDP-Vec (returning users)"
+
+    def _budget(self) -> tuple[float, float]:
+        s = self.setting
+        return amp_ru_batch_budget(s.epsilon, s.delta, s.T // s.B)
+
+    def _params(self) -> pvec.VecParams:
+        s = self.setting
+        if self.calibration == "experiment":
+            return pvec.vec_params_ru_experiment(
+                s.epsilon,
+                s.delta,
+                s.B,
+                s.d,
+                s.T,
+                float(self.opts["vec_scale"]),
+                self.quirks.truncate_b,
+            )
+        return pvec.vec_params_ru_theory(s.epsilon, s.delta, s.B, s.d, s.T)

@@ -1,0 +1,180 @@
+"""A slow, obviously-correct per-trial loop of Algorithm 1 (CZ22), used only by tests.
+
+It shares nothing with the engine but the raw random draws (:func:`dpbandits.engine.draw_raw`)
+and the policy's constants. Everything else is done literally, round by round: the server
+accumulates the messages it receives, the tree noise is summed over the dyadic decomposition
+node by node, P_Vec messages are encoded user by user and analyzed batch by batch, and every
+refresh inverts ``V`` with ``numpy.linalg.inv`` and evaluates every arm's index from scratch.
+
+For the shuffle policies the raw draws are per-batch aggregates (the analyzer only ever sees
+the batch sum), so the reference adds the batch's aggregate noise to the batch's exact sum.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .engine.kernels import ARGMAX_RTOL
+from .mechanisms.packing import unpack
+from .mechanisms.tree import dyadic_decomposition, standin_count
+from .mechanisms.vec import analyze, encode
+from .policies.base import Policy
+from .schema import METRICS
+
+
+def argmax_ties(index: np.ndarray, rtol: float = ARGMAX_RTOL) -> int:
+    """First NaN if any (``numpy.argmax``'s rule), else the lowest index within ``rtol`` of max."""
+    nan = np.isnan(index)
+    if nan.any():
+        return int(np.argmax(nan))
+    top = index.max()
+    thr = top if np.isinf(top) else top - rtol * max(1.0, abs(top))
+    return int(np.argmax(index >= thr))
+
+
+class _Server:
+    """The server's view of the data: what it has received, and the noisy statistics it uses."""
+
+    def __init__(self, policy: Policy, raw: dict, Delta: float):
+        self.policy = policy
+        self.raw = raw
+        self.d = policy.setting.d
+        self.B = policy.period
+        self.Delta = Delta
+        self.G = np.zeros((self.d, self.d))  # accumulated (possibly noisy) Gram statistic
+        self.U = np.zeros(self.d)
+        self.batch_G = np.zeros((self.d, self.d))
+        self.batch_U = np.zeros(self.d)
+        self.batch_counts = None
+
+    def receive(self, t: int, x: np.ndarray, y: float) -> None:
+        """Round ``t``'s user sends its (randomized) data."""
+        scheme = self.policy.scheme
+        if scheme == "per_round":  # the user's local randomizer output
+            n_vec, n_mat = unpack(self.raw["increments"][t], self.d)
+            self.U += x * y + n_vec
+            self.G += np.outer(x, x) + n_mat
+        elif scheme in ("per_batch", "vec"):
+            if scheme == "per_batch":
+                self.batch_U += x * y
+                self.batch_G += np.outer(x, x)
+            else:
+                iu = np.triu_indices(self.d)
+                values = np.concatenate([x * y, np.outer(x, x)[iu]])
+                counts = encode(values, self.policy.vec.g, self.Delta, self.raw["uniforms"][t])
+                self.batch_counts = (
+                    counts if self.batch_counts is None else self.batch_counts + counts
+                )
+            if (t + 1) % self.B == 0:  # batch complete: shuffler + analyzer
+                k = t // self.B
+                if scheme == "per_batch":
+                    n_vec, n_mat = unpack(self.raw["increments"][k], self.d)
+                    self.U += self.batch_U + n_vec
+                    self.G += self.batch_G + n_mat
+                    self.batch_U[:] = 0.0
+                    self.batch_G[:] = 0.0
+                else:
+                    out = analyze(
+                        self.batch_counts + self.raw["binomial"][k],
+                        self.B,
+                        self.policy.vec,
+                        self.Delta,
+                    )
+                    o_vec, o_mat = unpack(out, self.d)
+                    self.U += o_vec
+                    self.G += o_mat
+                    self.batch_counts = None
+        else:  # exact sums; noise is added when statistics are released
+            self.U += x * y
+            self.G += np.outer(x, x)
+
+    def statistics(self, t: int) -> tuple[np.ndarray, np.ndarray]:
+        """Noisy ``(u, G)`` released to the learner at (the start of) round ``t``."""
+        scheme = self.policy.scheme
+        U, G = self.U.copy(), self.G.copy()
+        if scheme == "standin":
+            for j in range(int(standin_count(t))):
+                n_vec, n_mat = unpack(self.raw["nodes"][j], self.d)
+                U += n_vec
+                G += n_mat
+        elif scheme == "tree":
+            for level, k in dyadic_decomposition(t // self.B):
+                n_vec, n_mat = unpack(self.raw["levels"][level][k], self.d)
+                U += n_vec
+                G += n_mat
+        return U, G
+
+
+def reference_run(
+    policy: Policy,
+    X: np.ndarray,
+    mu: np.ndarray,
+    rewards: np.ndarray,
+    raw: dict,
+    checkpoints: np.ndarray,
+) -> dict[str, np.ndarray]:
+    """Run one trial literally.
+
+    Parameters
+    ----------
+    policy : Policy
+    X : ndarray, shape (K, d)
+    mu : ndarray, shape (K,)
+    rewards : ndarray of bool, shape (T, K)
+    raw : dict
+        The trial's raw draws, :func:`dpbandits.engine.draw_raw`.
+    checkpoints : ndarray of int
+
+    Returns
+    -------
+    dict
+        Each metric of :data:`dpbandits.engine.METRICS` at the checkpoints, plus ``actions``.
+    """
+    T = policy.setting.T
+    K, d = X.shape
+    L = float(np.linalg.norm(X, axis=1).max())
+    Delta = policy.encoding_range(L) if policy.engine == "vec" else 1.0
+    server = _Server(policy, raw, Delta)
+    refresh = {int(t): r for r, t in enumerate(policy.refresh_rounds())}
+    beta = policy.radius(L)
+    kb = int(np.argmax(mu))
+    out = {name: [] for name in METRICS}
+    actions = np.zeros(T, dtype=np.int64)
+    cps = set(int(c) for c in checkpoints)
+    real = pseudo = 0.0
+    n_nan = n_clip = n_nonpd = n_best = 0
+    a, has_nan, clipped, V = 0, False, False, None
+    for t in range(T):
+        if t in refresh:
+            u, G = server.statistics(t)
+            V = policy.lam * np.eye(d) + G
+            Vinv = np.linalg.inv(V)
+            theta = Vinv @ u
+            q = np.einsum("ki,ij,kj->k", X, Vinv, X)
+            has_nan = bool(np.any(q < 0)) and not policy.clip
+            clipped = bool(np.any(q < 0)) and policy.clip
+            with np.errstate(invalid="ignore"):
+                width = np.sqrt(np.maximum(q, 0.0) if policy.clip else q)
+            a = argmax_ties(X @ theta + beta[refresh[t]] * width)
+            try:
+                np.linalg.cholesky(V)
+            except np.linalg.LinAlgError:
+                n_nonpd += 1
+        actions[t] = a
+        y = float(rewards[t, a])
+        real += float(rewards[t, kb]) - y
+        pseudo += mu[kb] - mu[a]
+        n_best += a == kb
+        n_nan += has_nan
+        n_clip += clipped
+        server.receive(t, X[a], y)
+        if t + 1 in cps:
+            for name, value in zip(
+                METRICS,
+                (real, pseudo, n_nan, n_clip, n_nonpd, n_best, np.linalg.eigvalsh(V)[0]),
+                strict=True,
+            ):
+                out[name].append(value)
+    result = {name: np.array(v, dtype=float) for name, v in out.items()}
+    result["actions"] = actions
+    return result

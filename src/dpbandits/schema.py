@@ -1,0 +1,13 @@
+"""Names shared by the engine, the reference loop and the parquet layer (no heavy imports)."""
+
+#: Per-trial metrics recorded at every checkpoint: cumulative up to the checkpoint round, except
+#: ``lambda_min``, the smallest eigenvalue of the model matrix in force at that round.
+METRICS = (
+    "regret_realized",
+    "regret_pseudo",
+    "nan_index_rounds",
+    "clipped_index_rounds",
+    "nonpd_refreshes",
+    "best_arm_rounds",
+    "lambda_min",
+)

@@ -1,0 +1,27 @@
+"""Shared fixtures: paths of the project's configuration."""
+
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+SCHEMAS = ROOT / "workflow" / "schemas"
+
+
+@pytest.fixture
+def root() -> Path:
+    return ROOT
+
+
+@pytest.fixture
+def global_config() -> dict:
+    from dpbandits.config import load_yaml
+
+    return load_yaml(ROOT / "config" / "config.yaml")
+
+
+@pytest.fixture
+def cz22_data() -> dict:
+    from dpbandits.config import load_yaml
+
+    return load_yaml(ROOT / "config" / "experiments" / "cz22.yaml")

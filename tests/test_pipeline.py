@@ -1,0 +1,149 @@
+"""The Snakemake workflow, run on a temporary copy of the project (slower; marker `pipeline`)."""
+
+import hashlib
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+
+from dpbandits.io import read_metadata, read_results
+
+from .conftest import ROOT
+
+pytestmark = pytest.mark.pipeline
+
+
+def _env():
+    env = dict(os.environ)
+    env["PATH"] = str(Path(sys.executable).parent) + os.pathsep + env.get("PATH", "")
+    return env
+
+
+def snakemake(workdir: Path, *args: str, check: bool = True) -> subprocess.CompletedProcess:
+    proc = subprocess.run(
+        [sys.executable, "-m", "snakemake", *args],
+        cwd=workdir,
+        env=_env(),
+        capture_output=True,
+        text=True,
+    )
+    if check and proc.returncode != 0:
+        raise AssertionError(f"snakemake {' '.join(args)} failed:\n{proc.stdout}\n{proc.stderr}")
+    return proc
+
+
+@pytest.fixture(scope="module")
+def project(tmp_path_factory) -> Path:
+    """A copy of the workflow files (the package itself is installed)."""
+    dst = tmp_path_factory.mktemp("project")
+    for name in ("Snakefile", "workflow", "config", "notebooks", "environment.yml"):
+        src = ROOT / name
+        (shutil.copytree if src.is_dir() else shutil.copy)(src, dst / name)
+    return dst
+
+
+def _sha(paths):
+    return {p.name: hashlib.sha256(p.read_bytes()).hexdigest() for p in paths}
+
+
+def test_dry_run_of_the_full_dag(project):
+    out = snakemake(project, "-n", "--cores", "2").stdout
+    counts = dict(re.findall(r"^(\w+)\s+(\d+)$", out, flags=re.M))
+    assert counts["cz22_simulate"] == "20" and counts["cz22_tables"] == "1"
+    assert all(
+        counts[f"cz22_fig{i}{s}"] == "1" for i in (1, 2) for s in ("", "_r2", "_r3", "_theory")
+    )
+    listed = snakemake(project, "--list-target-rules").stdout.split()
+    for target in (
+        "all",
+        "cz22",
+        "cz22_fig1",
+        "cz22_fig2",
+        "cz22_fig1a",
+        "cz22_fig2b_r3",
+        "cz22_fig1_pseudo",
+        "cz22_fig1c_theory",
+        "cz22_tables",
+    ):
+        assert target in listed
+
+
+def test_bad_input_is_refused_before_any_job(project, tmp_path):
+    bad = tmp_path / "bad"
+    shutil.copytree(project, bad)
+    proc = snakemake(bad, "-n", "--cores", "1", "--config", "scale=huge", check=False)
+    text = proc.stdout + proc.stderr  # Snakemake 9 logs errors to stdout
+    assert proc.returncode != 0 and "scale = 'huge'" in text and "allowed: paper, quick" in text
+    exp = bad / "config/experiments/cz22.yaml"
+    data = yaml.safe_load(exp.read_text())
+    data["figures"]["cz22_fig1"]["panels"]["b"]["epsilon"] = -1
+    exp.write_text(yaml.safe_dump(data))
+    proc = snakemake(bad, "--cores", "1", check=False)
+    assert proc.returncode != 0
+    assert "figures.cz22_fig1.panels.b.epsilon = -1: must be > 0" in proc.stdout + proc.stderr
+    assert not (bad / "results").exists()
+
+
+def test_quick_build_of_a_figure_1_panel_through_papermill(project):
+    snakemake(project, "--cores", "2", "cz22_fig1b", "--config", "scale=quick")
+    res = project / "results/quick"
+    for name in ("cz22_fig1b", "cz22_fig1", "cz22_fig1_pseudo"):
+        assert (res / f"figures/{name}.pdf").stat().st_size > 1000
+        assert (res / f"figures/{name}.png").read_bytes()[:4] == b"\x89PNG"
+    nb = json.loads((res / "notebooks/cz22_fig1.ipynb").read_text())
+    tags = [c["metadata"].get("tags", []) for c in nb["cells"]]
+    assert ["parameters"] in tags and ["injected-parameters"] in tags
+    assert all("ename" not in o for c in nb["cells"] for o in c.get("outputs", []))
+    assert "cz22_fig1" in (res / "notebooks/cz22_fig1.html").read_text()
+    files = sorted((res / "sim/cz22/cz22_fig1b/r1").glob("*.parquet"))
+    assert {f.stem for f in files} == {
+        "LinUCB",
+        "LinUCB-JDP",
+        "LinUCB-SDP-Amp",
+        "LinUCB-SDP-Vec",
+        "LinUCB-LDP",
+    }
+    df = read_results(files)
+    assert set(df["trial"]) == set(range(5)) and df["t"].max() == 2000 and df["T"].eq(2000).all()
+    meta = read_metadata(files[0])
+    assert meta["cell"]["panel"] == "cz22_fig1b" and len(meta["config_hash"]) == 64
+    assert meta["seeds"]["instance_seed"] == 2 and meta["seeds"]["reward_seeds"] == [0, 1, 2, 3, 4]
+
+
+def test_rebuilds_are_byte_identical_with_any_cores(project):
+    targets = [
+        f"results/quick/sim/cz22/cz22_fig1{p}/r1/{s}.parquet"
+        for p in "ab"
+        for s in ("LinUCB", "LinUCB-JDP", "LinUCB-SDP-Amp", "LinUCB-SDP-Vec", "LinUCB-LDP")
+    ]
+    snakemake(project, "--cores", "1", *targets, "--config", "scale=quick")
+    paths = [project / t for t in targets]
+    first = _sha(paths)
+    for cores in ("1", "2"):
+        for p in paths:
+            p.unlink()
+        snakemake(project, "--cores", cores, *targets, "--config", "scale=quick")
+        assert _sha(paths) == first
+
+
+def test_editing_one_number_reruns_only_what_depends_on_it(project, tmp_path):
+    edit = tmp_path / "edit"
+    shutil.copytree(project, edit)
+    snakemake(edit, "--cores", "2", "cz22_fig1", "--config", "scale=quick")
+    assert (
+        "Nothing to be done" in snakemake(edit, "-n", "cz22_fig1", "--config", "scale=quick").stdout
+    )
+    exp = edit / "config/experiments/cz22.yaml"
+    data = yaml.safe_load(exp.read_text())
+    data["figures"]["cz22_fig1"]["panels"]["c"]["epsilon"] = 8.0
+    exp.write_text(yaml.safe_dump(data, sort_keys=False))
+    out = snakemake(edit, "-n", "cz22_fig1", "--config", "scale=quick").stdout
+    sims = re.findall(r"wildcards: panel=(\w+), configuration=(\w+)", out)
+    assert sims == [("cz22_fig1c", "r1")]
+    assert "rule cz22_fig1:" in out or "localrule cz22_fig1:" in out

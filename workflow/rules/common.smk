@@ -1,0 +1,70 @@
+# Loads and validates the configuration, expands every experiment into cells (simulations)
+# and figures (notebook executions). An invalid file stops the workflow here, before any job.
+
+from snakemake.exceptions import WorkflowError
+
+from dpbandits.claims import load_claims
+from dpbandits.config import ConfigError, check_schema, load_experiment, results_root
+
+SCHEMAS = "workflow/schemas"
+# The environment of every job (used with --sw-deployment-method conda; see README).
+CONDA_ENV = "../../environment.yml"
+
+try:
+    check_schema(
+        config,
+        f"{SCHEMAS}/config.schema.yaml",
+        "config/config.yaml (with --config overrides)",
+    )
+    EXPERIMENTS = {
+        name: load_experiment(
+            f"config/experiments/{name}.yaml",
+            config,
+            f"{SCHEMAS}/experiment.schema.yaml",
+        )
+        for name in config["experiments"]
+    }
+    CLAIMS = {
+        name: load_claims(f"config/claims/{name}.yaml", f"{SCHEMAS}/claims.schema.yaml")
+        for name in config["experiments"]
+    }
+except ConfigError as exc:
+    raise WorkflowError(str(exc)) from None
+
+# Generated files of a non-paper scale live under results/<scale>, logs/<scale>, benchmarks/<scale>.
+RESULTS = results_root(config["scale"])
+LOGS = RESULTS.replace("results", "logs", 1)
+BENCH = RESULTS.replace("results", "benchmarks", 1)
+
+FIGURES = {fig.id: fig for exp in EXPERIMENTS.values() for fig in exp.figures}
+
+
+def figure_outputs(fig):
+    """Files one notebook execution writes: every image (pdf, png) and the notebook itself."""
+    out = {}
+    for name in fig.image_names:
+        out[f"{name}_pdf"] = f"{RESULTS}/figures/{name}.pdf"
+        out[f"{name}_png"] = f"{RESULTS}/figures/{name}.png"
+    out["ipynb"] = f"{RESULTS}/notebooks/{fig.id}.ipynb"
+    out["html"] = f"{RESULTS}/notebooks/{fig.id}.html"
+    return out
+
+
+def table_outputs(name):
+    """Output files of an experiment's tables rule."""
+    base = f"{RESULTS}/tables/{name}"
+    return {
+        "final": f"{base}_final_regret.csv",
+        "final_md": f"{base}_final_regret.md",
+        "claims": f"{base}_claims.csv",
+        "claims_md": f"{base}_claims.md",
+        "matrix": f"{base}_claims_matrix.csv",
+        "matrix_md": f"{base}_claims_matrix.md",
+        "metrics": f"{base}_metrics.csv",
+        "metrics_md": f"{base}_metrics.md",
+    }
+
+
+ALL_TARGETS = [f for fig in FIGURES.values() for f in figure_outputs(fig).values()] + [
+    f for name in EXPERIMENTS for f in table_outputs(name).values()
+]

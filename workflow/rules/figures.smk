@@ -1,0 +1,80 @@
+# One rule per (figure, configuration) of the registry, named after the figure (`cz22_fig1`,
+# `cz22_fig1_r2`, ...): a papermill execution of the figure's notebook that writes the combined
+# figure and every panel. Panel rules (`cz22_fig1a`, ...) are targets that request one panel.
+
+
+def figure_parameters(fig):
+    """Params function: the papermill parameters of one figure."""
+
+    def parameters(wildcards, output):
+        names = {m: fig.names(m) for m in fig.metrics}
+        return {
+            "figure_id": fig.id,
+            "title": fig.title,
+            "caption": fig.caption,
+            "series": list(fig.series),
+            "panels": [
+                {
+                    "id": p.id,
+                    "letter": p.letter,
+                    "epsilon": p.epsilon,
+                    "d": p.d,
+                    "caption": p.caption,
+                    "files": [c.path for c in p.cells],
+                }
+                for p in fig.panels
+            ],
+            "metrics": list(fig.metrics),
+            "names": {
+                m: {
+                    "combined": combined,
+                    "panels": panels if fig.panel_images(m) else [],
+                }
+                for m, (combined, panels) in names.items()
+            },
+            "outputs": {
+                name: {
+                    "pdf": output[f"{name}_pdf"],
+                    "png": output[f"{name}_png"],
+                }
+                for name in fig.image_names
+            },
+        }
+
+    return parameters
+
+
+for _fig in FIGURES.values():
+
+    rule:
+        name:
+            _fig.id
+        input:
+            notebook=_fig.notebook,
+            results=_fig.inputs,
+        output:
+            **figure_outputs(_fig),
+        log:
+            f"{LOGS}/figures/{_fig.id}.log",
+        benchmark:
+            f"{BENCH}/figures/{_fig.id}.tsv"
+        conda:
+            CONDA_ENV
+        threads: 1
+        resources:
+            mem_mb=2048,
+            runtime=10,
+        params:
+            parameters=figure_parameters(_fig),
+        script:
+            "../scripts/render_notebook.py"
+
+    for _name in _fig.image_names:
+        if _name != _fig.id:
+
+            rule:
+                name:
+                    _name
+                input:
+                    f"{RESULTS}/figures/{_name}.pdf",
+                    f"{RESULTS}/figures/{_name}.png",
