@@ -86,6 +86,12 @@ def panel_grid(n: int):
     return fig, list(axes[0])
 
 
+def footnote(fig, text: str) -> None:
+    """A one-line note under the axes (e.g. what the band is), so a PNG explains itself."""
+    fig.tight_layout(rect=(0, 0.05, 1, 1))
+    fig.text(0.5, 0.012, text, ha="center", va="bottom", fontsize=8, color="0.3")
+
+
 def save(fig, pdf: str, png: str) -> None:
     """Save as PDF and PNG without timestamps in the metadata."""
     fig.savefig(pdf, metadata={"CreationDate": None, "ModDate": None})
