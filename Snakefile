@@ -21,9 +21,11 @@ validate(config, "workflow/schemas/config.schema.yaml")
 include: "workflow/rules/simulate.smk"
 include: "workflow/rules/figures.smk"
 include: "workflow/rules/cz22.smk"
+include: "workflow/rules/audit.smk"
 
 
 rule all:
     default_target: True
     input:
         ALL_TARGETS,
+        rules.audit.output,

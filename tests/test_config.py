@@ -176,7 +176,7 @@ def test_cell_hash_changes_with_any_setting(global_config):
 def test_claims_registry_loads_and_refuses_malformed_entries(tmp_path):
     claims = load_claims(ROOT / "config/claims/cz22.yaml", SCHEMAS / "claims.schema.yaml")
     ids = [c["id"] for c in claims]
-    assert len(ids) == len(set(ids)) == 30
+    assert len(ids) == len(set(ids)) == 82  # spec §8 (35) + §8.1 (17) + §7.3 (30)
     for panel in ("fig1a", "fig1b", "fig1c", "fig2a", "fig2b"):
         for stmt in (
             "amp_below_ldp",

@@ -147,3 +147,24 @@ def test_editing_one_number_reruns_only_what_depends_on_it(project, tmp_path):
     sims = re.findall(r"wildcards: panel=(\w+), configuration=(\w+)", out)
     assert sims == [("cz22_fig1c", "r1")]
     assert "rule cz22_fig1:" in out or "localrule cz22_fig1:" in out
+
+
+def test_quick_audit_builds_the_report(project):
+    snakemake(project, "--cores", "2", "audit", "--config", "scale=quick")
+    res = project / "results/quick/audit"
+    import pandas as pd
+
+    rates = pd.read_csv(res / "rates.csv")
+    summary = rates[rates["schedule"] == "all"].set_index("claim_id")["verdict"]
+    assert {"cz22.thm3.2", "cz22.rem3.10.local", "cz22.sec3.2.between"} <= set(summary.index)
+    assert set(summary) <= {"consistent", "exceeds", "below", "inconclusive"}
+    fits = rates[rates["schedule"] != "all"]
+    assert (fits["n_levels"] == 3).all() and (fits["n_trials"] == 5).all()  # quick sweep
+    orderings = pd.read_csv(res / "orderings.csv")
+    assert (orderings["experiment"] == "cz22").all() and len(orderings) > 100
+    for short in ("thm3.2", "rem3.10.local", "thmB.1", "sec3.2.between"):
+        assert (res / f"cz22_rates_{short}.png").read_bytes()[:4] == b"\x89PNG"
+        assert (res / f"cz22_rates_{short}.pdf").stat().st_size > 1000
+    page = (res / "cz22.html").read_text()
+    assert "finite-horizon" in page and "cz22.thm3.2" in page
+    assert 'href="cz22.html"' in (res / "report.html").read_text()

@@ -15,11 +15,12 @@ import copy
 import hashlib
 import json
 from dataclasses import asdict, dataclass, field
+from fractions import Fraction
 from pathlib import Path
 
 import yaml
 
-from .policies import Quirks, Setting, make_policy
+from .policies import POLICIES, Quirks, Setting, make_policy
 from .policies.base import Policy
 
 #: Metrics a regret-curve figure can show.
@@ -142,7 +143,7 @@ class Cell:
     trials: int
     K: int
     d: int
-    epsilon: float
+    epsilon: float | None
     delta: float
     B: int
     instance_seed: int
@@ -152,6 +153,7 @@ class Cell:
     scale: str
     quirks: dict = field(default_factory=dict)
     options: dict = field(default_factory=dict)
+    kind: str = "figure"
 
     @property
     def path(self) -> str:
@@ -160,8 +162,16 @@ class Cell:
 
     @property
     def stem(self) -> str:
-        """``<experiment>/<panel>/<configuration>/<series>`` (for logs and benchmarks)."""
+        """Figure cells: ``<experiment>/<panel>/<configuration>/<series>``; sweep cells:
+        ``<experiment>/<sweep>/<schedule>/<eps..._T...>``."""
+        if self.kind == "sweep":
+            return f"{self.experiment}/{self.figure}/{self.series}/{self.panel}"
         return f"{self.experiment}/{self.panel}/{self.configuration}/{self.series}"
+
+    @property
+    def seed_panel(self) -> str:
+        """The panel name in the key of the noise streams (sweep cells: ``<sweep>:<point>``)."""
+        return f"{self.figure}:{self.panel}" if self.kind == "sweep" else self.panel
 
     def as_dict(self) -> dict:
         """Plain, JSON-serialisable dict."""
@@ -242,6 +252,56 @@ class FigureSpec:
         return out
 
 
+@dataclass(frozen=True)
+class SweepSpec:
+    """A horizon (and epsilon) sweep: one cell per (schedule, epsilon, T)."""
+
+    id: str
+    experiment: str
+    title: str
+    description: str
+    T: tuple[int, ...]
+    epsilon: tuple[float, ...]
+    trials: int
+    schedules: tuple[str, ...]
+    cells: tuple[Cell, ...]
+
+    def cells_of(self, schedule: str) -> list[Cell]:
+        """The cells of one schedule (all epsilon and T)."""
+        return [c for c in self.cells if c.series == schedule]
+
+
+def parse_power(text: str) -> Fraction:
+    """``"3/5"`` -> ``Fraction(3, 5)``."""
+    return Fraction(text)
+
+
+def nearest_divisor(T: int, target: float) -> int:
+    """The divisor of ``T`` closest to ``target`` (the smaller one on ties)."""
+    divisors = [k for k in range(1, T + 1) if T % k == 0]
+    return min(divisors, key=lambda k: (abs(k - target), k))
+
+
+def resolve_schedule(entry: dict, T: int) -> tuple[int, dict]:
+    """Batch size and options of a sweep schedule at horizon ``T``.
+
+    ``B: int`` as given; ``B: {power: p}`` the divisor of ``T`` nearest ``T^p``;
+    ``M: {power: p}`` the number of batches, the divisor of ``T`` nearest ``T^p``, so
+    ``B = T / M``; option ``M0: {power: p}`` is ``round(T^p)``.
+    """
+    B = 1
+    if isinstance(entry.get("B"), int):
+        B = entry["B"]
+    elif "B" in entry:
+        B = nearest_divisor(T, T ** float(parse_power(entry["B"]["power"])))
+    if "M" in entry:
+        B = T // nearest_divisor(T, T ** float(parse_power(entry["M"]["power"])))
+    options = dict(entry.get("options", {}))
+    if isinstance(options.get("M0"), dict):
+        options["M0"] = max(1, round(T ** float(parse_power(options["M0"]["power"]))))
+    return B, options
+
+
 @dataclass
 class Experiment:
     """An expanded experiment file."""
@@ -250,6 +310,7 @@ class Experiment:
     data: dict
     cells: list[Cell]
     figures: list[FigureSpec]
+    sweeps: list[SweepSpec] = field(default_factory=list)
 
     def figure(self, fig_id: str) -> FigureSpec:
         """Figure by id."""
@@ -420,7 +481,69 @@ def expand_experiment(data: dict, config: dict, source: str = "experiment") -> E
                     metrics=metrics,
                 )
             )
-    return Experiment(name, data, cells, figures)
+    sweeps = [
+        _expand_sweep(name, sid, sw, config, source) for sid, sw in data.get("sweeps", {}).items()
+    ]
+    return Experiment(name, data, cells, figures, sweeps)
+
+
+def _expand_sweep(name: str, sid: str, sw: dict, config: dict, source: str) -> SweepSpec:
+    scale = config["scale"]
+    horizons, trials = sw["T"], sw["trials"]
+    if scale != "paper":
+        over = config["scales"][scale]
+        horizons, trials = over["sweep_T"], over["sweep_trials"]
+    cells = []
+    for sched, entry in sw["schedules"].items():
+        private = POLICIES[entry["algorithm"]].private
+        for eps in sw["epsilon"] if private else [None]:
+            for T in horizons:
+                B, options = resolve_schedule(entry, T)
+                point = f"T{T}" if eps is None else f"eps{eps:g}_T{T}"
+                cell = Cell(
+                    experiment=name,
+                    figure=sid,
+                    panel=point,
+                    configuration="sweep",
+                    series=sched,
+                    algorithm=entry["algorithm"],
+                    calibration=sw["calibration"],
+                    fidelity=sw["fidelity"],
+                    instances=sw["instances"],
+                    T=T,
+                    trials=trials,
+                    K=sw["K"],
+                    d=sw["d"],
+                    epsilon=None if eps is None else float(eps),
+                    delta=float(sw["delta"]),
+                    B=B,
+                    instance_seed=sw["instance_seed"],
+                    reward_seed_offset=sw["reward_seed_offset"],
+                    checkpoints=config["checkpoints"],
+                    root_seed=config["root_seed"],
+                    scale=scale,
+                    quirks=dict(sw.get("quirks", {})),
+                    options=options,
+                    kind="sweep",
+                )
+                try:
+                    cell.policy()
+                except ValueError as exc:
+                    raise ConfigError(
+                        f"{source}: sweeps.{sid}.schedules.{sched} (epsilon {eps}, T {T}): {exc}"
+                    ) from None
+                cells.append(cell)
+    return SweepSpec(
+        id=sid,
+        experiment=name,
+        title=sw["title"],
+        description=sw.get("description", "").strip(),
+        T=tuple(horizons),
+        epsilon=tuple(float(e) for e in sw["epsilon"]),
+        trials=trials,
+        schedules=tuple(sw["schedules"]),
+        cells=tuple(cells),
+    )
 
 
 def load_experiment(path: str | Path, config: dict, schema: str | Path) -> Experiment:

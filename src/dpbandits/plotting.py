@@ -6,8 +6,9 @@ import matplotlib
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
-from matplotlib.ticker import FuncFormatter, MaxNLocator  # noqa: E402
+from matplotlib.ticker import FuncFormatter, LogLocator, MaxNLocator  # noqa: E402
 
 #: Stable colours by series label (Okabe-Ito, colour-blind safe), the same in every figure.
 SERIES_COLORS = {
@@ -21,6 +22,8 @@ SERIES_COLORS = {
 
 #: Fallback colours for series without a fixed colour.
 FALLBACK_COLORS = ("#CC79A7", "#56B4E9", "#F0E442", "#999999")
+#: Colours of successive lines of a plot without named series.
+CYCLE = ("#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#000000", "#999999")
 
 
 def set_style() -> None:
@@ -80,6 +83,62 @@ def close(fig) -> None:
     plt.close(fig)
 
 
+def rate_panel(
+    ax,
+    levels,
+    values,
+    slope: float,
+    intercept: float,
+    claimed: float | None,
+    label: str,
+    color: str,
+) -> None:
+    """Log-log points (mean +/- 1.96 SE over instances), the fitted line and the claimed slope.
+
+    The claimed slope is drawn through the geometric centre of the points (dashed), so its
+    steepness can be compared with the fit (solid) by eye. Non-positive means are not drawn.
+    """
+    levels = np.asarray(levels, float)
+    values = np.asarray(values, float)
+    mean = values.mean(axis=0)
+    se = values.std(axis=0, ddof=1) / np.sqrt(values.shape[0])
+    ok = mean > 0
+    lower = np.minimum(1.96 * se, mean * 0.999)
+    ax.errorbar(
+        levels[ok],
+        mean[ok],
+        yerr=[lower[ok], 1.96 * se[ok]],
+        fmt="o",
+        ms=4,
+        capsize=2,
+        color=color,
+        label=label,
+    )
+    xs = np.geomspace(levels.min(), levels.max(), 50)
+    if np.isfinite(slope):
+        ax.plot(xs, np.exp(intercept) * xs**slope, color=color, lw=1.3)
+    if claimed is not None and ok.sum() >= 2:
+        lx, ly = np.log(levels[ok]), np.log(mean[ok])
+        ax.plot(
+            xs, np.exp(ly.mean() + claimed * (np.log(xs) - lx.mean())), color=color, lw=1, ls="--"
+        )
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.minorticks_off()
+    # plain tick labels: log axes default to mathtext labels, whose parsing dominates the time
+    ax.set_xticks(levels)
+    ax.xaxis.set_major_formatter(FuncFormatter(_plain))
+    ax.yaxis.set_major_locator(LogLocator(subs=(1.0, 2.0, 5.0)))
+    ax.yaxis.set_major_formatter(FuncFormatter(_plain))
+
+
+def _plain(value: float, _pos=None) -> str:
+    """Tick label without mathtext: 2500 -> '2.5k', 0.2 -> '0.2'."""
+    if value >= 1000:
+        return f"{value / 1000:g}k"
+    return f"{value:g}"
+
+
 def panel_grid(n: int):
     """A row of ``n`` panel axes for a combined figure."""
     fig, axes = plt.subplots(1, n, figsize=(5.2 * n, 4.2), squeeze=False)
@@ -92,7 +151,7 @@ def footnote(fig, text: str) -> None:
     fig.text(0.5, 0.012, text, ha="center", va="bottom", fontsize=8, color="0.3")
 
 
-def save(fig, pdf: str, png: str) -> None:
+def save(fig, pdf: str, png: str, dpi: int = 150) -> None:
     """Save as PDF and PNG without timestamps in the metadata."""
     fig.savefig(pdf, metadata={"CreationDate": None, "ModDate": None})
-    fig.savefig(png, dpi=150, metadata={"Software": None})
+    fig.savefig(png, dpi=dpi, metadata={"Software": None})

@@ -65,6 +65,25 @@ def table_outputs(name):
     }
 
 
+def audit_plots(name):
+    """Plot files of every rate claim of a paper (one figure per slope/slope_between claim)."""
+    prefix = f"{name}."
+    out = {}
+    for claim in CLAIMS[name]:
+        if claim["audit"].get("check") in ("slope", "slope_between"):
+            short = claim["id"][len(prefix) :]
+            for ext in ("pdf", "png"):
+                out[f"{claim['id']}_{ext}"] = (
+                    f"{RESULTS}/audit/{name}_rates_{short}.{ext}"
+                )
+    return out
+
+
+def sweep_files(name):
+    """Every sweep parquet file of a paper."""
+    return [c.path for sw in EXPERIMENTS[name].sweeps for c in sw.cells]
+
+
 ALL_TARGETS = [f for fig in FIGURES.values() for f in figure_outputs(fig).values()] + [
     f for name in EXPERIMENTS for f in table_outputs(name).values()
 ]

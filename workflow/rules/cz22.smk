@@ -32,3 +32,4 @@ rule cz22:
     input:
         [f for fig in CZ22.figures for f in figure_outputs(fig).values()],
         rules.cz22_tables.output,
+        f"{RESULTS}/audit/cz22.html",

@@ -45,3 +45,29 @@ for _name, _exp in EXPERIMENTS.items():
             cells=cells_of(_name),
         script:
             "../scripts/simulate.py"
+
+
+# Horizon sweeps of the rate audit: one job per (experiment, sweep, schedule), all epsilon and T.
+for _name, _exp in EXPERIMENTS.items():
+    for _sweep in _exp.sweeps:
+        for _sched in _sweep.schedules:
+
+            rule:
+                name:
+                    f"{_name}_sweep_{_sweep.id}_{_sched}"
+                output:
+                    [c.path for c in _sweep.cells_of(_sched)],
+                log:
+                    f"{LOGS}/sim/{_name}/{_sweep.id}/{_sched}.log",
+                benchmark:
+                    f"{BENCH}/sim/{_name}/{_sweep.id}/{_sched}.tsv"
+                conda:
+                    CONDA_ENV
+                threads: 1
+                resources:
+                    mem_mb=2048,
+                    runtime=30,
+                params:
+                    cells=[c.as_dict() for c in _sweep.cells_of(_sched)],
+                script:
+                    "../scripts/simulate.py"

@@ -27,6 +27,8 @@ import pandas as pd
 from .ordering import curve_below, curve_checkpoints, paired_below, worst
 
 METRICS = {"regret_realized": "realized", "regret_pseudo": "pseudo"}
+#: Checks evaluated on figure data (sweep checks are in :mod:`.rates`).
+FIGURE_CHECKS = ("below", "between", "decreasing", "gap_decreasing", "summary")
 COLUMNS = [
     "configuration",
     "claim_id",
@@ -217,7 +219,8 @@ def evaluate_orderings(claims: list[dict], df: pd.DataFrame) -> pd.DataFrame:
     Parameters
     ----------
     claims : list of dict
-        Registry entries (:func:`dpbandits.claims.load_claims`); non-ordering claims are ignored.
+        Registry entries (:func:`dpbandits.claims.load_claims`); only those with a figure-data
+        check (:data:`FIGURE_CHECKS`) are evaluated.
     df : DataFrame
         Results of the claims' experiment (all panels and configurations).
 
@@ -228,7 +231,7 @@ def evaluate_orderings(claims: list[dict], df: pd.DataFrame) -> pd.DataFrame:
         configuration and metric; columns :data:`COLUMNS`.
     """
     data = _Data(df)
-    orderings = [c for c in claims if c["kind"] == "ordering" and "check" in c["audit"]]
+    orderings = [c for c in claims if c["audit"].get("check") in FIGURE_CHECKS]
     # summaries last, so that the claims they combine are evaluated first
     orderings.sort(key=lambda c: c["audit"]["check"] == "summary")
     rows, summaries = [], {}

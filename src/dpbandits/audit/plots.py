@@ -1,0 +1,148 @@
+"""Figures of the rate audit: one log-log figure per group of claims with identical fits."""
+
+from __future__ import annotations
+
+import shutil
+from concurrent.futures import ProcessPoolExecutor
+from fractions import Fraction
+from multiprocessing import get_context
+
+import pandas as pd
+
+from ..plotting import CYCLE, close, footnote, plt, rate_panel, save
+from .rates import FINITE_T_CAVEAT, eps_gap, fit_exponent, level_matrix
+
+
+def signature(claim: dict) -> tuple:
+    """Claims with the same signature have the same fits, hence the same figure."""
+    a = claim["audit"]
+    return (
+        a["check"],
+        tuple(a["schedules"]),
+        tuple(a.get("fit", ())),
+        claim["T_exp"],
+        claim["eps_exp"],
+        a.get("lower"),
+        a.get("upper"),
+    )
+
+
+def _render(task) -> None:
+    members, claim, rows, finals, baseline, verdict, files = task
+    audit = claim["audit"]
+    if audit["check"] == "slope":
+        has_eps = (rows["variable"] == "1/epsilon").any()
+        ncols = 2 if has_eps else 1
+        fig, axes = plt.subplots(1, ncols, figsize=(5.5 * ncols, 4.2), squeeze=False)
+        ax = axes[0][0]
+        for k, r in enumerate(rows[rows["variable"] == "T"].itertuples()):
+            fixed = r.fixed if isinstance(r.fixed, str) else ""
+            eps = float(fixed.split("=")[1]) if fixed else None
+            x, Y = level_matrix(finals, r.schedule, eps)
+            label = f"{r.schedule} {fixed.replace('epsilon', 'eps')}: {r.slope:.2f}"
+            rate_panel(ax, x, Y, r.slope, r.intercept, r.claimed, label, CYCLE[k % len(CYCLE)])
+        ax.set_xlabel("horizon T")
+        ax.set_ylabel("mean final pseudo-regret")
+        ax.set_title(f"T-exponent (claimed {claim['T_exp']}, dashed)")
+        ax.legend(fontsize=7)
+        if has_eps:
+            ax = axes[0][1]
+            for k, r in enumerate(rows[rows["variable"] == "1/epsilon"].itertuples()):
+                e, gap, _ = eps_gap(finals, r.schedule, baseline)
+                rate_panel(
+                    ax,
+                    1.0 / e,
+                    gap,
+                    r.slope,
+                    r.intercept,
+                    r.claimed,
+                    f"{r.schedule}: {r.slope:.2f}",
+                    CYCLE[k % len(CYCLE)],
+                )
+            claimed = -float(Fraction(claim["eps_exp"]))
+            ax.set_xlabel("1/epsilon")
+            ax.set_ylabel(f"privacy cost (regret - LinUCB) at {rows['fixed'].iloc[-1]}")
+            ax.set_title(f"1/epsilon-exponent (claimed {claimed:g}, dashed)")
+            ax.legend(fontsize=7)
+    else:  # slope_between: the compared schedules at each epsilon
+        eps_levels = sorted(
+            finals.loc[finals["series"] == audit["lower"], "epsilon"].dropna().unique()
+        )
+        fig, axes = plt.subplots(
+            1, len(eps_levels), figsize=(4.6 * len(eps_levels), 4.2), squeeze=False
+        )
+        for ax, eps in zip(axes[0], eps_levels, strict=True):
+            for k, name in enumerate([audit["lower"], *audit["schedules"], audit["upper"]]):
+                x, Y = level_matrix(finals, name, eps)
+                fit = fit_exponent(x, Y, n_boot=200)
+                rate_panel(
+                    ax,
+                    x,
+                    Y,
+                    fit.slope,
+                    fit.intercept,
+                    None,
+                    f"{name}: {fit.slope:.2f}",
+                    CYCLE[k % len(CYCLE)],
+                )
+            ax.set_title(f"epsilon = {eps:g}")
+            ax.set_xlabel("horizon T")
+            ax.legend(fontsize=7)
+        axes[0][0].set_ylabel("mean final pseudo-regret")
+    fig.suptitle((", ".join(members) + f": {claim['bound']}")[:160], fontsize=9)
+    footnote(fig, f"Verdict: {verdict}. {FINITE_T_CAVEAT}.")
+    first = files[members[0]]
+    save(fig, first["pdf"], first["png"], dpi=110)
+    close(fig)
+    for other in members[1:]:  # the same fits: the same figure
+        shutil.copyfile(first["pdf"], files[other]["pdf"])
+        shutil.copyfile(first["png"], files[other]["png"])
+
+
+def render_rate_claims(
+    claims: list[dict],
+    rates: pd.DataFrame,
+    finals: pd.DataFrame,
+    files: dict[str, dict],
+    baseline: str = "linucb",
+    workers: int = 1,
+) -> list[list[str]]:
+    """Write the figure of every rate claim in ``files`` (claim id -> {"pdf", "png"}).
+
+    Parameters
+    ----------
+    claims : list of dict
+        The registry.
+    rates : DataFrame
+        The fits (:func:`dpbandits.audit.rates.evaluate_rate_claims`).
+    finals : DataFrame
+        Final values of the sweeps (:func:`dpbandits.audit.rates.final_values`).
+    files : dict
+        Output files per claim id; every id must have slope or slope_between fits.
+    baseline : str
+        Non-private schedule of the epsilon fits.
+    workers : int
+        Processes to render in (the figures are independent).
+
+    Returns
+    -------
+    list of list of str
+        The claim groups, in registry order; each group shares one figure.
+    """
+    by_id = {c["id"]: c for c in claims}
+    groups: dict[tuple, list[str]] = {}
+    for cid in files:
+        groups.setdefault(signature(by_id[cid]), []).append(cid)
+    summary = rates[rates["schedule"] == "all"].set_index("claim_id")["verdict"]
+    tasks = []
+    for members in groups.values():
+        cid = members[0]
+        rows = rates[(rates["claim_id"] == cid) & (rates["schedule"] != "all")]
+        tasks.append((members, by_id[cid], rows, finals, baseline, summary[cid], files))
+    if workers > 1 and len(tasks) > 1:
+        with ProcessPoolExecutor(max_workers=workers, mp_context=get_context("fork")) as pool:
+            list(pool.map(_render, tasks))
+    else:
+        for task in tasks:
+            _render(task)
+    return list(groups.values())

@@ -1,0 +1,335 @@
+"""Rate audit: fitted exponents of regret in T (and in 1/epsilon) against the claimed ones.
+
+Fit. For levels ``x_j`` (horizons, or privacy levels) and per-instance final pseudo-regrets
+``R_ij`` (instance ``i``; instances are shared by every level, so the data are paired), the
+exponent is the OLS slope of ``ln(mean_i R_ij)`` on ``ln x_j``. Its 95 % interval is the
+percentile interval of the same slope over bootstrap resamples of the *instances* (rows of ``R``
+resampled together across levels).
+
+The epsilon fit uses the privacy cost ``gap_j = mean_i (R_ij^A - R_i^LinUCB)`` at the largest
+horizon. A claim ``regret = O(epsilon^e)`` with ``e < 0`` says the cost grows like
+``(1/epsilon)^{-e}``; the audit fits the exponent of ``1/epsilon`` (minus the slope in
+``epsilon``) so that "larger than claimed" means "worse than claimed" for both fits.
+
+Verdicts (``tol`` = configured tolerance):
+
+upper-bound claim
+    ``consistent`` if the interval's upper end <= claimed + tol; ``exceeds`` if its lower end
+    > claimed + tol; ``inconclusive`` otherwise.
+lower-bound claim
+    ``consistent`` if the interval's lower end >= claimed - tol; ``below`` if its upper end
+    < claimed - tol; ``inconclusive`` otherwise.
+
+A finite-horizon slope cannot establish an asymptotic rate: a verdict says whether the growth
+seen over the simulated range is compatible with the claim, nothing more.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+from fractions import Fraction
+
+import numpy as np
+import pandas as pd
+
+#: Shown next to every rate verdict.
+FINITE_T_CAVEAT = (
+    "finite-horizon fit: indicates whether the growth over the simulated range is compatible "
+    "with the claim; it cannot prove or refute an asymptotic rate"
+)
+VERDICT_ORDER = ("exceeds", "below", "inconclusive", "consistent")
+#: Columns of the rate table (also when it is empty).
+RATE_COLUMNS = [
+    "claim_id",
+    "experiment",
+    "sweep",
+    "direction",
+    "check",
+    "schedule",
+    "variable",
+    "fixed",
+    "slope",
+    "ci_low",
+    "ci_high",
+    "intercept",
+    "n_levels",
+    "n_trials",
+    "claimed",
+    "tolerance",
+    "verdict",
+    "caveat",
+]
+
+
+@dataclass(frozen=True)
+class Fit:
+    """A fitted exponent with its bootstrap interval."""
+
+    slope: float
+    ci_low: float
+    ci_high: float
+    intercept: float
+    n_levels: int
+    n_trials: int
+
+    def as_dict(self) -> dict:
+        """Plain dict."""
+        return asdict(self)
+
+
+def _slopes(x: np.ndarray, Y: np.ndarray) -> np.ndarray:
+    """OLS slopes of each row of ``Y`` (shape (..., n_levels)) on ``x``; NaN where Y <= 0."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        y = np.where(Y > 0, np.log(Y), np.nan)
+    lx = np.log(x)
+    xc = lx - lx.mean()
+    return (y * xc).sum(axis=-1) / (xc**2).sum()
+
+
+def fit_exponent(levels, values, n_boot: int = 2000, seed: int = 0, level: float = 0.95) -> Fit:
+    """Log-log slope of the mean of ``values`` against ``levels``, with a bootstrap interval.
+
+    Parameters
+    ----------
+    levels : array_like, shape (L,)
+        Positive levels (horizons T, or 1/epsilon), at least two distinct.
+    values : ndarray, shape (n, L)
+        Per-instance values at each level; row ``i`` is instance ``i`` at every level.
+    n_boot : int
+        Bootstrap resamples of the instances.
+    seed : int
+        Seed of the bootstrap.
+    level : float
+        Coverage of the percentile interval.
+
+    Returns
+    -------
+    Fit
+        ``slope`` is NaN when a mean is not positive; the interval then is NaN too.
+    """
+    x = np.asarray(levels, dtype=float)
+    Y = np.asarray(values, dtype=float)
+    if Y.ndim != 2 or Y.shape[1] != x.shape[0] or len(np.unique(x)) < 2 or np.any(x <= 0):
+        raise ValueError(
+            f"need values of shape (n, {x.shape[0]}) and >= 2 distinct positive levels"
+        )
+    n = Y.shape[0]
+    means = Y.mean(axis=0)
+    slope = float(_slopes(x, means))
+    if not np.isfinite(slope):
+        return Fit(float("nan"), float("nan"), float("nan"), float("nan"), len(x), n)
+    intercept = float(np.log(means).mean() - slope * np.log(x).mean())
+    rng = np.random.default_rng(seed)
+    idx = rng.integers(0, n, size=(n_boot, n))
+    boot = _slopes(x, Y[idx].mean(axis=1))
+    alpha = (1 - level) / 2
+    if np.isnan(boot).mean() > alpha:  # too many resamples with a non-positive mean
+        lo, hi = float("nan"), float("nan")
+    else:
+        lo, hi = np.nanquantile(boot, [alpha, 1 - alpha])
+    return Fit(slope, float(lo), float(hi), intercept, len(x), n)
+
+
+def verdict(fit: Fit, claimed: float, direction: str = "upper", tol: float = 0.05) -> str:
+    """Verdict of a fitted exponent against a claimed one (module docstring)."""
+    if not (np.isfinite(fit.ci_low) and np.isfinite(fit.ci_high)):
+        return "inconclusive"
+    if direction == "upper":
+        if fit.ci_high <= claimed + tol:
+            return "consistent"
+        return "exceeds" if fit.ci_low > claimed + tol else "inconclusive"
+    if direction == "lower":
+        if fit.ci_low >= claimed - tol:
+            return "consistent"
+        return "below" if fit.ci_high < claimed - tol else "inconclusive"
+    raise ValueError(f"direction must be 'upper' or 'lower', got {direction!r}")
+
+
+def combine(verdicts) -> str:
+    """One verdict for several fits of a claim: any violation wins, then any inconclusive."""
+    verdicts = list(verdicts)
+    return min(verdicts, key=VERDICT_ORDER.index) if verdicts else "inconclusive"
+
+
+def final_values(df: pd.DataFrame, metric: str = "regret_pseudo") -> pd.DataFrame:
+    """Per-instance value at the horizon of every sweep cell.
+
+    Columns ``sweep, series, epsilon, T, trial, value`` (``sweep`` is the cell's ``figure``).
+    """
+    last = df[df["t"] == df["T"]]
+    cols = ["figure", "series", "epsilon", "T", "trial", metric]
+    return last[cols].rename(columns={metric: "value", "figure": "sweep"})
+
+
+def level_matrix(finals: pd.DataFrame, series: str, eps) -> tuple[np.ndarray, np.ndarray]:
+    """Horizons and the (instances x horizons) final values of one schedule at one epsilon."""
+    sel = finals[finals["series"] == series]
+    sel = sel[sel["epsilon"].isna()] if eps is None else sel[np.isclose(sel["epsilon"], eps)]
+    wide = sel.pivot(index="trial", columns="T", values="value").sort_index(axis=1)
+    return wide.columns.to_numpy(dtype=float), wide.to_numpy()
+
+
+def eps_gap(finals: pd.DataFrame, series: str, baseline: str) -> tuple[np.ndarray, np.ndarray, int]:
+    """Epsilon levels and the (instances x epsilon) privacy cost at the largest horizon."""
+    Tmax = int(finals["T"].max())
+    at = finals[finals["T"] == Tmax]
+    base = at[at["series"] == baseline].set_index("trial")["value"].sort_index()
+    sel = at[at["series"] == series]
+    wide = sel.pivot(index="trial", columns="epsilon", values="value").sort_index(axis=1)
+    gap = wide.to_numpy() - base.loc[wide.index].to_numpy()[:, None]
+    return wide.columns.to_numpy(dtype=float), gap, Tmax
+
+
+def _frac(text) -> float | None:
+    return None if text is None else float(Fraction(text))
+
+
+def evaluate_rate_claims(
+    claims: list[dict],
+    df: pd.DataFrame,
+    baseline: str = "linucb",
+    tol: float = 0.05,
+    n_boot: int = 2000,
+    seed: int = 0,
+) -> pd.DataFrame:
+    """Fit every ``slope`` and ``slope_between`` claim of a sweep.
+
+    Parameters
+    ----------
+    claims : list of dict
+        Registry entries; only those whose ``audit.check`` is ``slope`` or ``slope_between``
+        are evaluated.
+    df : DataFrame
+        Results of the sweep (the parquet layout, one series per schedule).
+    baseline : str
+        Non-private schedule the epsilon fits subtract.
+    tol, n_boot, seed
+        Tolerance of the verdicts, bootstrap resamples and seed.
+
+    Returns
+    -------
+    DataFrame
+        One row per fit (claim, schedule, variable, fixed level) and one summary row per claim
+        (``schedule == "all"``), with the fitted exponent, its interval, the claimed exponent,
+        the verdict and the finite-horizon caveat.
+    """
+    rows = []
+    if df is None or df.empty:
+        return pd.DataFrame(rows, columns=RATE_COLUMNS)
+    all_finals = final_values(df)
+    for claim in claims:
+        audit = claim["audit"]
+        check = audit.get("check")
+        if check not in ("slope", "slope_between"):
+            continue
+        finals = all_finals[all_finals["sweep"] == audit["sweep"]]
+        if finals.empty:
+            raise ValueError(f"{claim['id']}: no data of sweep {audit['sweep']!r}")
+        base = {
+            "claim_id": claim["id"],
+            "experiment": audit["experiment"],
+            "sweep": audit["sweep"],
+            "direction": claim["direction"],
+            "check": check,
+        }
+        verdicts = []
+        if check == "slope":
+            for sched in audit["schedules"]:
+                eps_levels = sorted(
+                    finals.loc[finals["series"] == sched, "epsilon"].dropna().unique()
+                )
+                if "T" in audit["fit"] and claim["T_exp"] is not None:
+                    claimed = _frac(claim["T_exp"])
+                    for eps in eps_levels or [None]:
+                        x, Y = level_matrix(finals, sched, eps)
+                        fit = fit_exponent(x, Y, n_boot, seed)
+                        v = verdict(fit, claimed, claim["direction"], tol)
+                        verdicts.append(v)
+                        rows.append(
+                            {
+                                **base,
+                                "schedule": sched,
+                                "variable": "T",
+                                "fixed": "" if eps is None else f"epsilon={eps:g}",
+                                **fit.as_dict(),
+                                "claimed": claimed,
+                                "tolerance": tol,
+                                "verdict": v,
+                            }
+                        )
+                if "epsilon" in audit["fit"] and claim["eps_exp"] is not None and eps_levels:
+                    claimed = -_frac(claim["eps_exp"])  # exponent of 1/epsilon
+                    e, gap, _ = eps_gap(finals, sched, baseline)
+                    fit = fit_exponent(1.0 / e, gap, n_boot, seed)
+                    v = verdict(fit, claimed, claim["direction"], tol)
+                    verdicts.append(v)
+                    rows.append(
+                        {
+                            **base,
+                            "schedule": sched,
+                            "variable": "1/epsilon",
+                            "fixed": f"T={int(finals['T'].max())}",
+                            **fit.as_dict(),
+                            "claimed": claimed,
+                            "tolerance": tol,
+                            "verdict": v,
+                        }
+                    )
+        else:  # slope_between: lower <= schedule <= upper in T, paired bootstrap of differences
+            eps_levels = sorted(finals["epsilon"].dropna().unique())
+            for sched in audit["schedules"]:
+                for eps in eps_levels:
+                    x, Y = level_matrix(finals, sched, eps)
+                    _, Ylo = level_matrix(finals, audit["lower"], eps)
+                    _, Yhi = level_matrix(finals, audit["upper"], eps)
+                    for label, A, Bm in (
+                        (f"{sched} - {audit['lower']}", Y, Ylo),
+                        (f"{audit['upper']} - {sched}", Yhi, Y),
+                    ):
+                        fit = _difference_fit(x, A, Bm, n_boot, seed)
+                        # the difference must not be negative: "below" means the order is reversed
+                        v = verdict(fit, 0.0, "lower", tol)
+                        verdicts.append(v)
+                        rows.append(
+                            {
+                                **base,
+                                "schedule": sched,
+                                "variable": f"T slope of {label}",
+                                "fixed": f"epsilon={eps:g}",
+                                **fit.as_dict(),
+                                "claimed": 0.0,
+                                "tolerance": tol,
+                                "verdict": v,
+                            }
+                        )
+        if verdicts:
+            rows.append(
+                {
+                    **base,
+                    "schedule": "all",
+                    "variable": "",
+                    "fixed": "",
+                    "n_levels": None,
+                    "n_trials": None,
+                    "claimed": None,
+                    "tolerance": tol,
+                    "verdict": combine(verdicts),
+                }
+            )
+    out = pd.DataFrame(rows, columns=RATE_COLUMNS)
+    out["caveat"] = FINITE_T_CAVEAT
+    return out
+
+
+def _difference_fit(x, A, B, n_boot, seed) -> Fit:
+    """Difference of two paired slopes, with the same bootstrap resamples for both."""
+    fa, fb = fit_exponent(x, A, n_boot, seed), fit_exponent(x, B, n_boot, seed)
+    rng = np.random.default_rng(seed)
+    n = A.shape[0]
+    idx = rng.integers(0, n, size=(n_boot, n))
+    diff = _slopes(x, A[idx].mean(axis=1)) - _slopes(x, B[idx].mean(axis=1))
+    if np.isnan(diff).mean() > 0.025:
+        lo = hi = float("nan")
+    else:
+        lo, hi = (float(v) for v in np.nanquantile(diff, [0.025, 0.975]))
+    return Fit(fa.slope - fb.slope, lo, hi, float("nan"), len(x), n)

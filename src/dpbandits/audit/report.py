@@ -1,0 +1,181 @@
+"""The audit report: one row per claim of a paper, a plain-language summary, and the index page."""
+
+from __future__ import annotations
+
+import html
+from collections import Counter
+
+import pandas as pd
+
+from .rates import FINITE_T_CAVEAT
+
+BADGE_COLORS = {
+    "consistent": "#1a7f37",
+    "PASS": "#1a7f37",
+    "exceeds": "#cf222e",
+    "below": "#cf222e",
+    "FAIL": "#cf222e",
+    "inconclusive": "#9a6700",
+    "WEAK": "#9a6700",
+    "not audited": "#6e7781",
+    "MISSING": "#6e7781",
+}
+
+VERDICT_SEMANTICS = (
+    "Rate claims (log-log slope of mean final pseudo-regret on T, or of the privacy cost on "
+    "1/epsilon, with a 95 % bootstrap interval over instances): an upper-bound claim is "
+    "**consistent** when the interval's upper end is at most the claimed exponent plus the "
+    "tolerance, **exceeds** when its lower end is above that, **inconclusive** otherwise; a "
+    "lower-bound claim mirrors this (**below** when the interval's upper end is under the claimed "
+    "exponent minus the tolerance). Ordering claims (paired by instance at T): **PASS** if the "
+    "95 % interval of the difference is below 0, **WEAK** if only its mean is, **FAIL** otherwise. "
+    f"Every rate verdict is a {FINITE_T_CAVEAT}."
+)
+
+
+def claim_overview(
+    claims: list[dict], rates: pd.DataFrame, orderings: pd.DataFrame, primary: str
+) -> pd.DataFrame:
+    """One row per claim of the registry with its verdict.
+
+    Parameters
+    ----------
+    claims : list of dict
+        The paper's registry.
+    rates : DataFrame
+        Output of :func:`dpbandits.audit.rates.evaluate_rate_claims`.
+    orderings : DataFrame
+        Output of :func:`dpbandits.audit.checklist.evaluate_orderings` (figure data).
+    primary : str
+        Configuration whose ordering verdict is shown (others are in the ordering table).
+    """
+    rate_sum = (
+        {}
+        if rates.empty
+        else rates[rates["schedule"] == "all"].set_index("claim_id")["verdict"].to_dict()
+    )
+    detail = {}
+    if not rates.empty:
+        fits = rates[rates["schedule"] != "all"]
+        for cid, grp in fits.groupby("claim_id", sort=False):
+            parts = []
+            for var, g in grp.groupby("variable", sort=False):
+                parts.append(
+                    f"{var}: fitted {g['slope'].min():.2f} to {g['slope'].max():.2f} "
+                    f"over {len(g)} fit(s)"
+                )
+            detail[cid] = "; ".join(parts)
+    order_sum = {}
+    if not orderings.empty:
+        o = orderings[
+            (orderings["comparison"].str.startswith("all"))
+            & ~orderings["comparison"].str.contains("curve level")
+            & (orderings["metric"] == "realized")
+        ]
+        order_sum = {(r.claim_id, r.configuration): r.verdict for r in o.itertuples()}
+    rows = []
+    for c in claims:
+        audit = c["audit"]
+        claimed = ", ".join(f"{k} {c[k]}" for k in ("T_exp", "eps_exp") if c.get(k) is not None)
+        check = audit.get("check")
+        if "none" in audit:
+            verdict, how = "not audited", audit["none"]
+        elif check in ("slope", "slope_between"):
+            verdict = rate_sum.get(c["id"], "MISSING")
+            schedules = ", ".join(audit["schedules"])
+            how = f"sweep {audit['sweep']}: {schedules}. {detail.get(c['id'], '')}"
+        else:
+            verdict = order_sum.get((c["id"], primary), "MISSING")
+            others = {
+                conf: v
+                for (cid, conf), v in order_sum.items()
+                if cid == c["id"] and conf != primary
+            }
+            how = f"figure data ({check}); other configurations: " + ", ".join(
+                f"{k} {v}" for k, v in others.items()
+            )
+        rows.append(
+            {
+                "claim_id": c["id"],
+                "kind": c["kind"],
+                "source": c["source"],
+                "algorithm": c["algorithm"],
+                "claimed": claimed,
+                "verdict": verdict,
+                "how": how.strip(),
+            }
+        )
+    return pd.DataFrame(rows)
+
+
+def plain_summary(overview: pd.DataFrame, rates: pd.DataFrame, primary: str) -> str:
+    """A short plain-language summary (Markdown) of what held and what did not."""
+    lines = []
+    by_kind = pd.crosstab(overview["kind"], overview["verdict"])
+    for kind, counts in by_kind.iterrows():
+        parts = ", ".join(f"{int(n)} {v}" for v, n in counts.items() if n)
+        lines.append(f"- **{kind}** claims: {parts}.")
+    if not rates.empty:
+        fits = rates[(rates["schedule"] != "all") & (rates["variable"] == "T")]
+        for sched, g in fits.groupby("schedule", sort=False):
+            claimed = sorted(set(g["claimed"].round(3)))
+            lines.append(
+                f"- Schedule `{sched}`: fitted T-exponents {g['slope'].min():.2f} to "
+                f"{g['slope'].max():.2f} across epsilon (claimed {', '.join(map(str, claimed))})."
+            )
+    bad = overview[overview["verdict"].isin(["exceeds", "below", "FAIL"])]
+    if len(bad):
+        lines.append("- Not borne out: " + ", ".join(f"`{c}`" for c in bad["claim_id"]) + ".")
+    lines.append(
+        f"- Ordering verdicts above are for the primary configuration `{primary}`; the "
+        "ordering table has every configuration."
+    )
+    lines.append(f"- Every rate verdict is a {FINITE_T_CAVEAT}.")
+    return "\n".join(lines)
+
+
+def badge(verdict: str) -> str:
+    """An HTML badge for a verdict."""
+    color = BADGE_COLORS.get(verdict, "#6e7781")
+    return (
+        f'<span style="background:{color};color:white;border-radius:4px;padding:1px 6px;'
+        f'font-size:85%">{html.escape(verdict)}</span>'
+    )
+
+
+def write_index(pages: list[dict], out: str) -> None:
+    """The report's index: per paper a verdict count and a link to its page.
+
+    Parameters
+    ----------
+    pages : list of dict
+        Keys ``experiment``, ``title``, ``page`` (relative link), ``overview`` (DataFrame).
+    out : str
+        HTML file to write.
+    """
+    body = ["<h1>Claim audit</h1>", f"<p>{html.escape(VERDICT_SEMANTICS).replace('**', '')}</p>"]
+    for p in pages:
+        counts = Counter(p["overview"]["verdict"])
+        chips = " ".join(f"{badge(v)}&nbsp;{n}" for v, n in sorted(counts.items()))
+        body.append(
+            f'<h2><a href="{html.escape(p["page"])}">{html.escape(p["title"])}</a> '
+            f"({html.escape(p['experiment'])})</h2><p>{chips}</p>"
+        )
+        rows = "".join(
+            f"<tr><td>{html.escape(r.claim_id)}</td><td>{html.escape(r.kind)}</td>"
+            f"<td>{html.escape(r.claimed)}</td><td>{badge(r.verdict)}</td></tr>"
+            for r in p["overview"].itertuples()
+        )
+        body.append(
+            "<table><tr><th>claim</th><th>kind</th><th>claimed</th><th>verdict</th></tr>"
+            f"{rows}</table>"
+        )
+    style = (
+        "body{font-family:sans-serif;max-width:60em;margin:2em auto}"
+        "td,th{padding:2px 8px;border-bottom:1px solid #ddd;text-align:left}"
+    )
+    with open(out, "w") as fh:
+        fh.write(
+            f"<!DOCTYPE html><html><head><meta charset='utf-8'><title>Claim audit</title>"
+            f"<style>{style}</style></head><body>{''.join(body)}</body></html>\n"
+        )

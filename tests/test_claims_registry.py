@@ -1,0 +1,105 @@
+"""The cz22 claims registry: every row of the spec's tables, and every reference resolves."""
+
+from fractions import Fraction
+
+import pytest
+
+from dpbandits.claims import load_claims
+from dpbandits.config import load_experiment, load_yaml, nearest_divisor, resolve_schedule
+
+from .conftest import ROOT, SCHEMAS
+
+# Spec 003 §8 (claimed rates) and §8.1 (privacy claims): every id must be in the registry.
+SPEC_8 = """cz22.cite.ss18 cz22.cite.zch20 cz22.cite.mab cz22.abs.unique cz22.abs.returning
+cz22.lem3.9 cz22.lemA.4 cz22.lemA.2 cz22.remA.5 cz22.rem3.10.local cz22.rem3.10.central
+cz22.thm3.2 cz22.thmB.1
+cz22.cor3.3 cz22.corB.2 cz22.corB.3 cz22.thm3.5 cz22.thmC.1 cz22.rem3.6 cz22.corC.2 cz22.corC.3
+cz22.thm4.2.i cz22.thmE.3 cz22.corE.4 cz22.thm4.2.ii cz22.thmE.5 cz22.corE.6 cz22.prop4.3
+cz22.rem4.4 cz22.propF.1 cz22.remF.2 cz22.propF.3 cz22.remF.4 cz22.sec3.2.between
+cz22.sec6.comm""".split()
+SPEC_8_1 = """cz22.thm3.2.priv cz22.rem3.4.priv cz22.corB.2.priv cz22.corB.3.priv cz22.thm3.5.priv
+cz22.rem3.7.priv cz22.corC.2.priv cz22.corC.3.priv cz22.lemB.4 cz22.thmE.2 cz22.thmE.3.priv
+cz22.thmE.5.priv cz22.propE.7.priv cz22.remD.5 cz22.propF.1.priv cz22.propF.3.priv
+cz22.sec3.4.unique""".split()
+
+
+@pytest.fixture(scope="module")
+def claims():
+    return load_claims(ROOT / "config/claims/cz22.yaml", SCHEMAS / "claims.schema.yaml")
+
+
+@pytest.fixture(scope="module")
+def experiment():
+    cfg = load_yaml(ROOT / "config/config.yaml")
+    return load_experiment(
+        ROOT / "config/experiments/cz22.yaml", cfg, SCHEMAS / "experiment.schema.yaml"
+    )
+
+
+def test_every_row_of_the_spec_tables_is_present(claims):
+    ids = {c["id"] for c in claims}
+    assert set(SPEC_8) <= ids and set(SPEC_8_1) <= ids
+    assert len(SPEC_8) == 35 and len(SPEC_8_1) == 17
+    kinds = {c["id"]: c["kind"] for c in claims}
+    assert all(kinds[i] == "privacy" for i in SPEC_8_1)
+    assert kinds["cz22.sec6.comm"] == "communication" and kinds["cz22.thm3.2"] == "rate"
+
+
+def test_exponents_are_exact_fractions(claims):
+    for c in claims:
+        for key in ("T_exp", "eps_exp", "d_exp"):
+            if c[key] is not None:
+                Fraction(c[key])
+    by_id = {c["id"]: c for c in claims}
+    assert (by_id["cz22.thm3.2"]["T_exp"], by_id["cz22.thm3.2"]["eps_exp"]) == ("3/4", "-1/2")
+    assert by_id["cz22.cor3.3"]["T_exp"] == "3/5" and by_id["cz22.rem4.4"]["T_exp"] == "2/3"
+
+
+def test_every_audit_reference_resolves(claims, experiment):
+    """Claims name experiments, sweeps, schedules, panels and series: all must exist."""
+    sweeps = {s.id: s for s in experiment.sweeps}
+    panels = {c.panel for c in experiment.cells}
+    ids = {c["id"] for c in claims}
+    for c in claims:
+        a = c["audit"]
+        if "none" in a:
+            assert a["none"].strip(), c["id"]
+            continue
+        assert a["experiment"] == "cz22"
+        if a["check"] in ("slope", "slope_between"):
+            schedules = set(sweeps[a["sweep"]].schedules)
+            named = set(a["schedules"]) | {a.get("lower"), a.get("upper")} - {None}
+            assert named <= schedules, c["id"]
+            if a["check"] == "slope":
+                assert c["T_exp"] is not None or "T" not in a["fit"], c["id"]
+        elif a["check"] == "summary":
+            assert set(a["of"]) <= ids
+        else:
+            assert set(a["panels"]) <= panels, c["id"]
+
+
+def test_every_rate_claim_with_a_stated_exponent_is_audited_or_says_why(claims):
+    for c in claims:
+        if c["kind"] == "rate":
+            assert "none" in c["audit"] or c["audit"]["check"] == "slope", c["id"]
+
+
+def test_schedules_follow_their_powers_of_T():
+    assert nearest_divisor(20000, 20000**0.6) == 400
+    assert nearest_divisor(2500, 2500**0.6) == 100
+    assert nearest_divisor(12, 3.5) == 3  # ties go to the smaller divisor
+    assert resolve_schedule({"B": {"power": "3/5"}}, 40000) == (625, {})
+    assert resolve_schedule({"M": {"power": "1/3"}}, 40000) == (1250, {})  # M = 32
+    assert resolve_schedule({"B": 20}, 5000) == (20, {})
+    assert resolve_schedule({"options": {"M0": {"power": "1/3"}}}, 20000) == (1, {"M0": 27})
+
+
+def test_sweep_cells(experiment):
+    sweep = experiment.sweeps[0]
+    assert sweep.T == (2500, 5000, 10000, 20000, 40000) and sweep.trials == 20
+    assert len(sweep.cells_of("linucb")) == 5  # non-private: one cell per horizon
+    cells = sweep.cells_of("sdp_amp_t35")
+    assert len(cells) == 15 and all(c.T % c.B == 0 for c in cells)
+    assert {c.instance_seed for c in sweep.cells} == {2}  # the same instances at every horizon
+    assert len({c.seed_panel for c in sweep.cells}) == len({(c.epsilon, c.T) for c in sweep.cells})
+    assert cells[0].path == "results/sim/cz22/rates/sdp_amp_t35/eps0.2_T2500.parquet"

@@ -1,0 +1,116 @@
+# The claim audit: per paper, the fits of its rate claims on its horizon sweeps and a papermill
+# report page; across papers, `audit` writes results/audit/{rates,orderings}.csv and report.html.
+
+
+for _name, _exp in EXPERIMENTS.items():
+
+    rule:
+        name:
+            f"audit_{_name}_fits"
+        input:
+            sweeps=sweep_files(_name),
+            claims=f"config/claims/{_name}.yaml",
+        output:
+            csv=f"{RESULTS}/audit/{_name}_rates.csv",
+            md=f"{RESULTS}/audit/{_name}_rates.md",
+        log:
+            f"{LOGS}/audit/{_name}_fits.log",
+        benchmark:
+            f"{BENCH}/audit/{_name}_fits.tsv"
+        conda:
+            CONDA_ENV
+        threads: 1
+        resources:
+            mem_mb=2048,
+            runtime=10,
+        params:
+            experiment=_name,
+            claims_schema=f"{SCHEMAS}/claims.schema.yaml",
+            tolerance=config["audit"]["tolerance"],
+            bootstrap=config["audit"]["bootstrap"],
+            seed=config["audit"]["seed"],
+        script:
+            "../scripts/audit_fits.py"
+
+    rule:
+        name:
+            f"audit_{_name}"
+        input:
+            notebook="notebooks/audit_report.ipynb",
+            rates=f"{RESULTS}/audit/{_name}_rates.csv",
+            orderings=table_outputs(_name)["claims"],
+            sweeps=sweep_files(_name),
+            claims=f"config/claims/{_name}.yaml",
+        output:
+            **audit_plots(_name),
+            ipynb=f"{RESULTS}/audit/{_name}.ipynb",
+            html=f"{RESULTS}/audit/{_name}.html",
+        log:
+            f"{LOGS}/audit/{_name}.log",
+        benchmark:
+            f"{BENCH}/audit/{_name}.tsv"
+        conda:
+            CONDA_ENV
+        threads: 2
+        resources:
+            mem_mb=2048,
+            runtime=10,
+        params:
+            parameters=lambda wc, input, output, threads, _n=_name, _e=_exp: {
+                "workers": threads,
+                "experiment": _n,
+                "title": _e.data["title"],
+                "primary": _e.data["primary"],
+                "claims_file": input.claims,
+                "claims_schema": f"{SCHEMAS}/claims.schema.yaml",
+                "rates_csv": input.rates,
+                "orderings_csv": input.orderings,
+                "sweep_files": list(input.sweeps),
+                "plots": {
+                    c["id"]: {
+                        "pdf": output[f"{c['id']}_pdf"],
+                        "png": output[f"{c['id']}_png"],
+                    }
+                    for c in CLAIMS[_n]
+                    if c["audit"].get("check") in ("slope", "slope_between")
+                },
+            },
+        script:
+            "../scripts/render_notebook.py"
+
+
+rule audit:
+    input:
+        [f"{RESULTS}/audit/{name}.html" for name in EXPERIMENTS],
+        rates=[f"{RESULTS}/audit/{name}_rates.csv" for name in EXPERIMENTS],
+        orderings=[table_outputs(name)["claims"] for name in EXPERIMENTS],
+    output:
+        rates=f"{RESULTS}/audit/rates.csv",
+        orderings=f"{RESULTS}/audit/orderings.csv",
+        report=f"{RESULTS}/audit/report.html",
+    log:
+        f"{LOGS}/audit/summary.log",
+    benchmark:
+        f"{BENCH}/audit/summary.tsv"
+    conda:
+        CONDA_ENV
+    threads: 1
+    resources:
+        mem_mb=2048,
+        runtime=10,
+    params:
+        claims_schema=f"{SCHEMAS}/claims.schema.yaml",
+        experiments=[
+            {
+                "name": name,
+                "title": exp.data["title"],
+                "primary": exp.data["primary"],
+                "rates": f"{RESULTS}/audit/{name}_rates.csv",
+                "orderings": table_outputs(name)["claims"],
+                "claims": f"config/claims/{name}.yaml",
+                "page": f"{name}.html",
+            }
+            for name, exp in EXPERIMENTS.items()
+        ],
+    script:
+        "../scripts/audit_summary.py"

@@ -1,0 +1,23 @@
+"""Snakemake job: the cross-paper audit tables and the report index."""
+
+import pandas as pd
+
+from dpbandits.audit.report import claim_overview, write_index
+from dpbandits.claims import load_claims
+from dpbandits.joblog import job_log
+
+with job_log(snakemake.log[0]):  # noqa: F821
+    p = snakemake.params  # noqa: F821
+    rates, orderings, pages = [], [], []
+    for exp in p.experiments:
+        r = pd.read_csv(exp["rates"])
+        o = pd.read_csv(exp["orderings"]).assign(experiment=exp["name"])
+        rates.append(r)
+        orderings.append(o)
+        claims = load_claims(exp["claims"], p.claims_schema)
+        pages.append({"experiment": exp["name"], "title": exp["title"], "page": exp["page"],
+                      "overview": claim_overview(claims, r, o, exp["primary"])})
+    pd.concat(rates, ignore_index=True).to_csv(snakemake.output.rates, index=False)  # noqa: F821
+    cols = ["experiment"] + [c for c in orderings[0].columns if c != "experiment"]
+    pd.concat(orderings, ignore_index=True)[cols].to_csv(snakemake.output.orderings, index=False)  # noqa: F821
+    write_index(pages, snakemake.output.report)  # noqa: F821
