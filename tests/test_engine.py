@@ -11,7 +11,12 @@ import pytest
 
 from dpbandits.audit.ordering import paired_below
 from dpbandits.engine import checkpoint_rounds, draw_raw, simulate
-from dpbandits.envs import bernoulli_reward_table, paper_text_instances, script_instances
+from dpbandits.envs import (
+    bernoulli_reward_table,
+    paper_text_instances,
+    reward_tables,
+    script_instances,
+)
 from dpbandits.policies import POLICIES, Quirks, Setting, make_policy
 from dpbandits.reference import reference_run
 from dpbandits.schema import METRICS
@@ -128,3 +133,22 @@ def test_known_ordering_on_a_small_instance():
             :, -1
         ]
     assert paired_below(finals["linucb"], finals["ldp"]).verdict == "PASS"
+
+
+def test_shared_reward_tables_give_the_same_results():
+    """Tables drawn once at a longer horizon (a job's cells share them) change no number."""
+    T, n = 400, 3
+    inst = script_instances(n, 30, 4)
+    policy = make_policy("sdp_vec", Setting(T=T, d=4, epsilon=1.0, delta=0.1, B=20))
+    cps = checkpoint_rounds(T, 5)
+
+    def run(**kw):
+        rngs = [noise_generator(2, "e", "p", "sdp_vec", i) for i in range(n)]
+        return simulate(policy, inst, [0, 1, 2], rngs, cps, **kw).metrics
+
+    own = run()
+    shared = run(rewards=reward_tables(inst.mu, 1000, [0, 1, 2]))
+    for name in own:
+        assert np.array_equal(own[name], shared[name])
+    with pytest.raises(ValueError, match="rewards must have shape"):
+        run(rewards=reward_tables(inst.mu, 100, [0, 1, 2]))

@@ -10,14 +10,55 @@ import numpy as np
 
 from .config import Cell
 from .engine import checkpoint_rounds, simulate
-from .envs import make_instances
+from .envs import make_instances, reward_tables
 from .io import result_table, write_result
 from .seeds import noise_generator, noise_spawn_key
 
 log = logging.getLogger("dpbandits")
 
 
-def run_cell(cell: Cell, out: str | Path) -> dict:
+def _instances(cell: Cell):
+    return make_instances(cell.instances, cell.trials, cell.K, cell.d, cell.instance_seed)
+
+
+def _reward_seeds(cell: Cell) -> list[int]:
+    return [cell.reward_seed_offset + i for i in range(cell.trials)]
+
+
+def run_cells(cells: list[Cell], outs: list[str | Path]) -> None:
+    """Simulate several cells (one job), drawing shared inputs once.
+
+    Cells with the same instances and reward streams share one set of reward tables, drawn at
+    their longest horizon (a shorter horizon's table is its prefix, :func:`reward_tables`);
+    the numbers are the same as cell by cell.
+    """
+    groups: dict[tuple, list[tuple[Cell, str | Path]]] = {}
+    for cell, out in zip(cells, outs, strict=True):
+        key = (
+            cell.instances,
+            cell.trials,
+            cell.K,
+            cell.d,
+            cell.instance_seed,
+            cell.reward_seed_offset,
+        )
+        groups.setdefault(key, []).append((cell, out))
+    for members in groups.values():
+        first = members[0][0]
+        instances = _instances(first)
+        start = time.perf_counter()
+        rewards = reward_tables(instances.mu, max(c.T for c, _ in members), _reward_seeds(first))
+        log.info(
+            "reward tables %s drawn once for %d cells (%.1f s)",
+            rewards.shape,
+            len(members),
+            time.perf_counter() - start,
+        )
+        for cell, out in members:
+            run_cell(cell, out, instances=instances, rewards=rewards)
+
+
+def run_cell(cell: Cell, out: str | Path, instances=None, rewards=None) -> dict:
     """Simulate all trials of ``cell`` and write ``out``.
 
     Parameters
@@ -25,6 +66,10 @@ def run_cell(cell: Cell, out: str | Path) -> dict:
     cell : Cell
     out : path
         Parquet file to write (atomically).
+    instances : FixedArmInstances, optional
+        The cell's instances, if already generated.
+    rewards : ndarray, optional
+        The cell's reward tables (at least ``cell.T`` rounds), if already drawn.
 
     Returns
     -------
@@ -34,8 +79,9 @@ def run_cell(cell: Cell, out: str | Path) -> dict:
     start = time.perf_counter()
     policy = cell.policy()
     log.info("cell %s: %s", cell.stem, policy.describe())
-    instances = make_instances(cell.instances, cell.trials, cell.K, cell.d, cell.instance_seed)
-    reward_seeds = [cell.reward_seed_offset + i for i in range(cell.trials)]
+    if instances is None:
+        instances = _instances(cell)
+    reward_seeds = _reward_seeds(cell)
     rngs = [
         noise_generator(cell.root_seed, cell.experiment, cell.panel, cell.algorithm, i)
         for i in range(cell.trials)
@@ -45,7 +91,9 @@ def run_cell(cell: Cell, out: str | Path) -> dict:
     def progress(done: int, total: int, seconds: float) -> None:
         log.info("  trials %d/%d done (%.1f s)", done, total, seconds)
 
-    result = simulate(policy, instances, reward_seeds, rngs, cps, progress=progress)
+    result = simulate(
+        policy, instances, reward_seeds, rngs, cps, progress=progress, rewards=rewards
+    )
     L = float(np.max(instances.L))
     settings = {**cell.as_dict(), "n_trials": cell.trials, "private": policy.private}
     metadata = {

@@ -1,13 +1,16 @@
 """Snakemake job: the cross-paper audit tables and the report index."""
 
+# `snakemake` is injected by Snakemake's script directive.
+# ruff: noqa: F821
+
 import pandas as pd
 
 from dpbandits.audit.report import claim_overview, write_index
 from dpbandits.claims import load_claims
 from dpbandits.joblog import job_log
 
-with job_log(snakemake.log[0]):  # noqa: F821
-    p = snakemake.params  # noqa: F821
+with job_log(snakemake.log[0]):
+    p = snakemake.params
     rates, orderings, pages = [], [], []
     for exp in p.experiments:
         r = pd.read_csv(exp["rates"])
@@ -15,9 +18,15 @@ with job_log(snakemake.log[0]):  # noqa: F821
         rates.append(r)
         orderings.append(o)
         claims = load_claims(exp["claims"], p.claims_schema)
-        pages.append({"experiment": exp["name"], "title": exp["title"], "page": exp["page"],
-                      "overview": claim_overview(claims, r, o, exp["primary"])})
-    pd.concat(rates, ignore_index=True).to_csv(snakemake.output.rates, index=False)  # noqa: F821
+        pages.append(
+            {
+                "experiment": exp["name"],
+                "title": exp["title"],
+                "page": exp["page"],
+                "overview": claim_overview(claims, r, o, exp["primary"]),
+            }
+        )
+    pd.concat(rates, ignore_index=True).to_csv(snakemake.output.rates, index=False)
     cols = ["experiment"] + [c for c in orderings[0].columns if c != "experiment"]
-    pd.concat(orderings, ignore_index=True)[cols].to_csv(snakemake.output.orderings, index=False)  # noqa: F821
-    write_index(pages, snakemake.output.report)  # noqa: F821
+    pd.concat(orderings, ignore_index=True)[cols].to_csv(snakemake.output.orderings, index=False)
+    write_index(pages, snakemake.output.report)

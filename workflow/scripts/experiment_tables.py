@@ -1,13 +1,16 @@
 """Snakemake job: final-regret table, claim checklist and audit metrics of one experiment."""
 
+# `snakemake` is injected by Snakemake's script directive.
+# ruff: noqa: F821
+
 from dpbandits.joblog import job_log
 from dpbandits.tables import write_experiment_tables
 
-with job_log(snakemake.log[0]):  # noqa: F821
+with job_log(snakemake.log[0]):
     write_experiment_tables(
-        experiment=snakemake.params.experiment,  # noqa: F821
-        cells=snakemake.params.cells,  # noqa: F821
-        claims_file=snakemake.input.claims,  # noqa: F821
-        claims_schema=snakemake.params.claims_schema,  # noqa: F821
-        outputs=dict(snakemake.output),  # noqa: F821
+        experiment=snakemake.params.experiment,
+        cells=snakemake.params.cells,
+        claims_file=snakemake.input.claims,
+        claims_schema=snakemake.params.claims_schema,
+        outputs=dict(snakemake.output),
     )

@@ -5,20 +5,23 @@ notebook. Kernel: ``python3``, which jupyter_client resolves to the interpreter 
 script (the project's environment).
 """
 
+# `snakemake` is injected by Snakemake's script directive.
+# ruff: noqa: F821
+
 import papermill as pm
 from nbconvert import HTMLExporter
 
 from dpbandits.joblog import job_log
 
-with job_log(snakemake.log[0]) as log:  # noqa: F821
+with job_log(snakemake.log[0]) as log:
     pm.execute_notebook(
-        snakemake.input.notebook,  # noqa: F821
-        snakemake.output.ipynb,  # noqa: F821
-        parameters=dict(snakemake.params.parameters),  # noqa: F821
+        snakemake.input.notebook,
+        snakemake.output.ipynb,
+        parameters=dict(snakemake.params.parameters),
         kernel_name="python3",
         progress_bar=False,
     )
-    body, _ = HTMLExporter().from_filename(snakemake.output.ipynb)  # noqa: F821
-    with open(snakemake.output.html, "w") as fh:  # noqa: F821
+    body, _ = HTMLExporter().from_filename(snakemake.output.ipynb)
+    with open(snakemake.output.html, "w") as fh:
         fh.write(body)
-    log.info("rendered %s", snakemake.output.ipynb)  # noqa: F821
+    log.info("rendered %s", snakemake.output.ipynb)

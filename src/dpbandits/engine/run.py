@@ -64,6 +64,7 @@ def simulate(
     checkpoints: np.ndarray,
     chunk_bytes: int = CHUNK_BYTES,
     progress: Callable[[int, int, float], None] | None = None,
+    rewards: np.ndarray | None = None,
 ) -> SimulationResult:
     """Run ``policy`` on every instance (trial) over the horizon.
 
@@ -82,6 +83,9 @@ def simulate(
         Memory budget per chunk of trials; results do not depend on it.
     progress : callable, optional
         Called as ``progress(done, total, seconds)`` after each chunk.
+    rewards : ndarray of bool, shape (n, T', K) with T' >= T, optional
+        Precomputed reward tables (:func:`dpbandits.envs.reward_tables` with ``reward_seeds``);
+        the first ``T`` rounds are used. Drawn per chunk when omitted.
 
     Returns
     -------
@@ -99,6 +103,10 @@ def simulate(
     cps = np.asarray(checkpoints, dtype=np.int64)
     if cps.size == 0 or cps.min() < 1 or cps.max() > T or np.any(np.diff(cps) <= 0):
         raise ValueError(f"checkpoints must be increasing rounds in [1, {T}]")
+    if rewards is not None and (
+        rewards.shape[0] != n or rewards.shape[1] < T or rewards.shape[2] != K
+    ):
+        raise ValueError(f"rewards must have shape ({n}, >= {T}, {K}), got {rewards.shape}")
     C = cps.shape[0]
     out = {name: np.zeros((n, C)) for name in METRICS}
     mu_all = instances.mu
@@ -111,9 +119,12 @@ def simulate(
         sl = slice(lo, hi)
         X = np.ascontiguousarray(instances.X[sl])
         mu = np.ascontiguousarray(mu_all[sl])
-        rewards = np.stack(
-            [bernoulli_reward_table(mu_all[i], T, reward_seeds[i]) for i in range(lo, hi)]
-        )
+        if rewards is None:
+            chunk_rewards = np.stack(
+                [bernoulli_reward_table(mu_all[i], T, reward_seeds[i]) for i in range(lo, hi)]
+            )
+        else:
+            chunk_rewards = np.ascontiguousarray(rewards[lo:hi, :T])
         raws = [draw_raw(policy, noise_rngs[i]) for i in range(lo, hi)]
         beta = np.stack([policy.radius(L_all[i]) for i in range(lo, hi)])
         chunk_out = np.zeros((hi - lo, C, len(METRICS)))
@@ -126,7 +137,7 @@ def simulate(
                 X,
                 mu,
                 best_all[sl],
-                rewards,
+                chunk_rewards,
                 uniforms,
                 binom,
                 policy.period,
@@ -148,7 +159,7 @@ def simulate(
                 X,
                 mu,
                 best_all[sl],
-                rewards,
+                chunk_rewards,
                 table,
                 index,
                 refresh_t,

@@ -1,12 +1,13 @@
 """Bandit environments: instance generators and reward tables."""
 
 from .linear import FixedArmInstances, make_instances, paper_text_instances, script_instances
-from .rewards import bernoulli_reward_table
+from .rewards import bernoulli_reward_table, reward_tables
 
 __all__ = [
     "FixedArmInstances",
     "bernoulli_reward_table",
     "make_instances",
     "paper_text_instances",
+    "reward_tables",
     "script_instances",
 ]

@@ -27,3 +27,13 @@ def bernoulli_reward_table(mu: np.ndarray, T: int, seed: int) -> np.ndarray:
     """
     u = np.random.RandomState(seed).random_sample((T, mu.shape[0]))
     return u < mu
+
+
+def reward_tables(mu: np.ndarray, T: int, seeds) -> np.ndarray:
+    """Reward tables of several instances, shape (n, T, K).
+
+    Row ``i`` is :func:`bernoulli_reward_table` of ``mu[i]`` with ``seeds[i]``. A legacy stream
+    fills the table row by row, so the table of a shorter horizon is a prefix of this one:
+    one draw at the longest horizon serves every horizon and every algorithm.
+    """
+    return np.stack([bernoulli_reward_table(mu[i], T, seed) for i, seed in enumerate(seeds)])
