@@ -23,9 +23,6 @@ import yaml
 from .policies import POLICIES, Quirks, Setting, make_policy
 from .policies.base import Policy
 
-#: Metrics a regret-curve figure can show.
-CURVE_METRICS = ("regret_realized", "regret_pseudo")
-
 
 def results_root(scale: str) -> str:
     """Root of generated files: ``results`` at paper scale, ``results/<scale>`` otherwise.
