@@ -41,8 +41,26 @@ def _compare(policy, inst, T, n_checkpoints=10, chunk_bytes=None):
     for i in range(n):
         raw = draw_raw(policy, noise_generator(7, "test", "panel", policy.algorithm, i))
         ref = reference_run(
-            policy, inst.X[i], inst.mu[i], bernoulli_reward_table(inst.mu[i], T, i), raw, cps
+            policy,
+            inst.X[i],
+            inst.mu[i],
+            bernoulli_reward_table(inst.mu[i], T, i),
+            raw,
+            cps,
+            theta=inst.theta[i],
         )
+        if policy.engine == "onlineucb":
+            for name in ("regret_realized", "regret_pseudo"):
+                assert np.array_equal(fast.metrics[name][i], ref[name]), (
+                    policy.describe(),
+                    i,
+                    name,
+                )
+            assert np.allclose(
+                fast.metrics["theta_err"][i], ref["theta_err"], rtol=1e-8, atol=1e-10
+            )
+            assert np.allclose(fast.metrics["radius"][i], ref["radius"], rtol=1e-10)
+            continue
         for name in EXACT:
             assert np.array_equal(fast.metrics[name][i], ref[name]), (policy.describe(), i, name)
         assert np.allclose(fast.metrics["lambda_min"][i], ref["lambda_min"], rtol=1e-8, atol=1e-9)
@@ -52,7 +70,8 @@ def _compare(policy, inst, T, n_checkpoints=10, chunk_bytes=None):
 @pytest.mark.parametrize("alg,cal,fid", CASES)
 def test_engine_reproduces_the_reference_loop(alg, cal, fid):
     T, d = 400, 4
-    inst = script_instances(3, 40, d) if cal == "experiment" else paper_text_instances(3, 40, d)
+    unit = cal == "theory" or alg == "onlineucb"  # OnlineUCB assumes ||x|| <= 1 (spec 000 §5.1)
+    inst = paper_text_instances(3, 40, d) if unit else script_instances(3, 40, d)
     policy = make_policy(
         alg, Setting(T=T, d=d, epsilon=1.0, delta=0.1, B=20), cal, Quirks.from_fidelity(fid)
     )
@@ -152,3 +171,21 @@ def test_shared_reward_tables_give_the_same_results():
         assert np.array_equal(own[name], shared[name])
     with pytest.raises(ValueError, match="rewards must have shape"):
         run(rewards=reward_tables(inst.mu, 100, [0, 1, 2]))
+
+
+@pytest.mark.parametrize(
+    "options",
+    [
+        {"learner": "maler", "c_beta": 1e-3},
+        {"learner": "ogd", "c_beta": 1e-3},
+        {"learner": "ogd", "ogd_step": "strongly_convex", "c_beta": 1e-2},
+        {"learner": "maler", "radius_mode": "theory"},
+        {"learner": "maler", "radius_mode": "oracle"},
+        {"learner": "maler", "lambda_min": 0.0, "c_beta": 1e-3},  # Delta^2 = T^{-1/4} > 0
+    ],
+)
+def test_onlineucb_engine_reproduces_the_reference(options):
+    T, d = 300, 5
+    inst = paper_text_instances(2, 30, d)
+    policy = make_policy("onlineucb", Setting(T=T, d=d, epsilon=10.0, delta=0.1), **options)
+    _compare(policy, inst, T)

@@ -42,7 +42,13 @@ SETTING_COLUMNS = {
     "n_trials": pa.int64(),
     "private": pa.bool_(),
 }
-INT_METRICS = ("nan_index_rounds", "clipped_index_rounds", "nonpd_refreshes", "best_arm_rounds")
+INT_METRICS = (
+    "nan_index_rounds",
+    "clipped_index_rounds",
+    "nonpd_refreshes",
+    "best_arm_rounds",
+    "clipped_gradient_rounds",
+)
 
 
 def result_table(settings: dict, result) -> pa.Table:
@@ -54,7 +60,7 @@ def result_table(settings: dict, result) -> pa.Table:
         cols[name] = pa.array([value] * (n * C), type=typ)
     cols["trial"] = pa.array(np.repeat(np.arange(n, dtype=np.int64), C))
     cols["t"] = pa.array(np.tile(np.asarray(result.checkpoints, dtype=np.int64), n))
-    for name in METRICS:
+    for name in result.metrics:  # METRICS, then any policy-specific diagnostics
         arr = result.metrics[name].reshape(-1)
         cols[name] = pa.array(
             arr.astype(np.int64) if name in INT_METRICS else arr.astype(np.float64)

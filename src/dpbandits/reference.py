@@ -15,6 +15,7 @@ from __future__ import annotations
 import numpy as np
 
 from .engine.kernels import ARGMAX_RTOL
+from .learners.reference import ReferenceMaler
 from .mechanisms.packing import unpack
 from .mechanisms.tree import dyadic_decomposition, standin_count
 from .mechanisms.vec import analyze, encode
@@ -105,6 +106,79 @@ class _Server:
         return U, G
 
 
+def reference_onlineucb(
+    policy: Policy,
+    X: np.ndarray,
+    mu: np.ndarray,
+    rewards: np.ndarray,
+    raw: dict,
+    checkpoints: np.ndarray,
+    theta_star: np.ndarray,
+) -> dict[str, np.ndarray]:
+    """Algorithm 1 of paper 000 for one trial, literally (spec onlineucb-000 §2.5).
+
+    ``V~^{-1}`` is inverted every round and Maler is
+    :class:`~dpbandits.learners.reference.ReferenceMaler`. Returns the actions, the regret and
+    ``theta_err`` (``||theta_t - theta*||``) and ``radius`` at the checkpoints.
+    """
+    o, s = policy.opts, policy.setting
+    T, d = s.T, X.shape[1]
+    D, G, Sigma = o["D"], policy.G, policy.Sigma
+    maler = ReferenceMaler(d, D, G, T) if o["learner"] == "maler" else None
+    theta_ogd = np.zeros(d)
+    beta = policy.radius(1.0)
+    k0, k1, k2 = policy.k_constants()
+    V, u = np.eye(d), np.zeros(d)
+    kb = int(np.argmax(mu))
+    M_real = S_real = real = pseudo = 0.0
+    actions = np.zeros(T, dtype=np.int64)
+    out = {"regret_realized": [], "regret_pseudo": [], "theta_err": [], "radius": []}
+    cps = set(int(c) for c in checkpoints)
+
+    def loss(th, xt, yt):
+        return (xt @ th - yt) ** 2 - Sigma * th @ th
+
+    for t in range(T):
+        Vinv = np.linalg.inv(V)
+        theta_hat = Vinv @ u
+        if o["radius_mode"] == "oracle":
+            b = D**2 + max(0.0, M_real) + k0 * np.sqrt((t + 1) * S_real) + k1 + k2 * S_real
+        else:
+            b = beta[t]
+        width = np.sqrt(np.maximum(np.einsum("ki,ij,kj->k", X, Vinv, X), 0.0))
+        a = argmax_ties(X @ theta_hat + np.sqrt(b) * width)
+        actions[t] = a
+        y = float(rewards[t, a])
+        real += float(rewards[t, kb]) - y
+        pseudo += mu[kb] - mu[a]
+        theta_t = maler.predict() if maler is not None else theta_ogd.copy()
+        x_bar = X[a] + (raw["zeta"][t] if raw["zeta"].shape[0] else 0.0)
+        xt, yt = x_bar + raw["noise_x"][t], y + raw["noise_y"][t]
+        g = 2 * xt * (xt @ theta_t - yt) - 2 * Sigma * theta_t
+        if np.linalg.norm(g) > G:
+            g = g * (G / np.linalg.norm(g))
+        if o["radius_mode"] == "oracle":
+            M_real += loss(theta_t, xt, yt) - loss(theta_star, xt, yt)
+            S_real += np.sum((theta_t - theta_star) ** 2)
+        if maler is not None:
+            maler.update(g)
+        else:
+            sc = o["ogd_step"] == "strongly_convex"
+            step = 1 / (policy.mu_hat * (t + 1)) if sc else 2 * D / (G * np.sqrt(t + 1))
+            theta_ogd = theta_ogd - step * g
+            theta_ogd *= min(1.0, D / max(np.linalg.norm(theta_ogd), 1e-300))
+        V = V + np.outer(xt, xt)
+        u = u + (theta_t @ xt) * xt
+        if t + 1 in cps:
+            out["regret_realized"].append(real)
+            out["regret_pseudo"].append(pseudo)
+            out["theta_err"].append(np.linalg.norm(theta_t - theta_star))
+            out["radius"].append(b)
+    result = {k: np.array(v, dtype=float) for k, v in out.items()}
+    result["actions"] = actions
+    return result
+
+
 def reference_run(
     policy: Policy,
     X: np.ndarray,
@@ -112,6 +186,7 @@ def reference_run(
     rewards: np.ndarray,
     raw: dict,
     checkpoints: np.ndarray,
+    theta: np.ndarray | None = None,
 ) -> dict[str, np.ndarray]:
     """Run one trial literally.
 
@@ -124,12 +199,16 @@ def reference_run(
     raw : dict
         The trial's raw draws, :func:`dpbandits.engine.draw_raw`.
     checkpoints : ndarray of int
+    theta : ndarray, shape (d,), optional
+        The instance's parameter (OnlineUCB only: diagnostics and the oracle radius).
 
     Returns
     -------
     dict
         Each metric of :data:`dpbandits.engine.METRICS` at the checkpoints, plus ``actions``.
     """
+    if policy.engine == "onlineucb":
+        return reference_onlineucb(policy, X, mu, rewards, raw, checkpoints, theta)
     T = policy.setting.T
     K, d = X.shape
     L = float(np.linalg.norm(X, axis=1).max())

@@ -230,17 +230,24 @@ def full_refresh(
 
 
 @njit(cache=True)
-def rank_one_refresh(a, y, XT, V, Vinv, theta, m, q, w, p):
-    """Sherman-Morrison: add observation ``(x_a, y)`` to the model in place."""
+def rank_one_update(v, target, XT, V, Vinv, theta, m, q, w, p):
+    """Sherman-Morrison: add the observation ``(v, target)`` to the ridge model in place.
+
+    ``V += v v^T`` and the right-hand side gains ``target * v``; ``theta``, the arms' means
+    ``m_k = x_k^T theta`` and quadratic forms ``q_k = x_k^T V^{-1} x_k`` follow in ``O(K d + d^2)``.
+    """
     d, K = XT.shape
     c = 1.0
     for i in range(d):
         s = 0.0
         for j in range(d):
-            s += Vinv[i, j] * XT[j, a]
+            s += Vinv[i, j] * v[j]
         w[i] = s
-        c += XT[i, a] * s
-    resid = y - m[a]
+        c += v[i] * s
+    fit = 0.0
+    for j in range(d):
+        fit += v[j] * theta[j]
+    resid = target - fit
     p[:] = 0.0
     for j in range(d):
         wj = w[j]
@@ -256,7 +263,15 @@ def rank_one_refresh(a, y, XT, V, Vinv, theta, m, q, w, p):
         theta[i] += w[i] * coef
         for j in range(d):
             Vinv[i, j] -= w[i] * w[j] * inv_c
-            V[i, j] += XT[i, a] * XT[j, a]
+            V[i, j] += v[i] * v[j]
+
+
+@njit(cache=True)
+def rank_one_refresh(a, y, XT, V, Vinv, theta, m, q, w, p, v):
+    """Add the observation ``(x_a, y)`` of a played arm (``v`` is a work vector)."""
+    for j in range(XT.shape[0]):
+        v[j] = XT[j, a]
+    rank_one_update(v, y, XT, V, Vinv, theta, m, q, w, p)
 
 
 @njit(cache=True)
@@ -338,6 +353,7 @@ def run_gaussian(X, mu, best, rewards, table, index, refresh_t, beta, lam, clip,
     chol = np.zeros((d, d))
     vpack = np.zeros(E2)
     w = np.zeros(d)
+    vbuf = np.zeros(d)
     pbuf = np.zeros(K)
     buf = np.zeros(K)
     acc = np.zeros(6)
@@ -357,7 +373,7 @@ def run_gaussian(X, mu, best, rewards, table, index, refresh_t, beta, lam, clip,
         for t in range(T):
             if r < R and refresh_t[r] == t:
                 if r % RESYNC_EVERY != 0 and refresh_t[r - 1] == t - 1 and index[r] == index[r - 1]:
-                    rank_one_refresh(a, y, XT, V, Vinv, theta, m, q, w, pbuf)
+                    rank_one_refresh(a, y, XT, V, Vinv, theta, m, q, w, pbuf, vbuf)
                     if not pd:
                         pd = is_positive_definite(V, chol)
                 else:

@@ -23,7 +23,9 @@ def draw_raw(policy: Policy, rng: np.random.Generator) -> dict[str, object]:
     -------
     dict
         ``per_round``/``per_batch``: ``increments`` (rows, E) — one draw per round or per
-        completed batch (the batch aggregate); ``standin``: ``nodes`` (N0, E); ``tree``:
+        completed batch (the batch aggregate); ``onlineucb``: ``zeta`` (T or 0, d), ``noise_x``
+        (T, d) and ``noise_y`` (T,), the user's perturbation and Gaussian mechanism; ``standin``:
+        ``nodes`` (N0, E); ``tree``:
         ``levels`` (list of per-level node arrays); ``vec``: ``uniforms`` (T, E) for the
         randomized rounding and ``binomial`` (batches, E), the batch's total of binomial
         privacy bits per entry, ``Binomial(B * b_trials, p)`` (the sum of the ``B`` users'
@@ -33,6 +35,13 @@ def draw_raw(policy: Policy, rng: np.random.Generator) -> dict[str, object]:
     scheme = policy.scheme
     if scheme == "none":
         return {}
+    if scheme == "onlineucb":  # zeta (Delta^2 > 0 only), then eta_x, then eta_y
+        zeta = rng.standard_normal((s.T if policy.Delta2 > 0 else 0, s.d)) * np.sqrt(policy.Delta2)
+        return {
+            "zeta": zeta,
+            "noise_x": rng.standard_normal((s.T, s.d)) * policy.sigma,
+            "noise_y": rng.standard_normal(s.T) * policy.sigma,
+        }
     if scheme == "vec":
         v = policy.vec
         E = n_entries(s.d)

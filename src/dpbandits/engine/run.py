@@ -10,11 +10,14 @@ import numpy as np
 
 from ..envs.linear import FixedArmInstances
 from ..envs.rewards import bernoulli_reward_table
+from ..learners.maler import n_experts
 from ..mechanisms.packing import n_entries
 from ..policies.base import Policy
 from ..schema import METRICS
 from . import kernels
+from . import olucb as kernels_olucb
 from .noise import draw_raw, noise_table
+from .olucb import OLUCB_METRICS
 
 #: Memory budget of one chunk of trials (rewards + noise arrays).
 CHUNK_BYTES = 256 * 2**20
@@ -53,6 +56,8 @@ def _bytes_per_trial(policy: Policy, K: int) -> int:
     rewards = s.T * K
     if policy.scheme == "vec":
         return rewards + 8 * E * (s.T + policy.n_batches)
+    if policy.scheme == "onlineucb":
+        return rewards + 8 * s.T * (2 * s.d + 1)
     return rewards + 8 * E * (2 * policy.n_refresh + 1)
 
 
@@ -108,7 +113,8 @@ def simulate(
     ):
         raise ValueError(f"rewards must have shape ({n}, >= {T}, {K}), got {rewards.shape}")
     C = cps.shape[0]
-    out = {name: np.zeros((n, C)) for name in METRICS}
+    names = METRICS + (OLUCB_METRICS if policy.engine == "onlineucb" else ())
+    out = {name: np.zeros((n, C)) for name in names}
     mu_all = instances.mu
     best_all = instances.best.astype(np.int64)
     L_all = instances.L
@@ -127,8 +133,33 @@ def simulate(
             chunk_rewards = np.ascontiguousarray(rewards[lo:hi, :T])
         raws = [draw_raw(policy, noise_rngs[i]) for i in range(lo, hi)]
         beta = np.stack([policy.radius(L_all[i]) for i in range(lo, hi)])
-        chunk_out = np.zeros((hi - lo, C, len(METRICS)))
-        if policy.engine == "vec":
+        chunk_out = np.zeros((hi - lo, C, len(names)))
+        if policy.engine == "onlineucb":
+            o = policy.opts
+            kernels_olucb.run_onlineucb(
+                X,
+                mu,
+                best_all[sl],
+                chunk_rewards,
+                np.ascontiguousarray(instances.theta[sl]),
+                np.stack([r["noise_x"] for r in raws]),
+                np.stack([r["noise_y"] for r in raws]),
+                np.stack([r["zeta"] for r in raws]),
+                beta[0],
+                policy.Sigma,
+                policy.G,
+                o["D"],
+                T,
+                n_experts(T),
+                o["learner"] == "maler",
+                o["ogd_step"] == "strongly_convex",
+                policy.mu_hat,
+                o["radius_mode"] == "oracle",
+                policy.k_constants(),
+                cps,
+                chunk_out,
+            )
+        elif policy.engine == "vec":
             uniforms = np.stack([r["uniforms"] for r in raws])
             binom = np.stack([r["binomial"] for r in raws]).astype(np.float64)
             Delta = np.array([policy.encoding_range(L_all[i]) for i in range(lo, hi)])
@@ -169,7 +200,7 @@ def simulate(
                 cps,
                 chunk_out,
             )
-        for k, name in enumerate(METRICS):
+        for k, name in enumerate(names):
             out[name][sl] = chunk_out[:, :, k]
         if progress is not None:
             progress(hi, n, time.perf_counter() - start)

@@ -35,6 +35,11 @@ class FixedArmInstances:
     theta: np.ndarray
     family: str
     seed: int
+    means: np.ndarray | None = None
+
+    def __post_init__(self):
+        if self.means is None:
+            object.__setattr__(self, "means", np.einsum("nkd,nd->nk", self.X, self.theta))
 
     @property
     def n(self) -> int:
@@ -53,8 +58,12 @@ class FixedArmInstances:
 
     @property
     def mu(self) -> np.ndarray:
-        """Mean rewards, shape (n, K)."""
-        return np.einsum("nkd,nd->nk", self.X, self.theta)
+        """Mean rewards, shape (n, K).
+
+        Stored at construction, so a rescaled family (``paper_text``) keeps the exact means of
+        the draw it rescales and shares its reward tables bit for bit.
+        """
+        return self.means
 
     @property
     def best(self) -> np.ndarray:
@@ -68,7 +77,7 @@ class FixedArmInstances:
 
     def head(self, n: int) -> FixedArmInstances:
         """The first ``n`` instances (the quick scale uses a prefix of the paper's instances)."""
-        return FixedArmInstances(self.X[:n], self.theta[:n], self.family, self.seed)
+        return FixedArmInstances(self.X[:n], self.theta[:n], self.family, self.seed, self.means[:n])
 
 
 def script_instances(n: int, K: int, d: int, seed: int = 2) -> FixedArmInstances:
@@ -118,7 +127,9 @@ def paper_text_instances(n: int, K: int, d: int, seed: int = 2) -> FixedArmInsta
     and ``max ||x_k|| = 1`` (Assumption 3.1), which the theory calibration assumes.
     """
     base = script_instances(n, K, d, seed)
-    return FixedArmInstances(base.X / np.sqrt(2.0), base.theta * np.sqrt(2.0), "paper_text", seed)
+    return FixedArmInstances(
+        base.X / np.sqrt(2.0), base.theta * np.sqrt(2.0), "paper_text", seed, base.means
+    )
 
 
 def make_instances(family: str, n: int, K: int, d: int, seed: int) -> FixedArmInstances:

@@ -6,6 +6,7 @@ from .base import CALIBRATIONS, FIDELITIES, Policy, Quirks, Setting
 from .gaussian import LDP, BatchedLDP, SDPAmp, SDPAmpRU
 from .jdp import BatchedJDP, JDPStandin, JDPTree, JDPUser
 from .linucb import LinUCB
+from .onlineucb import OnlineUCB
 from .vec import SDPVec, SDPVecRU
 
 #: Registry: algorithm id -> policy class.
@@ -23,6 +24,7 @@ POLICIES: dict[str, type[Policy]] = {
         SDPAmpRU,
         SDPVecRU,
         JDPUser,
+        OnlineUCB,
     )
 }
 

@@ -1,0 +1,173 @@
+"""OnlineUCB: private (contextual) online LinUCB, Algorithm 1 of paper 000 (spec onlineucb-000 §2).
+
+Each user perturbs its played arm and reward with Gaussian noise (``x~ = x + zeta + eta_x``,
+``y~ = y + eta_y``) and computes the clipped gradient
+``g = 2 x~ (<x~, theta_t> - y~) - 2 Sigma theta_t`` of the bias-corrected loss at the online
+learner's prediction ``theta_t``. The server feeds ``g`` to the learner (Maler or OGD) and
+grows the confidence set of the online-to-confidence-set conversion: ``V~ += x~ x~^T``,
+``u~ += <theta_t, x~> x~``, centre ``V~^{-1} u~``, radius ``beta_t``.
+
+Constants (spec §2.1-2.8, every one an option here):
+``sigma = 2 sqrt(2 ln(1.25/delta))/epsilon`` (§2.2); ``lambda_bar = T^{-1/4}`` and
+``Delta^2 = lambda_bar`` if ``lambda_min <= lambda_bar`` else 0 (§2.3); ``G`` as reconstructed in
+§2.4; ``Sigma = sigma^2 I`` (§2.6); ``beta_t = c_beta (D^2 + M_t + K_t)`` with the computable
+surrogates of §2.7 (``radius_mode``: ``scaled`` with a calibrated ``c_beta``, ``theory`` with
+``c_beta = 1``, ``oracle`` with the realized learner regret and distances, a diagnostic).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ..mechanisms.gaussian import classic_gaussian_sigma
+from .base import Policy
+
+LEARNERS = ("maler", "ogd")
+RADIUS_MODES = ("scaled", "theory", "oracle")
+
+
+def onlineucb_sigma(epsilon: float, delta: float) -> float:
+    """``sigma = 2 sqrt(2 ln(1.25/delta)) / epsilon`` (paper 000 Alg. 1; sensitivity 2)."""
+    return classic_gaussian_sigma(2.0, epsilon, delta)
+
+
+def perturbation(lambda_min: float, lambda_bar: float) -> float:
+    """``Delta^2``: ``lambda_bar`` if ``lambda_min <= lambda_bar`` else 0 (spec §2.3)."""
+    return lambda_bar if lambda_min <= lambda_bar else 0.0
+
+
+def clipping_constant(
+    sigma: float, Delta2: float, T: int, beta: float, D: float = 1.0, C: float = 1.0
+) -> float:
+    """``G`` of Algorithm 1 as reconstructed in spec §2.4 (a lost "+" restored).
+
+    ``2 sqrt(2 L)(2D sigma + 2 sigma + D Delta + Delta)
+    + 2 L (2D Delta^2 + 4D Delta sigma + 2 Delta sigma + 2 Delta sigma + 2D sigma^2 + 2 sigma^2
+    + D C sigma^2) + 2D + 2`` with ``L = ln(2T/beta)`` (the doubled ``2 Delta sigma`` as printed).
+    """
+    L = math.log(2.0 * T / beta)
+    Delta = math.sqrt(Delta2)
+    first = 2.0 * math.sqrt(2.0 * L) * (2 * D * sigma + 2 * sigma + D * Delta + Delta)
+    second = (
+        2.0
+        * L
+        * (
+            2 * D * Delta2
+            + 4 * D * Delta * sigma
+            + 2 * Delta * sigma
+            + 2 * Delta * sigma
+            + 2 * D * sigma**2
+            + 2 * sigma**2
+            + D * C * sigma**2
+        )
+    )
+    return first + second + 2 * D + 2
+
+
+class OnlineUCB(Policy):
+    """Algorithm 1 of paper 000 with Maler or OGD (spec 000 §2-3).
+
+    Options (defaults: spec §2.1, §2.8, §9): ``learner`` (maler | ogd), ``ogd_step`` (convex |
+    strongly_convex), ``radius_mode`` (scaled | theory | oracle), ``c_beta`` (radius scale of the
+    scaled mode; the Snakemake rule fills in the calibrated value), ``lambda_min`` (0.125),
+    ``lambda_bar_power`` (1/4: ``lambda_bar = T^{-1/4}``), ``beta_fail`` (0.1), ``D`` (1),
+    ``C`` (1), ``R`` (0.5), ``sigma_includes_delta`` (false).
+    """
+
+    algorithm = "onlineucb"
+    label = "OnlineUCB"
+    engine = "onlineucb"
+    calibrations = ("experiment",)
+    options = {
+        "learner": "maler",
+        "ogd_step": "convex",
+        "radius_mode": "scaled",
+        "c_beta": 1.0,
+        "lambda_min": 0.125,
+        "lambda_bar_power": 0.25,
+        "beta_fail": 0.1,
+        "D": 1.0,
+        "C": 1.0,
+        "R": 0.5,
+        "sigma_includes_delta": False,
+    }
+
+    def _calibrate(self) -> None:
+        s, o = self.setting, self.opts
+        if o["learner"] not in LEARNERS:
+            raise ValueError(f"onlineucb: learner must be one of {LEARNERS}, got {o['learner']!r}")
+        if o["radius_mode"] not in RADIUS_MODES:
+            raise ValueError(
+                f"onlineucb: radius_mode must be one of {RADIUS_MODES}, got {o['radius_mode']!r}"
+            )
+        if o["ogd_step"] not in ("convex", "strongly_convex"):
+            raise ValueError(
+                f"onlineucb: ogd_step must be convex or strongly_convex, got {o['ogd_step']!r}"
+            )
+        if not float(o["c_beta"]) > 0:
+            raise ValueError(f"onlineucb: c_beta must be > 0, got {o['c_beta']!r}")
+        self.period = 1
+        self.scheme = "onlineucb"
+        self.lam = 1.0  # V~_0 = I
+        self.sigma = onlineucb_sigma(s.epsilon, s.delta)
+        self.lambda_bar = s.T ** (-float(o["lambda_bar_power"]))
+        self.Delta2 = perturbation(float(o["lambda_min"]), self.lambda_bar)
+        self.G = clipping_constant(self.sigma, self.Delta2, s.T, o["beta_fail"], o["D"], o["C"])
+        self.Sigma = self.sigma**2 + (self.Delta2 if o["sigma_includes_delta"] else 0.0)
+        self.mu_hat = 2.0 * (float(o["lambda_min"]) + self.Delta2)
+        self.consts = {
+            "sigma": self.sigma,
+            "G": self.G,
+            "Delta2": self.Delta2,
+            "lambda_bar": self.lambda_bar,
+            "mu_hat": self.mu_hat,
+            "c_beta": float(o["c_beta"]) if o["radius_mode"] == "scaled" else 1.0,
+        }
+
+    # -- the radius (spec §2.7) ------------------------------------------------------------------
+    def distance_proxy(self, t) -> np.ndarray:
+        """``S_t``: Lemma 3.5's bound on ``sum_s ||theta_s - theta*||^2``, capped at ``4 D^2 t``."""
+        t = np.asarray(t, dtype=float)
+        o, G, mu = self.opts, self.G, self.mu_hat
+        cap = 4.0 * o["D"] ** 2 * t
+        if mu <= 0:
+            return cap
+        bound = (G**2 / mu**2 + G * o["D"] / mu) * np.log(t + 1) + (G**2 / mu**2) * math.log(
+            1 / o["beta_fail"]
+        )
+        return np.minimum(cap, bound)
+
+    def regret_proxy(self, t) -> np.ndarray:
+        """``M_t``: the learner's regret bound (strongly convex; ``2 G D sqrt(t)`` at mu = 0)."""
+        t = np.asarray(t, dtype=float)
+        o, G, mu = self.opts, self.G, self.mu_hat
+        if mu <= 0:
+            return 2.0 * G * o["D"] * np.sqrt(t)
+        return (G**2 / mu + G * o["D"]) * np.log(t + 1) + (G**2 / mu) * math.log(1 / o["beta_fail"])
+
+    def k_term(self, t, S) -> np.ndarray:
+        """``K_t`` of Lemma 3.3 with ``gamma = 1`` and ``sum ||theta_s - theta*||^2 = S``."""
+        k0, k1, k2 = self.k_constants()
+        return k0 * np.sqrt(np.asarray(t, dtype=float) * S) + k1 + k2 * S
+
+    def _radius_at(self, t, L) -> np.ndarray:
+        """``beta_t = c_beta (D^2 + M_t + K_t)`` for round ``t + 1`` (0-based ``t``; spec A32)."""
+        n = np.asarray(t, dtype=float) + 1.0
+        c = float(self.opts["c_beta"]) if self.opts["radius_mode"] == "scaled" else 1.0
+        return c * (
+            self.opts["D"] ** 2 + self.regret_proxy(n) + self.k_term(n, self.distance_proxy(n))
+        )
+
+    def k_constants(self) -> np.ndarray:
+        """``K_t = k0 sqrt(t S) + k1 + k2 S`` (the oracle radius evaluates it in the kernel)."""
+        s, o = self.setting, self.opts
+        Lg = math.log(s.T / o["beta_fail"])
+        D, Delta2 = o["D"], self.Delta2
+        noise = (
+            o["R"] + D * math.sqrt(math.log(1 / s.delta)) / s.epsilon + D * math.sqrt(Delta2)
+        ) ** 2
+        return np.array(
+            [D * Delta2 * Lg, noise * Lg, (math.log(1 / s.delta) / s.epsilon**2 + Delta2) * Lg]
+        )
