@@ -20,7 +20,7 @@ validate(config, "workflow/schemas/config.schema.yaml")
 
 include: "workflow/rules/simulate.smk"
 include: "workflow/rules/figures.smk"
-include: "workflow/rules/cz22.smk"
+include: "workflow/rules/papers.smk"
 include: "workflow/rules/audit.smk"
 
 

@@ -55,7 +55,10 @@ def _sha(paths):
 def test_dry_run_of_the_full_dag(project):
     out = snakemake(project, "-n", "--cores", "2").stdout
     counts = dict(re.findall(r"^(\w+)\s+(\d+)$", out, flags=re.M))
-    assert counts["cz22_simulate"] == "20" and counts["cz22_tables"] == "1"
+    simulate = {k: int(v) for k, v in counts.items() if k.startswith("cz22_simulate_")}
+    assert simulate == {f"cz22_simulate_{c}": 5 for c in ("r1", "r2", "r3", "theory")}
+    assert counts["cz22_tables"] == "1" and counts["olucb_tables"] == "1"
+    assert counts["olucb_calibrate_c_beta"] == "1"
     assert all(
         counts[f"cz22_fig{i}{s}"] == "1" for i in (1, 2) for s in ("", "_r2", "_r3", "_theory")
     )
@@ -144,8 +147,8 @@ def test_editing_one_number_reruns_only_what_depends_on_it(project, tmp_path):
     data["figures"]["cz22_fig1"]["panels"]["c"]["epsilon"] = 8.0
     exp.write_text(yaml.safe_dump(data, sort_keys=False))
     out = snakemake(edit, "-n", "cz22_fig1", "--config", "scale=quick").stdout
-    sims = re.findall(r"wildcards: panel=(\w+), configuration=(\w+)", out)
-    assert sims == [("cz22_fig1c", "r1")]
+    sims = re.findall(r"rule (cz22_simulate_\w+):\n(?:.*\n)*?\s+wildcards: panel=(\w+)", out)
+    assert sims == [("cz22_simulate_r1", "cz22_fig1c")]
     assert "rule cz22_fig1:" in out or "localrule cz22_fig1:" in out
 
 
@@ -159,9 +162,12 @@ def test_quick_audit_builds_the_report(project):
     assert {"cz22.thm3.2", "cz22.rem3.10.local", "cz22.sec3.2.between"} <= set(summary.index)
     assert set(summary) <= {"consistent", "exceeds", "below", "inconclusive"}
     fits = rates[rates["schedule"] != "all"]
-    assert (fits["n_levels"] == 3).all() and (fits["n_trials"] == 5).all()  # quick sweep
+    assert (fits["n_trials"] == 5).all()  # quick sweep
+    assert (fits.loc[fits["variable"] == "T", "n_levels"] == 3).all()  # quick horizons
+    cz22 = fits[fits["experiment"] == "cz22"]
+    assert (cz22["n_levels"] == 3).all()  # epsilon in {0.2, 1, 10}
     orderings = pd.read_csv(res / "orderings.csv")
-    assert (orderings["experiment"] == "cz22").all() and len(orderings) > 100
+    assert set(orderings["experiment"]) == {"cz22", "olucb"} and len(orderings) > 100
     for short in ("thm3.2", "rem3.10.local", "thmB.1", "sec3.2.between"):
         assert (res / f"cz22_rates_{short}.png").read_bytes()[:4] == b"\x89PNG"
         assert (res / f"cz22_rates_{short}.pdf").stat().st_size > 1000

@@ -6,17 +6,27 @@ from pathlib import Path
 
 from .config import ConfigError, check_schema, load_yaml
 
+#: Regret metrics an ordering verdict of the overview can rest on (registry key
+#: ``verdict_metric``): ``combined`` is the common verdict of realized and pseudo-regret, and
+#: INCONCLUSIVE where they differ.
+VERDICT_METRICS = ("realized", "pseudo", "combined")
+
 
 def load_claims(path: str | Path, schema: str | Path) -> list[dict]:
-    """Load and validate one paper's claims.
+    """Load and validate one paper's claims (the entries of :func:`load_registry`, file order)."""
+    return load_registry(path, schema)["claims"]
+
+
+def load_registry(path: str | Path, schema: str | Path) -> dict:
+    """Load and validate one paper's registry file.
 
     Checks the schema, then that ids are unique, start with the file's prefix and that every
     entry's ``paper`` matches the file's.
 
     Returns
     -------
-    list of dict
-        The claim entries, in file order.
+    dict
+        The file, with ``verdict_metric`` filled in (default ``realized``).
     """
     data = load_yaml(path)
     check_schema(data, schema, str(path))
@@ -41,4 +51,5 @@ def load_claims(path: str | Path, schema: str | Path) -> list[dict]:
                     problems.append(f"claims.{i}.audit.of: {ref!r} is not a claim id of this file")
     if problems:
         raise ConfigError(f"{path}: invalid claims\n  " + "\n  ".join(problems))
-    return data["claims"]
+    data.setdefault("verdict_metric", "realized")
+    return data

@@ -13,7 +13,9 @@ from __future__ import annotations
 
 import copy
 import hashlib
+import itertools
 import json
+import math
 from dataclasses import asdict, dataclass, field
 from fractions import Fraction
 from pathlib import Path
@@ -151,6 +153,35 @@ class Cell:
     quirks: dict = field(default_factory=dict)
     options: dict = field(default_factory=dict)
     kind: str = "figure"
+    first_trial: int = 0
+
+    @property
+    def calibration_ids(self) -> list[str]:
+        """Ids of the calibrations whose chosen value an option of this cell takes."""
+        return [
+            v["calibrated"]
+            for v in self.options.values()
+            if isinstance(v, dict) and "calibrated" in v
+        ]
+
+    def resolved_options(self, calibrated: dict[str, float] | None = None) -> dict:
+        """Options with every ``{calibrated: id}`` replaced by the chosen value and
+        ``lambda_min: population`` by the instance family's population value.
+
+        Without ``calibrated`` a stand-in 1.0 is used (to validate the configuration before the
+        calibration has run).
+        """
+        from .envs import population_lambda_min
+
+        out = {}
+        for key, value in self.options.items():
+            if isinstance(value, dict) and "calibrated" in value:
+                out[key] = 1.0 if calibrated is None else float(calibrated[value["calibrated"]])
+            elif key == "lambda_min" and value == "population":
+                out[key] = population_lambda_min(self.instances, self.d, self.K)
+            else:
+                out[key] = value
+        return out
 
     @property
     def path(self) -> str:
@@ -163,12 +194,16 @@ class Cell:
         ``<experiment>/<sweep>/<schedule>/<eps..._T...>``."""
         if self.kind == "sweep":
             return f"{self.experiment}/{self.figure}/{self.series}/{self.panel}"
+        if self.kind == "calibration":
+            return f"{self.experiment}/calibration/{self.series}/{self.panel}"
         return f"{self.experiment}/{self.panel}/{self.configuration}/{self.series}"
 
     @property
     def seed_panel(self) -> str:
         """The panel name in the key of the noise streams (sweep cells: ``<sweep>:<point>``)."""
-        return f"{self.figure}:{self.panel}" if self.kind == "sweep" else self.panel
+        if self.kind in ("sweep", "calibration"):
+            return f"{self.kind}:{self.figure}:{self.panel}"
+        return self.panel
 
     def as_dict(self) -> dict:
         """Plain, JSON-serialisable dict."""
@@ -179,11 +214,13 @@ class Cell:
         blob = json.dumps(self.as_dict(), sort_keys=True, separators=(",", ":"))
         return hashlib.sha256(blob.encode()).hexdigest()
 
-    def policy(self) -> Policy:
-        """The calibrated policy of this cell."""
+    def policy(self, calibrated: dict[str, float] | None = None) -> Policy:
+        """The calibrated policy of this cell (``calibrated``: chosen values by calibration id)."""
         setting = Setting(T=self.T, d=self.d, epsilon=self.epsilon, delta=self.delta, B=self.B)
         quirks = Quirks.from_fidelity(self.fidelity, **self.quirks)
-        return make_policy(self.algorithm, setting, self.calibration, quirks, **self.options)
+        return make_policy(
+            self.algorithm, setting, self.calibration, quirks, **self.resolved_options(calibrated)
+        )
 
     @classmethod
     def from_dict(cls, data: dict) -> Cell:
@@ -299,6 +336,42 @@ def resolve_schedule(entry: dict, T: int) -> tuple[int, dict]:
     return B, options
 
 
+@dataclass(frozen=True)
+class CalibrationSpec:
+    """A grid search of one option of one series (e.g. OnlineUCB's ``c_beta``, spec 000 §5.5).
+
+    The series' cell of ``configuration`` in ``panel`` is rerun for every grid value on the
+    instances ``first_trial .. first_trial + trials - 1`` (disjoint from the evaluation trials).
+    The value with the smallest mean final pseudo-regret is chosen (ties: the larger value); if
+    it is at an end of the grid, ``extend`` more values beyond that end are tried once.
+    """
+
+    id: str
+    experiment: str
+    title: str
+    series: str
+    option: str
+    grid: tuple[float, ...]
+    step: float
+    extend: int
+    base: Cell
+
+    @property
+    def path(self) -> str:
+        """Output table (value, mean_final, se_final, chosen)."""
+        return f"{results_root(self.base.scale)}/calibration/{self.experiment}/{self.id}.csv"
+
+    def cell(self, value: float) -> Cell:
+        """The base cell with the option set to ``value``."""
+        return type(self.base)(
+            **{
+                **self.base.as_dict(),
+                "options": {**self.base.options, self.option: float(value)},
+                "panel": f"{self.id}:{value:.6g}",
+            }
+        )
+
+
 @dataclass
 class Experiment:
     """An expanded experiment file."""
@@ -308,6 +381,7 @@ class Experiment:
     cells: list[Cell]
     figures: list[FigureSpec]
     sweeps: list[SweepSpec] = field(default_factory=list)
+    calibrations: list[CalibrationSpec] = field(default_factory=list)
 
     def figure(self, fig_id: str) -> FigureSpec:
         """Figure by id."""
@@ -325,8 +399,21 @@ class Experiment:
 
     @property
     def series(self) -> tuple[str, ...]:
-        """Series labels (every panel and configuration has the same set)."""
+        """Every series label declared by the experiment."""
         return tuple(self.data["series"])
+
+    def configuration_series(self, configuration: str) -> tuple[str, ...]:
+        """Series drawn by one configuration (the same in every panel)."""
+        return tuple(
+            dict.fromkeys(c.series for c in self.cells if c.configuration == configuration)
+        )
+
+    def calibration(self, cid: str) -> CalibrationSpec:
+        """Calibration by id."""
+        for cal in self.calibrations:
+            if cal.id == cid:
+                return cal
+        raise KeyError(cid)
 
 
 def _merge_series(base: dict, override: dict, where: str) -> dict:
@@ -335,8 +422,9 @@ def _merge_series(base: dict, override: dict, where: str) -> dict:
         if label not in out:
             raise ConfigError(f"{where}.{label}: unknown series; allowed: {', '.join(out)}")
         merged = dict(out[label])
-        if "algorithm" in entry:
-            merged["algorithm"] = entry["algorithm"]
+        for key in ("algorithm", "instances"):
+            if key in entry:
+                merged[key] = entry[key]
         merged["options"] = {**merged.get("options", {}), **entry.get("options", {})}
         out[label] = merged
     return out
@@ -386,18 +474,45 @@ def expand_experiment(data: dict, config: dict, source: str = "experiment") -> E
     for fig_name, fig in data["figures"].items():
         for letter, settings in fig["panels"].items():
             panels[f"{fig_name}{letter}"] = (fig_name, letter, fig, settings)
+    drawn_by = {}
+    for fig_name, fig in data["figures"].items():
+        listed = fig.get("configurations", list(confs))
+        unknown = [c for c in listed if c not in confs]
+        if unknown:
+            raise ConfigError(
+                f"{source}: figures.{fig_name}.configurations: unknown {unknown}; "
+                f"allowed: {', '.join(confs)}"
+            )
+        drawn_by[fig_name] = listed
+    for conf_name in confs:
+        if not any(conf_name in listed for listed in drawn_by.values()):
+            raise ConfigError(
+                f"{source}: configurations.{conf_name}: no figure draws it "
+                "(see figures.*.configurations)"
+            )
     cells, figures = [], []
     for conf_name, conf in confs.items():
         where = f"{source}: configurations.{conf_name}"
         series = _merge_series(data["series"], conf.get("series", {}), f"{where}.series")
+        shown = conf.get("show") or [k for k, v in series.items() if not v.get("extra")]
+        unknown = [s for s in shown if s not in series]
+        if unknown:
+            allowed = ", ".join(series)
+            raise ConfigError(f"{where}.show: unknown series {unknown}; allowed: {allowed}")
+        series = {k: series[k] for k in shown}
         for pid in conf.get("panels", {}):
             if pid not in panels:
                 raise ConfigError(
                     f"{where}.panels.{pid}: unknown panel; allowed: {', '.join(panels)}"
                 )
         primary = conf_name == data["primary"]
-        suffix = "" if primary else f"_{conf_name}"
         for fig_name, fig in data["figures"].items():
+            if conf_name not in drawn_by[fig_name]:
+                continue
+            # a figure keeps its own name under the primary configuration or when it is the only
+            # configuration drawing it
+            own = primary or len(drawn_by[fig_name]) == 1
+            suffix = "" if own else f"_{conf_name}"
             panel_specs = []
             for letter, settings in fig["panels"].items():
                 pid = f"{fig_name}{letter}"
@@ -416,7 +531,9 @@ def expand_experiment(data: dict, config: dict, source: str = "experiment") -> E
                         algorithm=entry["algorithm"],
                         calibration=conf["calibration"],
                         fidelity=conf["fidelity"],
-                        instances=conf["instances"],
+                        instances=settings.get(
+                            "instances", entry.get("instances", conf["instances"])
+                        ),
                         T=merged["T"],
                         trials=merged["trials"],
                         K=merged["K"],
@@ -432,6 +549,13 @@ def expand_experiment(data: dict, config: dict, source: str = "experiment") -> E
                         quirks=dict(conf.get("quirks", {})),
                         options=dict(entry.get("options", {})),
                     )
+                    missing = set(cell.calibration_ids) - set(data.get("calibrations", {}))
+                    if missing:
+                        declared = ", ".join(data.get("calibrations", {}))
+                        raise ConfigError(
+                            f"{where}, series {label}: calibration {sorted(missing)} is not "
+                            f"declared under calibrations; declared: {declared}"
+                        )
                     try:
                         policy = cell.policy()
                     except ValueError as exc:
@@ -456,14 +580,21 @@ def expand_experiment(data: dict, config: dict, source: str = "experiment") -> E
                         epsilon=float(settings["epsilon"]),
                         d=int(settings["d"]),
                         caption=" ".join(
-                            [f"({letter}) epsilon = {settings['epsilon']:g}, d = {settings['d']}."]
+                            [
+                                f"({letter}) epsilon = {settings['epsilon']:g}, d = {settings['d']}"
+                                + (
+                                    f", instances {settings['instances']}."
+                                    if "instances" in settings
+                                    else "."
+                                )
+                            ]
                             + notes
                         ),
                         cells=tuple(pcells),
                     )
                 )
             n_trials = panel_specs[0].cells[0].trials
-            metrics = ("regret_realized", "regret_pseudo") if primary else ("regret_realized",)
+            metrics = ("regret_realized", "regret_pseudo") if own else ("regret_realized",)
             figures.append(
                 FigureSpec(
                     id=f"{fig_name}{suffix}",
@@ -478,58 +609,75 @@ def expand_experiment(data: dict, config: dict, source: str = "experiment") -> E
                     metrics=metrics,
                 )
             )
-    sweeps = [
-        _expand_sweep(name, sid, sw, config, source) for sid, sw in data.get("sweeps", {}).items()
+    calibrations = [
+        _expand_calibration(name, cid, spec, data, cells, config, source)
+        for cid, spec in data.get("calibrations", {}).items()
     ]
-    return Experiment(name, data, cells, figures, sweeps)
+    sweeps = [
+        _expand_sweep(name, sid, sw, config, source, tuple(data.get("calibrations", {})))
+        for sid, sw in data.get("sweeps", {}).items()
+    ]
+    return Experiment(name, data, cells, figures, sweeps, calibrations)
 
 
-def _expand_sweep(name: str, sid: str, sw: dict, config: dict, source: str) -> SweepSpec:
+def _expand_sweep(
+    name: str, sid: str, sw: dict, config: dict, source: str, declared=()
+) -> SweepSpec:
     scale = config["scale"]
     horizons, trials = sw["T"], sw["trials"]
     if scale != "paper":
         over = config["scales"][scale]
         horizons, trials = over["sweep_T"], over["sweep_trials"]
+        if len(sw["T"]) == 1:
+            horizons = [max(horizons)]
+    dims = sw["d"] if isinstance(sw["d"], list) else [sw["d"]]
     cells = []
     for sched, entry in sw["schedules"].items():
         private = POLICIES[entry["algorithm"]].private
-        for eps in sw["epsilon"] if private else [None]:
-            for T in horizons:
-                B, options = resolve_schedule(entry, T)
-                point = f"T{T}" if eps is None else f"eps{eps:g}_T{T}"
-                cell = Cell(
-                    experiment=name,
-                    figure=sid,
-                    panel=point,
-                    configuration="sweep",
-                    series=sched,
-                    algorithm=entry["algorithm"],
-                    calibration=sw["calibration"],
-                    fidelity=sw["fidelity"],
-                    instances=sw["instances"],
-                    T=T,
-                    trials=trials,
-                    K=sw["K"],
-                    d=sw["d"],
-                    epsilon=None if eps is None else float(eps),
-                    delta=float(sw["delta"]),
-                    B=B,
-                    instance_seed=sw["instance_seed"],
-                    reward_seed_offset=sw["reward_seed_offset"],
-                    checkpoints=config["checkpoints"],
-                    root_seed=config["root_seed"],
-                    scale=scale,
-                    quirks=dict(sw.get("quirks", {})),
-                    options=options,
-                    kind="sweep",
+        for eps, d, T in itertools.product(sw["epsilon"] if private else [None], dims, horizons):
+            B, options = resolve_schedule(entry, T)
+            point = "" if eps is None else f"eps{eps:g}_"
+            point += f"d{d}_T{T}" if isinstance(sw["d"], list) else f"T{T}"
+            cell = Cell(
+                experiment=name,
+                figure=sid,
+                panel=point,
+                configuration="sweep",
+                series=sched,
+                algorithm=entry["algorithm"],
+                calibration=sw["calibration"],
+                fidelity=sw["fidelity"],
+                instances=sw["instances"],
+                T=T,
+                trials=trials,
+                K=sw["K"],
+                d=d,
+                epsilon=None if eps is None else float(eps),
+                delta=float(sw["delta"]),
+                B=B,
+                instance_seed=sw["instance_seed"],
+                reward_seed_offset=sw["reward_seed_offset"],
+                checkpoints=config["checkpoints"],
+                root_seed=config["root_seed"],
+                scale=scale,
+                quirks=dict(sw.get("quirks", {})),
+                options=options,
+                kind="sweep",
+                first_trial=sw.get("first_trial", 0),
+            )
+            missing = set(cell.calibration_ids) - set(declared)
+            if missing:
+                raise ConfigError(
+                    f"{source}: sweeps.{sid}.schedules.{sched}: calibration {sorted(missing)} "
+                    f"is not declared under calibrations; declared: {', '.join(declared)}"
                 )
-                try:
-                    cell.policy()
-                except ValueError as exc:
-                    raise ConfigError(
-                        f"{source}: sweeps.{sid}.schedules.{sched} (epsilon {eps}, T {T}): {exc}"
-                    ) from None
-                cells.append(cell)
+            try:
+                cell.policy()
+            except ValueError as exc:
+                raise ConfigError(
+                    f"{source}: sweeps.{sid}.schedules.{sched} (epsilon {eps}, T {T}): {exc}"
+                ) from None
+            cells.append(cell)
     return SweepSpec(
         id=sid,
         experiment=name,
@@ -553,3 +701,52 @@ def load_experiment(path: str | Path, config: dict, schema: str | Path) -> Exper
             f"({Path(path).stem!r})"
         )
     return expand_experiment(data, config, str(path))
+
+
+def _expand_calibration(
+    name: str, cid: str, spec: dict, data: dict, cells: list[Cell], config: dict, source: str
+) -> CalibrationSpec:
+    where = f"{source}: calibrations.{cid}"
+    conf = spec.get("configuration", data["primary"])
+    base = [
+        c
+        for c in cells
+        if (c.configuration, c.panel, c.series) == (conf, spec["panel"], spec["series"])
+    ]
+    if not base:
+        raise ConfigError(
+            f"{where}: no cell of series {spec['series']!r} in panel "
+            f"{spec['panel']!r} of configuration {conf!r}"
+        )
+    g = spec["grid"]
+    if g["to"] >= g["from"]:
+        raise ConfigError(f"{where}.grid: to = {g['to']} must be below from = {g['from']}")
+    n = round(math.log10(g["from"] / g["to"]) * g["per_decade"])
+    step = 10 ** (-1.0 / g["per_decade"])
+    grid = tuple(g["from"] * step**j for j in range(n + 1))
+    trials = spec["trials"]
+    if config["scale"] != "paper":
+        trials = min(trials, config["scales"][config["scale"]]["trials"])
+    options = {k: v for k, v in base[0].options.items()}
+    options.pop(spec["option"], None)
+    cell = type(base[0])(
+        **{
+            **base[0].as_dict(),
+            "kind": "calibration",
+            "figure": cid,
+            "first_trial": spec["first_trial"],
+            "trials": trials,
+            "options": options,
+        }
+    )
+    return CalibrationSpec(
+        id=cid,
+        experiment=name,
+        title=spec["title"],
+        series=spec["series"],
+        option=spec["option"],
+        grid=grid,
+        step=step,
+        extend=spec.get("extend", 0),
+        base=cell,
+    )

@@ -18,20 +18,90 @@ log = logging.getLogger("dpbandits")
 
 
 def _instances(cell: Cell):
-    return make_instances(cell.instances, cell.trials, cell.K, cell.d, cell.instance_seed)
+    """Instances ``first_trial .. first_trial + trials - 1`` of the cell's family."""
+    hi = cell.first_trial + cell.trials
+    inst = make_instances(cell.instances, hi, cell.K, cell.d, cell.instance_seed)
+    return inst.take(cell.first_trial, hi)
 
 
 def _reward_seeds(cell: Cell) -> list[int]:
-    return [cell.reward_seed_offset + i for i in range(cell.trials)]
+    return [cell.reward_seed_offset + cell.first_trial + i for i in range(cell.trials)]
 
 
-def run_cells(cells: list[Cell], outs: list[str | Path]) -> None:
+def read_calibrations(paths) -> dict[str, float]:
+    """Chosen value of every calibration table in ``paths``, by calibration id (file stem)."""
+    import pandas as pd  # here, not at module level: simulation jobs should not pay for it
+
+    out = {}
+    for path in paths:
+        table = pd.read_csv(path)
+        out[Path(path).stem] = float(table.loc[table["chosen"], "value"].iloc[0])
+    return out
+
+
+def run_calibration(spec, out: str | Path) -> float:
+    """Grid search of one option (spec 000 §5.5), written to ``out``; returns the chosen value.
+
+    Every value is run on the calibration trials; the smallest mean final pseudo-regret wins
+    (ties: the larger value). At an end of the grid, ``spec.extend`` more values beyond it are
+    tried once.
+    """
+    import pandas as pd
+
+    base = spec.base
+    instances = _instances(base)
+    rewards = (
+        None if instances.contextual else reward_tables(instances.mu, base.T, _reward_seeds(base))
+    )
+    rows = {}
+
+    def evaluate(values):
+        for v in values:
+            cell = spec.cell(v)
+            res = _simulate_cell(cell, instances, rewards, {})
+            final = res.metrics["regret_pseudo"][:, -1]
+            rows[v] = (float(final.mean()), float(final.std(ddof=1) / np.sqrt(len(final))))
+            log.info(
+                "calibration %s: %s = %.3g -> mean final %.1f", spec.id, spec.option, v, rows[v][0]
+            )
+
+    def choose():
+        values = sorted(rows, reverse=True)  # larger first: ties go to the larger value
+        return min(values, key=lambda v: rows[v][0])
+
+    evaluate(spec.grid)
+    best = choose()
+    if spec.extend and best in (spec.grid[0], spec.grid[-1]):
+        factor = 1 / spec.step if best == spec.grid[0] else spec.step
+        evaluate([best * factor ** (j + 1) for j in range(spec.extend)])
+        best = choose()
+    table = pd.DataFrame(
+        [
+            {"value": v, "mean_final": m, "se_final": s, "chosen": v == best}
+            for v, (m, s) in sorted(rows.items(), reverse=True)
+        ]
+    )
+    Path(out).parent.mkdir(parents=True, exist_ok=True)
+    table.to_csv(out, index=False)
+    return best
+
+
+def run_cells(
+    cells: list[Cell], outs: list[str | Path], calibrated: dict[str, float] | None = None
+) -> list[float]:
     """Simulate several cells (one job), drawing shared inputs once.
 
     Cells with the same instances and reward streams share one set of reward tables, drawn at
     their longest horizon (a shorter horizon's table is its prefix, :func:`reward_tables`);
     the numbers are the same as cell by cell.
+
+    Returns
+    -------
+    list of float
+        Wall seconds of each cell's simulation, in the order of ``cells``.
     """
+    seconds = {}
+    _warm_up(cells, calibrated)
     groups: dict[tuple, list[tuple[Cell, str | Path]]] = {}
     for cell, out in zip(cells, outs, strict=True):
         key = (
@@ -46,19 +116,94 @@ def run_cells(cells: list[Cell], outs: list[str | Path]) -> None:
     for members in groups.values():
         first = members[0][0]
         instances = _instances(first)
-        start = time.perf_counter()
-        rewards = reward_tables(instances.mu, max(c.T for c, _ in members), _reward_seeds(first))
-        log.info(
-            "reward tables %s drawn once for %d cells (%.1f s)",
-            rewards.shape,
-            len(members),
-            time.perf_counter() - start,
-        )
+        rewards = None
+        if not instances.contextual:  # contextual rewards are drawn by the engine, per chunk
+            start = time.perf_counter()
+            rewards = reward_tables(
+                instances.mu, max(c.T for c, _ in members), _reward_seeds(first)
+            )
+            log.info(
+                "reward tables %s drawn once for %d cells (%.1f s)",
+                rewards.shape,
+                len(members),
+                time.perf_counter() - start,
+            )
         for cell, out in members:
-            run_cell(cell, out, instances=instances, rewards=rewards)
+            meta = run_cell(cell, out, instances=instances, rewards=rewards, calibrated=calibrated)
+            seconds[cell.stem] = meta["seconds"]
+    return [seconds[c.stem] for c in cells]
 
 
-def run_cell(cell: Cell, out: str | Path, instances=None, rewards=None) -> dict:
+def _warm_up(cells: list[Cell], calibrated) -> None:
+    """Run each distinct kind of cell once on a tiny problem (1 trial, two batches), so that the
+    wall time of the real runs excludes loading the compiled kernels."""
+    import dataclasses
+
+    seen = set()
+    for cell in cells:
+        key = (cell.algorithm, cell.instances)
+        if key in seen:
+            continue
+        seen.add(key)
+        tiny = dataclasses.replace(cell, T=2 * cell.B, trials=1, checkpoints=1)
+        try:
+            _simulate_cell(tiny, _instances(tiny), None, calibrated, quiet=True)
+        except ValueError as exc:  # a policy that cannot run this small: time it cold
+            log.info("no warm-up for %s (%s): its wall time includes loading", cell.stem, exc)
+
+
+def write_timings(cells: list[Cell], seconds: list[float], out: str | Path) -> None:
+    """Wall seconds of each cell's simulation as CSV (configuration, panel, series, ...)."""
+    import pandas as pd
+
+    rows = [
+        {
+            "configuration": c.configuration,
+            "panel": c.panel,
+            "series": c.series,
+            "algorithm": c.algorithm,
+            "T": c.T,
+            "trials": c.trials,
+            "seconds": s,
+        }
+        for c, s in zip(cells, seconds, strict=True)
+    ]
+    Path(out).parent.mkdir(parents=True, exist_ok=True)
+    pd.DataFrame(rows).to_csv(out, index=False)
+
+
+def _simulate_cell(cell: Cell, instances, rewards, calibrated, quiet: bool = False):
+    """Simulate all trials of ``cell``; the noise streams are keyed by ``cell.seed_panel``."""
+    policy = cell.policy(calibrated)
+    if not quiet:
+        log.info("cell %s: %s", cell.stem, policy.describe())
+    rngs = [
+        noise_generator(cell.root_seed, cell.experiment, cell.seed_panel, cell.algorithm, i)
+        for i in range(cell.trials)
+    ]
+    cps = checkpoint_rounds(cell.T, cell.checkpoints)
+
+    def progress(done: int, total: int, seconds: float) -> None:
+        log.info("  trials %d/%d done (%.1f s)", done, total, seconds)
+
+    return simulate(
+        policy,
+        instances,
+        _reward_seeds(cell),
+        rngs,
+        cps,
+        progress=None if quiet else progress,
+        rewards=rewards,
+    )
+
+
+def run_cell(
+    cell: Cell,
+    out: str | Path,
+    instances=None,
+    rewards=None,
+    calibrated: dict[str, float] | None = None,
+) -> dict:
     """Simulate all trials of ``cell`` and write ``out``.
 
     Parameters
@@ -70,6 +215,8 @@ def run_cell(cell: Cell, out: str | Path, instances=None, rewards=None) -> dict:
         The cell's instances, if already generated.
     rewards : ndarray, optional
         The cell's reward tables (at least ``cell.T`` rounds), if already drawn.
+    calibrated : dict, optional
+        Chosen values of the calibrations the cell's options refer to.
 
     Returns
     -------
@@ -77,23 +224,12 @@ def run_cell(cell: Cell, out: str | Path, instances=None, rewards=None) -> dict:
         The metadata written to the file.
     """
     start = time.perf_counter()
-    policy = cell.policy()
-    log.info("cell %s: %s", cell.stem, policy.describe())
     if instances is None:
         instances = _instances(cell)
+    result = _simulate_cell(cell, instances, rewards, calibrated)
+    policy = cell.policy(calibrated)
     reward_seeds = _reward_seeds(cell)
-    rngs = [
-        noise_generator(cell.root_seed, cell.experiment, cell.panel, cell.algorithm, i)
-        for i in range(cell.trials)
-    ]
-    cps = checkpoint_rounds(cell.T, cell.checkpoints)
-
-    def progress(done: int, total: int, seconds: float) -> None:
-        log.info("  trials %d/%d done (%.1f s)", done, total, seconds)
-
-    result = simulate(
-        policy, instances, reward_seeds, rngs, cps, progress=progress, rewards=rewards
-    )
+    cps = result.checkpoints
     L = float(np.max(instances.L))
     settings = {**cell.as_dict(), "n_trials": cell.trials, "private": policy.private}
     metadata = {
@@ -103,12 +239,14 @@ def run_cell(cell: Cell, out: str | Path, instances=None, rewards=None) -> dict:
             "root_seed": cell.root_seed,
             "noise_stream": "SeedSequence(root_seed, spawn_key=(h(experiment), h(panel), "
             "h(algorithm), trial)), h = first 4 bytes of SHA-256",
+            "noise_panel": cell.seed_panel,
             "noise_spawn_key_trial0": list(
-                noise_spawn_key(cell.experiment, cell.panel, cell.algorithm, 0)
+                noise_spawn_key(cell.experiment, cell.seed_panel, cell.algorithm, 0)
             ),
             "instance_seed": cell.instance_seed,
             "reward_seeds": reward_seeds,
         },
+        "calibrated": {cid: float(calibrated[cid]) for cid in cell.calibration_ids},
         "constants": policy.constants(L),
         "quirks": policy.quirks.as_dict(),
         "conditions": [{"condition": c, "holds": bool(ok)} for c, ok in policy.conditions()],
@@ -116,4 +254,5 @@ def run_cell(cell: Cell, out: str | Path, instances=None, rewards=None) -> dict:
     }
     write_result(out, result_table(settings, result), metadata)
     log.info("wrote %s (%.1f s)", out, time.perf_counter() - start)
-    return metadata
+    # not in the file (its bytes must not depend on the machine): returned for the timing table
+    return {**metadata, "seconds": result.seconds}

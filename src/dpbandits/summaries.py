@@ -31,16 +31,31 @@ def curve_stats(df: pd.DataFrame, metric: str = "regret_realized") -> pd.DataFra
     return out
 
 
-def final_regret_table(df: pd.DataFrame) -> pd.DataFrame:
+def final_regret_table(df: pd.DataFrame, timings: pd.DataFrame | None = None) -> pd.DataFrame:
     """One row per (figure, panel, configuration, series) with regret at the horizon.
+
+    Parameters
+    ----------
+    df : DataFrame
+        Results (parquet layout).
+    timings : DataFrame, optional
+        Wall seconds per ``configuration, panel, series`` (the simulation jobs' timing tables);
+        adds a column ``wall_seconds``.
 
     Returns
     -------
     DataFrame
         Columns ``figure, panel, configuration, algorithm, epsilon, d, n_trials,
-        mean_realized, std_realized, se_realized, mean_pseudo, std_pseudo, se_pseudo,
-        algorithm_id``; ``algorithm`` is the series label, ``panel`` the panel letter.
+        mean_realized, std_realized, se_realized, median_realized, mean_pseudo, std_pseudo,
+        se_pseudo, median_pseudo, algorithm_id`` (and ``wall_seconds``); ``algorithm`` is the
+        series label, ``panel`` the panel letter.
     """
+    seconds = {}
+    if timings is not None:
+        seconds = {
+            (r.configuration, r.panel, r.series): float(r.seconds)
+            for r in timings.itertuples(index=False)
+        }
     last = df[df["t"] == df["T"]]
     rows = []
     keys = ["figure", "panel", "configuration", "series"]
@@ -62,9 +77,12 @@ def final_regret_table(df: pd.DataFrame) -> pd.DataFrame:
                     f"mean_{short}": float(x.mean()),
                     f"std_{short}": sd,
                     f"se_{short}": sd / np.sqrt(len(x)),
+                    f"median_{short}": float(np.median(x)),
                 }
             )
         row["algorithm_id"] = grp["algorithm"].iat[0]
+        if timings is not None:
+            row["wall_seconds"] = seconds.get((conf, panel, series), float("nan"))
         rows.append(row)
     return pd.DataFrame(rows)
 

@@ -24,10 +24,13 @@ log = logging.getLogger("dpbandits")
 
 VERDICT_NOTE = (
     "Verdicts (spec 003 §7.3): for 'A below B', D_i = R_i^A - R_i^B on instance i (common random "
-    "numbers); PASS if mean(D) + 1.96 SE < 0, WEAK if mean(D) < 0 but the 95 % interval "
-    "contains 0, "
-    "FAIL otherwise (SE = sd(D, ddof=1)/sqrt(n)). curve_below: the mean curve of A is below B's at "
-    "every t in {T/10, 3T/20, ..., T}. 'between' is the curve-level conjunction per panel."
+    "numbers); PASS if mean(D) + q SE < 0, WEAK if mean(D) < 0 but the 95 % interval "
+    "contains 0, FAIL otherwise (SE = sd(D, ddof=1)/sqrt(n); q = 1.96, or the Student-t "
+    "quantile for claims with interval t). Ratio checks: PASS if the delta-method interval of "
+    "mean(A)/mean(B) lies in the stated range, WEAK if only the ratio does. curve_below: the mean "
+    "curve of A is below B's at every t in {T/10, 3T/20, ..., T}. 'between' is the curve-level "
+    "conjunction per panel. Matrix metric 'combined': the common verdict of realized and "
+    "pseudo-regret, INCONCLUSIVE where they differ."
 )
 
 
@@ -48,6 +51,7 @@ def write_experiment_tables(
     claims_file: str,
     claims_schema: str,
     outputs: dict[str, str],
+    timings: list[str] | None = None,
 ) -> None:
     """Compute and write every table of one experiment.
 
@@ -61,21 +65,26 @@ def write_experiment_tables(
     outputs : dict
         Paths keyed ``final``, ``final_md``, ``claims``, ``claims_md``, ``matrix_md``,
         ``metrics``, ``metrics_md``.
+    timings : list of str, optional
+        Timing tables of the simulation jobs (wall seconds per series; see
+        :func:`dpbandits.pipeline.write_timings`).
     """
+    timing = pd.concat([pd.read_csv(p) for p in timings]) if timings else None
     cell_objs = [Cell.from_dict(c) for c in cells]
     df = read_results([c.path for c in cell_objs])
     log.info("%s: %d rows from %d files", experiment, len(df), len(cell_objs))
-    final = final_regret_table(df)
+    final = final_regret_table(df, timing)
     write_table(
         final,
         outputs["final"],
         outputs["final_md"],
         title=f"{experiment}: regret at the horizon",
         note="std over instances with ddof = 0 (as the figures' band); se = std / sqrt(n_trials). "
-        "`algorithm` is the series label; `algorithm_id` the policy.",
+        "`algorithm` is the series label; `algorithm_id` the policy. wall_seconds: the series' "
+        "simulation (all trials) on the machine that built it.",
     )
     claims = load_claims(claims_file, claims_schema)
-    results = evaluate_orderings(claims, df)
+    results = evaluate_orderings(claims, df, timing)
     write_table(
         results,
         outputs["claims"],
@@ -84,8 +93,8 @@ def write_experiment_tables(
         note=VERDICT_NOTE,
     )
     matrix = pd.concat(
-        [verdict_matrix(results, m).assign(metric=m) for m in ("realized", "pseudo")]
-    )
+        [verdict_matrix(results, m).assign(metric=m) for m in ("realized", "pseudo", "combined")]
+    ).fillna("")
     write_table(
         matrix,
         outputs["matrix"],

@@ -39,6 +39,30 @@ BENCH = RESULTS.replace("results", "benchmarks", 1)
 FIGURES = {fig.id: fig for exp in EXPERIMENTS.values() for fig in exp.figures}
 
 
+def cells_of(name, conf):
+    """Params function: the cells of one (panel, configuration) of experiment ``name``."""
+    groups = EXPERIMENTS[name].groups()
+
+    def cells(wildcards):
+        key = (wildcards.panel, conf)
+        if key not in groups:
+            raise WorkflowError(
+                f"{name}: no panel/configuration {key} in config/experiments/"
+            )
+        return [cell.as_dict() for cell in groups[key]]
+
+    return cells
+
+
+def calibration_inputs(name, conf):
+    """Calibration tables that the cells of a configuration take values from."""
+    exp = EXPERIMENTS[name]
+    ids = {
+        cid for c in exp.cells if c.configuration == conf for cid in c.calibration_ids
+    }
+    return sorted(exp.calibration(cid).path for cid in ids)
+
+
 def figure_outputs(fig):
     """Files one notebook execution writes: every image (pdf, png) and the notebook itself."""
     out = {}

@@ -3,48 +3,64 @@
 # each job is a process with ~1 s of start-up; see README "Design notes".)
 
 
-def cells_of(name):
-    """Params function: the cells of one (panel, configuration) of experiment ``name``."""
-    groups = EXPERIMENTS[name].groups()
-
-    def cells(wildcards):
-        key = (wildcards.panel, wildcards.configuration)
-        if key not in groups:
-            raise WorkflowError(
-                f"{name}: no panel/configuration {key} in config/experiments/"
-            )
-        return [cell.as_dict() for cell in groups[key]]
-
-    return cells
-
-
 for _name, _exp in EXPERIMENTS.items():
+    for _conf in _exp.data["configurations"]:
 
-    rule:
-        name:
-            f"{_name}_simulate"
-        output:
-            [
-                f"{RESULTS}/sim/{_name}/{{panel}}/{{configuration}}/{s}.parquet"
-                for s in _exp.series
-            ],
-        log:
-            f"{LOGS}/sim/{_name}/{{panel}}/{{configuration}}.log",
-        benchmark:
-            f"{BENCH}/sim/{_name}/{{panel}}/{{configuration}}.tsv"
-        wildcard_constraints:
-            panel="[a-z0-9_]+",
-            configuration="[a-z0-9]+",
-        conda:
-            CONDA_ENV
-        threads: 1
-        resources:
-            mem_mb=2048,
-            runtime=30,
-        params:
-            cells=cells_of(_name),
-        script:
-            "../scripts/simulate.py"
+        rule:
+            name:
+                f"{_name}_simulate_{_conf}"
+            input:
+                calibrations=calibration_inputs(_name, _conf),
+            output:
+                parquet=[
+                    f"{RESULTS}/sim/{_name}/{{panel}}/{_conf}/{s}.parquet"
+                    for s in _exp.configuration_series(_conf)
+                ],
+                timing=f"{RESULTS}/timing/{_name}/{{panel}}/{_conf}.csv",
+            log:
+                f"{LOGS}/sim/{_name}/{{panel}}/{_conf}.log",
+            benchmark:
+                f"{BENCH}/sim/{_name}/{{panel}}/{_conf}.tsv"
+            wildcard_constraints:
+                panel="[a-z0-9_]+",
+            conda:
+                CONDA_ENV
+            threads: 1
+            resources:
+                mem_mb=2048,
+                runtime=30,
+            params:
+                cells=cells_of(_name, _conf),
+            script:
+                "../scripts/simulate.py"
+
+
+# Calibrations (grid searches of one option on trials disjoint from the evaluation trials).
+for _name, _exp in EXPERIMENTS.items():
+    for _cal in _exp.calibrations:
+
+        rule:
+            name:
+                f"{_name}_calibrate_{_cal.id}"
+            output:
+                _cal.path,
+            log:
+                f"{LOGS}/calibration/{_name}/{_cal.id}.log",
+            benchmark:
+                f"{BENCH}/calibration/{_name}/{_cal.id}.tsv"
+            conda:
+                CONDA_ENV
+            threads: 1
+            resources:
+                mem_mb=2048,
+                runtime=30,
+            params:
+                experiment=_name,
+                calibration=_cal.id,
+                config_file=f"config/experiments/{_name}.yaml",
+                schema=f"{SCHEMAS}/experiment.schema.yaml",
+            script:
+                "../scripts/calibrate.py"
 
 
 # Horizon sweeps of the rate audit: one job per (experiment, sweep, schedule), all epsilon and T.
@@ -55,8 +71,17 @@ for _name, _exp in EXPERIMENTS.items():
             rule:
                 name:
                     f"{_name}_sweep_{_sweep.id}_{_sched}"
+                input:
+                    calibrations=sorted(
+                        {
+                            EXPERIMENTS[_name].calibration(cid).path
+                            for c in _sweep.cells_of(_sched)
+                            for cid in c.calibration_ids
+                        }
+                    ),
                 output:
-                    [c.path for c in _sweep.cells_of(_sched)],
+                    parquet=[c.path for c in _sweep.cells_of(_sched)],
+                    timing=f"{RESULTS}/timing/{_name}/{_sweep.id}/{_sched}.csv",
                 log:
                     f"{LOGS}/sim/{_name}/{_sweep.id}/{_sched}.log",
                 benchmark:

@@ -6,7 +6,7 @@
 import pandas as pd
 
 from dpbandits.audit.report import claim_overview, write_index
-from dpbandits.claims import load_claims
+from dpbandits.claims import load_registry
 from dpbandits.joblog import job_log
 
 with job_log(snakemake.log[0]):
@@ -17,13 +17,15 @@ with job_log(snakemake.log[0]):
         o = pd.read_csv(exp["orderings"]).assign(experiment=exp["name"])
         rates.append(r)
         orderings.append(o)
-        claims = load_claims(exp["claims"], p.claims_schema)
+        registry = load_registry(exp["claims"], p.claims_schema)
         pages.append(
             {
                 "experiment": exp["name"],
                 "title": exp["title"],
                 "page": exp["page"],
-                "overview": claim_overview(claims, r, o, exp["primary"]),
+                "overview": claim_overview(
+                    registry["claims"], r, o, exp["primary"], registry["verdict_metric"]
+                ),
             }
         )
     pd.concat(rates, ignore_index=True).to_csv(snakemake.output.rates, index=False)

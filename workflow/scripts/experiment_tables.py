@@ -13,4 +13,5 @@ with job_log(snakemake.log[0]):
         claims_file=snakemake.input.claims,
         claims_schema=snakemake.params.claims_schema,
         outputs=dict(snakemake.output),
+        timings=list(snakemake.input.timings),
     )

@@ -1,15 +1,20 @@
-"""Snakemake job: simulate the cells of one (panel, configuration), one parquet file per series."""
+"""Snakemake job: simulate the cells of one (panel, configuration), one parquet file per series,
+and a timing table (wall seconds per series; kept out of the parquet files, which are
+byte-reproducible)."""
 
 # `snakemake` is injected by Snakemake's script directive.
 # ruff: noqa: F821
 
 from dpbandits.config import Cell
 from dpbandits.joblog import job_log
-from dpbandits.pipeline import run_cells
+from dpbandits.pipeline import read_calibrations, run_cells, write_timings
 
 with job_log(snakemake.log[0]):
     cells = [Cell.from_dict(c) for c in snakemake.params.cells]
-    for cell, out in zip(cells, snakemake.output, strict=True):
+    outs = list(snakemake.output.parquet)
+    for cell, out in zip(cells, outs, strict=True):
         if cell.path != out:
             raise RuntimeError(f"output {out} does not belong to cell {cell.stem}")
-    run_cells(cells, list(snakemake.output))
+    calibrated = read_calibrations(snakemake.input.calibrations)
+    seconds = run_cells(cells, outs, calibrated)
+    write_timings(cells, seconds, snakemake.output.timing)

@@ -15,8 +15,23 @@ Check types (``audit.check`` of a claim):
     as ``decreasing`` for the gap ``R^A - R^baseline``.
 ``summary``
     the weakest verdict among the claims listed in ``of``.
+``ratio``
+    ``low <= mean(a)/mean(b) <= high`` for each of ``b`` in each of ``panels``
+    (:func:`~dpbandits.audit.ordering.ratio_within`); with ``faster: true`` also the wall time of
+    ``a``'s simulation below ``b``'s (from the jobs' timing files).
+``mean_above``
+    ``a`` above each of ``b``: the paired statistic of "b below a".
+``metric_at_least``
+    for each of ``series``, the mean over instances of the recorded ``metric`` at the horizon is
+    at least ``threshold`` (:func:`~dpbandits.audit.ordering.mean_at_least`; the regret metric
+    plays no role, the rows are repeated under both).
+``mean_order``
+    ``series`` listed in increasing final regret: each consecutive pair as ``below``.
 
-Every check is evaluated per configuration and per metric (realized and pseudo-regret).
+Every check is evaluated per configuration (those listed under ``configurations``, default all)
+and per metric (realized and pseudo-regret); ``interval: t`` uses the Student-t quantile instead
+of 1.96. :func:`verdict_matrix` adds a ``combined`` metric: the common verdict where realized
+and pseudo-regret agree, ``INCONCLUSIVE`` where they differ (spec 000 §5.2).
 """
 
 from __future__ import annotations
@@ -24,11 +39,29 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from .ordering import curve_below, curve_checkpoints, paired_below, worst
+from .ordering import (
+    curve_below,
+    curve_checkpoints,
+    mean_at_least,
+    paired_below,
+    quantile,
+    ratio_within,
+    worst,
+)
 
 METRICS = {"regret_realized": "realized", "regret_pseudo": "pseudo"}
 #: Checks evaluated on figure data (sweep checks are in :mod:`.rates`).
-FIGURE_CHECKS = ("below", "between", "decreasing", "gap_decreasing", "summary")
+FIGURE_CHECKS = (
+    "below",
+    "between",
+    "decreasing",
+    "gap_decreasing",
+    "summary",
+    "ratio",
+    "mean_above",
+    "metric_at_least",
+    "mean_order",
+)
 COLUMNS = [
     "configuration",
     "claim_id",
@@ -36,6 +69,7 @@ COLUMNS = [
     "panels",
     "comparison",
     "metric",
+    "statistic",
     "n",
     "mean_diff",
     "se_diff",
@@ -49,8 +83,12 @@ COLUMNS = [
 class _Data:
     """Per-(configuration, panel, series) final values and mean curves."""
 
-    def __init__(self, df: pd.DataFrame):
+    def __init__(self, df: pd.DataFrame, timings: pd.DataFrame | None = None):
         self.df = df
+        self.timing = {}
+        if timings is not None:
+            for row in timings.itertuples(index=False):
+                self.timing[row.configuration, row.panel, row.series] = float(row.seconds)
         self.final = {}
         self.curve = {}
         self.instances = {}
@@ -72,11 +110,28 @@ class _Data:
     def has(self, conf, panel, series) -> bool:
         return (conf, panel, series) in self.final
 
+    def seconds(self, conf, panel, series) -> float:
+        """Wall time of the series' simulation (NaN when no timing is known)."""
+        return self.timing.get((conf, panel, series), float("nan"))
+
     def finals(self, conf, panel, series, metric) -> np.ndarray:
         return self.final[conf, panel, series][metric].to_numpy()
 
     def mean_curve(self, conf, panel, series, metric) -> np.ndarray:
         return self.curve[conf, panel, series][metric].mean().to_numpy()
+
+
+STATISTIC = {
+    "below": "paired difference a - b",
+    "between": "paired difference lower - upper",
+    "decreasing": "paired difference later - earlier panel",
+    "gap_decreasing": "paired difference of gaps, later - earlier panel",
+    "ratio": "ratio of means a / b",
+    "mean_above": "paired difference b - a",
+    "metric_at_least": "mean of the metric at T",
+    "mean_order": "paired difference, consecutive series",
+    "summary": "",
+}
 
 
 def _row(conf, cid, check, panels, comparison, metric, stat=None, verdict=None, curve=None):
@@ -88,6 +143,7 @@ def _row(conf, cid, check, panels, comparison, metric, stat=None, verdict=None, 
         panels=panels,
         comparison=comparison,
         metric=METRICS[metric],
+        statistic=STATISTIC[check],
         curve_below=curve,
     )
     if stat is not None:
@@ -122,8 +178,12 @@ def _evaluate_claim(claim, data, conf, metric, summaries) -> list[dict]:
     panels = a["panels"]
     needed = {
         "below": [a.get("a")] + list(a.get("b", [])),
+        "ratio": [a.get("a")] + list(a.get("b", [])),
+        "mean_above": [a.get("a")] + list(a.get("b", [])),
         "between": sorted({s for pair in a.get("pairs", []) for s in pair}),
         "decreasing": a.get("series", []),
+        "metric_at_least": a.get("series", []),
+        "mean_order": a.get("series", []),
         "gap_decreasing": list(a.get("series", [])) + [a.get("baseline")],
     }[check]
     missing = _missing(data, conf, panels, needed)
@@ -140,12 +200,58 @@ def _evaluate_claim(claim, data, conf, metric, summaries) -> list[dict]:
             )
         ]
     verdicts, curves = [], []
-    if check == "below":
+    interval = a.get("interval", "z")
+
+    def below(x, y):
+        return paired_below(x, y, quantile(x.size, interval))
+
+    if check in ("ratio", "mean_above"):
+        for p in panels:
+            fa = data.finals(conf, p, a["a"], metric)
+            for b in a["b"]:
+                fb = data.finals(conf, p, b, metric)
+                if check == "ratio":
+                    stat = ratio_within(fa, fb, a["low"], a["high"], quantile(fa.size, interval))
+                    label = f"{a['a']} / {b} in [{a['low']:g}, {a['high']:g}]"
+                else:
+                    stat = below(fb, fa)
+                    label = f"{a['a']} > {b}"
+                rows.append(_row(conf, cid, check, p, label, metric, stat))
+                verdicts.append(stat.verdict)
+                if a.get("faster"):
+                    sa, sb = data.seconds(conf, p, a["a"]), data.seconds(conf, p, b)
+                    ok = bool(sa < sb)  # False when a timing is missing (NaN)
+                    row = _row(
+                        conf,
+                        cid,
+                        check,
+                        p,
+                        f"wall time {a['a']} < {b} ({sa:.3g} s vs {sb:.3g} s)",
+                        metric,
+                        verdict="PASS" if ok else "FAIL",
+                    )
+                    row["statistic"] = "wall seconds a / b"
+                    row["mean_diff"] = sa / sb if sb > 0 else float("nan")
+                    rows.append(row)
+                    verdicts.append(row["verdict"])
+    elif check == "metric_at_least":
+        for p in panels:
+            for s in a["series"]:
+                x = data.finals(conf, p, s, a["metric"])
+                stat = mean_at_least(x, a["threshold"], quantile(x.size, interval))
+                label = f"{s}: mean {a['metric']} >= {a['threshold']:g}"
+                rows.append(_row(conf, cid, check, p, label, metric, stat))
+                verdicts.append(stat.verdict)
+    elif check == "mean_order":
+        for p in panels:
+            for lo, hi in zip(a["series"][:-1], a["series"][1:], strict=True):
+                stat = below(data.finals(conf, p, lo, metric), data.finals(conf, p, hi, metric))
+                rows.append(_row(conf, cid, check, p, f"{lo} < {hi}", metric, stat))
+                verdicts.append(stat.verdict)
+    elif check == "below":
         for p in panels:
             for b in a["b"]:
-                stat = paired_below(
-                    data.finals(conf, p, a["a"], metric), data.finals(conf, p, b, metric)
-                )
+                stat = below(data.finals(conf, p, a["a"], metric), data.finals(conf, p, b, metric))
                 curve = curve_below(
                     data.mean_curve(conf, p, a["a"], metric), data.mean_curve(conf, p, b, metric)
                 )
@@ -156,9 +262,7 @@ def _evaluate_claim(claim, data, conf, metric, summaries) -> list[dict]:
         for p in panels:
             panel_curves = []
             for lo, hi in a["pairs"]:
-                stat = paired_below(
-                    data.finals(conf, p, lo, metric), data.finals(conf, p, hi, metric)
-                )
+                stat = below(data.finals(conf, p, lo, metric), data.finals(conf, p, hi, metric))
                 curve = curve_below(
                     data.mean_curve(conf, p, lo, metric), data.mean_curve(conf, p, hi, metric)
                 )
@@ -193,7 +297,7 @@ def _evaluate_claim(claim, data, conf, metric, summaries) -> list[dict]:
                     label = f"gap({s} - {base}): {q} < {p}"
                 else:
                     label = f"{s}: {q} < {p}"
-                stat = paired_below(later, earlier)
+                stat = below(later, earlier)
                 rows.append(_row(conf, cid, check, f"{p},{q}", label, metric, stat))
                 verdicts.append(stat.verdict)
     summary = worst(verdicts)
@@ -213,7 +317,9 @@ def _evaluate_claim(claim, data, conf, metric, summaries) -> list[dict]:
     return rows
 
 
-def evaluate_orderings(claims: list[dict], df: pd.DataFrame) -> pd.DataFrame:
+def evaluate_orderings(
+    claims: list[dict], df: pd.DataFrame, timings: pd.DataFrame | None = None
+) -> pd.DataFrame:
     """Evaluate every ordering claim for every configuration present in ``df``.
 
     Parameters
@@ -223,6 +329,8 @@ def evaluate_orderings(claims: list[dict], df: pd.DataFrame) -> pd.DataFrame:
         check (:data:`FIGURE_CHECKS`) are evaluated.
     df : DataFrame
         Results of the claims' experiment (all panels and configurations).
+    timings : DataFrame, optional
+        Wall seconds per ``configuration, panel, series`` (for ``faster`` ratio checks).
 
     Returns
     -------
@@ -230,7 +338,7 @@ def evaluate_orderings(claims: list[dict], df: pd.DataFrame) -> pd.DataFrame:
         One row per comparison and one summary row (``comparison == "all"``) per claim,
         configuration and metric; columns :data:`COLUMNS`.
     """
-    data = _Data(df)
+    data = _Data(df, timings)
     orderings = [c for c in claims if c["audit"].get("check") in FIGURE_CHECKS]
     # summaries last, so that the claims they combine are evaluated first
     orderings.sort(key=lambda c: c["audit"]["check"] == "summary")
@@ -238,12 +346,22 @@ def evaluate_orderings(claims: list[dict], df: pd.DataFrame) -> pd.DataFrame:
     for conf in df["configuration"].drop_duplicates():
         for metric in METRICS:
             for claim in orderings:
-                rows.extend(_evaluate_claim(claim, data, conf, metric, summaries))
+                if conf in claim["audit"].get("configurations", [conf]):
+                    rows.extend(_evaluate_claim(claim, data, conf, metric, summaries))
     return pd.DataFrame(rows, columns=COLUMNS)
 
 
 def verdict_matrix(results: pd.DataFrame, metric: str = "realized") -> pd.DataFrame:
-    """Summary verdicts as a claim x configuration matrix."""
+    """Summary verdicts as a claim x configuration matrix.
+
+    ``metric`` is ``realized``, ``pseudo`` or ``combined`` (the common verdict of the two where
+    they agree, ``INCONCLUSIVE`` where they differ).
+    """
+    if metric == "combined":
+        r = verdict_matrix(results, "realized").set_index("claim_id")
+        p = verdict_matrix(results, "pseudo").set_index("claim_id").reindex_like(r)
+        out = r.where(r == p, "INCONCLUSIVE").where(r.notna() | p.notna())
+        return out.reset_index()
     s = results[(results["comparison"].str.startswith("all")) & (results["metric"] == metric)]
     s = s[~s["comparison"].str.contains("curve level")]
     m = s.pivot_table(

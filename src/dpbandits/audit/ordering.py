@@ -1,9 +1,16 @@
-"""Paired ordering statistics (spec 003 §7.3).
+"""Paired ordering statistics (spec 003 §7.3, spec 000 §5.7).
 
 For a claim "A below B" on instances ``i = 1..n`` with common random numbers,
-``D_i = R_i^A - R_i^B``; the verdict is **PASS** if the upper end of ``mean(D) +/- 1.96 SE``
+``D_i = R_i^A - R_i^B``; the verdict is **PASS** if the upper end of ``mean(D) +/- q SE``
 is below 0, **WEAK** if ``mean(D) < 0`` but the interval contains 0, **FAIL** otherwise, with
-``SE = sd(D, ddof=1)/sqrt(n)``.
+``SE = sd(D, ddof=1)/sqrt(n)`` and ``q`` = 1.96 (spec 003) or the Student-t quantile with
+``n - 1`` degrees of freedom ("95 % t-interval", spec 000 §5.7).
+
+Two more statistics of the same PASS/WEAK/FAIL form:
+
+* :func:`ratio_within`: ``mean(A)/mean(B)`` in ``[low, high]``, with the delta-method interval
+  of a paired ratio of means, ``SE = sd(A_i - r B_i)/(sqrt(n) |mean(B)|)``;
+* :func:`mean_at_least`: ``mean(X) >= threshold`` with the interval of the mean.
 """
 
 from __future__ import annotations
@@ -11,6 +18,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass
 
 import numpy as np
+from scipy import stats
 
 VERDICTS = ("PASS", "WEAK", "FAIL")
 Z95 = 1.96
@@ -54,6 +62,58 @@ def paired_below(a: np.ndarray, b: np.ndarray, z: float = Z95) -> PairedStat:
     lo, hi = mean - z * se, mean + z * se
     verdict = "PASS" if hi < 0 else ("WEAK" if mean < 0 else "FAIL")
     return PairedStat(n, mean, se, lo, hi, verdict)
+
+
+def quantile(n: int, interval: str = "z") -> float:
+    """Two-sided 95 % quantile: 1.96 (``z``) or Student t with ``n - 1`` df (``t``)."""
+    if interval == "z":
+        return Z95
+    if interval == "t":
+        return float(stats.t.ppf(0.975, n - 1))
+    raise ValueError(f"interval must be 'z' or 't', got {interval!r}")
+
+
+def _verdict_within(point: float, lo: float, hi: float, low: float, high: float) -> str:
+    if low <= lo and hi <= high:
+        return "PASS"
+    return "WEAK" if low <= point <= high else "FAIL"
+
+
+def ratio_within(
+    a: np.ndarray, b: np.ndarray, low: float, high: float, z: float = Z95
+) -> PairedStat:
+    """Paired test of ``low <= mean(a)/mean(b) <= high`` (module docstring).
+
+    PASS if the whole interval ``r +/- z SE`` lies in ``[low, high]``, WEAK if only the point
+    estimate does, FAIL otherwise. ``mean`` of the result is the ratio ``r``.
+    """
+    a, b = np.asarray(a, float), np.asarray(b, float)
+    if a.shape != b.shape or a.ndim != 1 or a.size < 2:
+        raise ValueError(
+            f"need two paired 1-d samples of equal length >= 2, got {a.shape}, {b.shape}"
+        )
+    n = a.size
+    mb = float(b.mean())
+    if mb == 0:
+        return PairedStat(n, float("nan"), float("nan"), float("nan"), float("nan"), "FAIL")
+    r = float(a.mean()) / mb
+    se = float((a - r * b).std(ddof=1) / (np.sqrt(n) * abs(mb)))
+    lo, hi = r - z * se, r + z * se
+    return PairedStat(n, r, se, lo, hi, _verdict_within(r, lo, hi, low, high))
+
+
+def mean_at_least(x: np.ndarray, threshold: float, z: float = Z95) -> PairedStat:
+    """Test of ``mean(x) >= threshold``: PASS if the interval's lower end is, WEAK if only the
+    mean is, FAIL otherwise. ``mean`` of the result is ``mean(x)``."""
+    x = np.asarray(x, float)
+    if x.ndim != 1 or x.size < 2:
+        raise ValueError(f"need a 1-d sample of length >= 2, got shape {x.shape}")
+    n = x.size
+    m = float(x.mean())
+    se = float(x.std(ddof=1) / np.sqrt(n))
+    lo, hi = m - z * se, m + z * se
+    verdict = "PASS" if lo >= threshold else ("WEAK" if m >= threshold else "FAIL")
+    return PairedStat(n, m, se, lo, hi, verdict)
 
 
 def worst(verdicts) -> str:

@@ -4,13 +4,12 @@ from __future__ import annotations
 
 import shutil
 from concurrent.futures import ProcessPoolExecutor
-from fractions import Fraction
 from multiprocessing import get_context
 
 import pandas as pd
 
 from ..plotting import CYCLE, close, footnote, plt, rate_panel, save
-from .rates import FINITE_T_CAVEAT, eps_gap, fit_exponent, level_matrix
+from .rates import FINITE_T_CAVEAT, d_matrix, eps_gap, fit_exponent, level_matrix
 
 
 def signature(claim: dict) -> tuple:
@@ -18,51 +17,66 @@ def signature(claim: dict) -> tuple:
     a = claim["audit"]
     return (
         a["check"],
+        a["sweep"],
         tuple(a["schedules"]),
         tuple(a.get("fit", ())),
+        a.get("eps_fit", "gap"),
         claim["T_exp"],
         claim["eps_exp"],
+        claim["d_exp"] if "d" in a.get("fit", ()) else None,
+        claim.get("eps_exp_literal"),
         a.get("lower"),
         a.get("upper"),
     )
 
 
+def _fixed(text) -> dict:
+    """``"epsilon=1, d=5"`` -> ``{"epsilon": 1.0, "d": 5}`` (``T=...`` too)."""
+    out = {}
+    for part in (text if isinstance(text, str) else "").split(","):
+        if "=" in part:
+            k, v = part.strip().split("=")
+            out[k] = int(v) if k in ("d", "T") else float(v)
+    return out
+
+
+#: Panels of a slope figure: the fit variable, its axis label and how to get (levels, values).
+_VARIABLES = ("T", "1/epsilon", "d")
+
+
 def _render(task) -> None:
     members, claim, rows, finals, baseline, verdict, files = task
     audit = claim["audit"]
+    finals = finals[finals["sweep"] == audit["sweep"]]
     if audit["check"] == "slope":
-        has_eps = (rows["variable"] == "1/epsilon").any()
-        ncols = 2 if has_eps else 1
+        ref = None if audit.get("eps_fit", "gap") == "regret" else baseline
+        present = [v for v in _VARIABLES if (rows["variable"] == v).any()]
+        ncols = max(1, len(present))
         fig, axes = plt.subplots(1, ncols, figsize=(5.5 * ncols, 4.2), squeeze=False)
-        ax = axes[0][0]
-        for k, r in enumerate(rows[rows["variable"] == "T"].itertuples()):
-            fixed = r.fixed if isinstance(r.fixed, str) else ""
-            eps = float(fixed.split("=")[1]) if fixed else None
-            x, Y = level_matrix(finals, r.schedule, eps)
-            label = f"{r.schedule} {fixed.replace('epsilon', 'eps')}: {r.slope:.2f}"
-            rate_panel(ax, x, Y, r.slope, r.intercept, r.claimed, label, CYCLE[k % len(CYCLE)])
-        ax.set_xlabel("horizon T")
-        ax.set_ylabel("mean final pseudo-regret")
-        ax.set_title(f"T-exponent (claimed {claim['T_exp']}, dashed)")
-        ax.legend(fontsize=7)
-        if has_eps:
-            ax = axes[0][1]
-            for k, r in enumerate(rows[rows["variable"] == "1/epsilon"].itertuples()):
-                e, gap, _ = eps_gap(finals, r.schedule, baseline)
-                rate_panel(
-                    ax,
-                    1.0 / e,
-                    gap,
-                    r.slope,
-                    r.intercept,
-                    r.claimed,
-                    f"{r.schedule}: {r.slope:.2f}",
-                    CYCLE[k % len(CYCLE)],
-                )
-            claimed = -float(Fraction(claim["eps_exp"]))
-            ax.set_xlabel("1/epsilon")
-            ax.set_ylabel(f"privacy cost (regret - LinUCB) at {rows['fixed'].iloc[-1]}")
-            ax.set_title(f"1/epsilon-exponent (claimed {claimed:g}, dashed)")
+        for ax, var in zip(axes[0], present, strict=False):
+            for k, r in enumerate(rows[rows["variable"] == var].itertuples()):
+                fx = _fixed(r.fixed)
+                if var == "T":
+                    x, Y = level_matrix(finals, r.schedule, fx.get("epsilon"), fx.get("d"))
+                elif var == "1/epsilon":
+                    e, Y, _ = eps_gap(finals, r.schedule, ref, fx.get("d"))
+                    x = 1.0 / e
+                else:
+                    x, Y, _ = d_matrix(finals, r.schedule, fx.get("epsilon"))
+                fixed = r.fixed if isinstance(r.fixed, str) else ""
+                label = f"{r.schedule} {fixed.replace('epsilon', 'eps')}: {r.slope:.2f}"
+                rate_panel(ax, x, Y, r.slope, r.intercept, r.claimed, label, CYCLE[k % len(CYCLE)])
+            claimed = rows.loc[rows["variable"] == var, "claimed"].iloc[0]
+            title = f"{var}-exponent (claimed {claimed:g}, dashed)"
+            literal = rows[rows["variable"] == f"{var} [literal]"]
+            if len(literal):
+                title += f"; literal reading {literal['claimed'].iloc[0]:g}"
+            ax.set_title(title, fontsize=9)
+            ax.set_xlabel({"T": "horizon T", "1/epsilon": "1/epsilon", "d": "dimension d"}[var])
+            if var == "1/epsilon" and ref is not None:
+                ax.set_ylabel(f"privacy cost (regret - {ref}) at the largest T")
+            else:
+                ax.set_ylabel("mean final pseudo-regret")
             ax.legend(fontsize=7)
     else:  # slope_between: the compared schedules at each epsilon
         eps_levels = sorted(

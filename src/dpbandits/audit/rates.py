@@ -7,9 +7,14 @@ percentile interval of the same slope over bootstrap resamples of the *instances
 resampled together across levels).
 
 The epsilon fit uses the privacy cost ``gap_j = mean_i (R_ij^A - R_i^LinUCB)`` at the largest
-horizon. A claim ``regret = O(epsilon^e)`` with ``e < 0`` says the cost grows like
-``(1/epsilon)^{-e}``; the audit fits the exponent of ``1/epsilon`` (minus the slope in
-``epsilon``) so that "larger than claimed" means "worse than claimed" for both fits.
+horizon (``eps_fit: gap``, the default), or the regret itself (``eps_fit: regret``, for claims
+whose bound is the whole regret). A claim ``regret = O(epsilon^e)`` with ``e < 0`` says the cost
+grows like ``(1/epsilon)^{-e}``; the audit fits the exponent of ``1/epsilon`` (minus the slope in
+``epsilon``) so that "larger than claimed" means "worse than claimed" for both fits. Where the
+registry gives a literal reading of the epsilon exponent (``eps_exp_literal``), the same fit is
+also compared with it in an extra row (``variable`` ends in ``[literal]``) that does not enter the
+claim's summary verdict. The ``d`` fit is the slope of the final regret in ``d`` at the largest
+horizon, per epsilon (sweeps over several dimensions).
 
 Verdicts (``tol`` = configured tolerance):
 
@@ -154,30 +159,55 @@ def combine(verdicts) -> str:
 def final_values(df: pd.DataFrame, metric: str = "regret_pseudo") -> pd.DataFrame:
     """Per-instance value at the horizon of every sweep cell.
 
-    Columns ``sweep, series, epsilon, T, trial, value`` (``sweep`` is the cell's ``figure``).
+    Columns ``sweep, series, epsilon, d, T, trial, value`` (``sweep`` is the cell's ``figure``).
     """
     last = df[df["t"] == df["T"]]
-    cols = ["figure", "series", "epsilon", "T", "trial", metric]
+    cols = ["figure", "series", "epsilon", "d", "T", "trial", metric]
     return last[cols].rename(columns={metric: "value", "figure": "sweep"})
 
 
-def level_matrix(finals: pd.DataFrame, series: str, eps) -> tuple[np.ndarray, np.ndarray]:
-    """Horizons and the (instances x horizons) final values of one schedule at one epsilon."""
-    sel = finals[finals["series"] == series]
-    sel = sel[sel["epsilon"].isna()] if eps is None else sel[np.isclose(sel["epsilon"], eps)]
+def _at_eps(sel: pd.DataFrame, eps) -> pd.DataFrame:
+    return sel[sel["epsilon"].isna()] if eps is None else sel[np.isclose(sel["epsilon"], eps)]
+
+
+def level_matrix(
+    finals: pd.DataFrame, series: str, eps, d: int | None = None
+) -> tuple[np.ndarray, np.ndarray]:
+    """Horizons and the (instances x horizons) final values of one schedule at one epsilon
+    (and one dimension ``d``, when the sweep has several)."""
+    sel = _at_eps(finals[finals["series"] == series], eps)
+    if d is not None:
+        sel = sel[sel["d"] == d]
     wide = sel.pivot(index="trial", columns="T", values="value").sort_index(axis=1)
     return wide.columns.to_numpy(dtype=float), wide.to_numpy()
 
 
-def eps_gap(finals: pd.DataFrame, series: str, baseline: str) -> tuple[np.ndarray, np.ndarray, int]:
-    """Epsilon levels and the (instances x epsilon) privacy cost at the largest horizon."""
+def eps_gap(
+    finals: pd.DataFrame, series: str, baseline: str | None, d: int | None = None
+) -> tuple[np.ndarray, np.ndarray, int]:
+    """Epsilon levels and the (instances x epsilon) privacy cost at the largest horizon.
+
+    With ``baseline=None`` the regret itself instead of the gap to the baseline schedule.
+    """
+    if d is not None:
+        finals = finals[finals["d"] == d]
     Tmax = int(finals["T"].max())
     at = finals[finals["T"] == Tmax]
-    base = at[at["series"] == baseline].set_index("trial")["value"].sort_index()
     sel = at[at["series"] == series]
     wide = sel.pivot(index="trial", columns="epsilon", values="value").sort_index(axis=1)
-    gap = wide.to_numpy() - base.loc[wide.index].to_numpy()[:, None]
-    return wide.columns.to_numpy(dtype=float), gap, Tmax
+    values = wide.to_numpy()
+    if baseline is not None:
+        base = at[at["series"] == baseline].set_index("trial")["value"].sort_index()
+        values = values - base.loc[wide.index].to_numpy()[:, None]
+    return wide.columns.to_numpy(dtype=float), values, Tmax
+
+
+def d_matrix(finals: pd.DataFrame, series: str, eps) -> tuple[np.ndarray, np.ndarray, int]:
+    """Dimensions and the (instances x d) final values at the largest horizon and one epsilon."""
+    Tmax = int(finals["T"].max())
+    sel = _at_eps(finals[(finals["series"] == series) & (finals["T"] == Tmax)], eps)
+    wide = sel.pivot(index="trial", columns="d", values="value").sort_index(axis=1)
+    return wide.columns.to_numpy(dtype=float), wide.to_numpy(), Tmax
 
 
 def _frac(text) -> float | None:
@@ -233,48 +263,57 @@ def evaluate_rate_claims(
             "check": check,
         }
         verdicts = []
+        add = _Adder(rows, verdicts, base, claim["direction"], tol)
+
         if check == "slope":
             for sched in audit["schedules"]:
-                eps_levels = sorted(
-                    finals.loc[finals["series"] == sched, "epsilon"].dropna().unique()
-                )
+                mine = finals[finals["series"] == sched]
+                eps_levels = sorted(mine["epsilon"].dropna().unique())
+                dims = sorted(int(d) for d in mine["d"].unique())
+                several_d = len(dims) > 1
+
+                def where(eps, d, _several=several_d):
+                    parts = [] if eps is None else [f"epsilon={eps:g}"]
+                    return ", ".join(parts + ([f"d={d}"] if _several else []))
+
                 if "T" in audit["fit"] and claim["T_exp"] is not None:
                     claimed = _frac(claim["T_exp"])
-                    for eps in eps_levels or [None]:
-                        x, Y = level_matrix(finals, sched, eps)
-                        fit = fit_exponent(x, Y, n_boot, seed)
-                        v = verdict(fit, claimed, claim["direction"], tol)
-                        verdicts.append(v)
-                        rows.append(
-                            {
-                                **base,
-                                "schedule": sched,
-                                "variable": "T",
-                                "fixed": "" if eps is None else f"epsilon={eps:g}",
-                                **fit.as_dict(),
-                                "claimed": claimed,
-                                "tolerance": tol,
-                                "verdict": v,
-                            }
-                        )
-                if "epsilon" in audit["fit"] and claim["eps_exp"] is not None and eps_levels:
+                    for d in dims:
+                        for eps in eps_levels or [None]:
+                            x, Y = level_matrix(finals, sched, eps, d)
+                            if len(x) < 2:
+                                continue
+                            add(
+                                sched, "T", where(eps, d), fit_exponent(x, Y, n_boot, seed), claimed
+                            )
+                if (
+                    "epsilon" in audit["fit"]
+                    and claim["eps_exp"] is not None
+                    and len(eps_levels) > 1
+                ):
                     claimed = -_frac(claim["eps_exp"])  # exponent of 1/epsilon
-                    e, gap, _ = eps_gap(finals, sched, baseline)
-                    fit = fit_exponent(1.0 / e, gap, n_boot, seed)
-                    v = verdict(fit, claimed, claim["direction"], tol)
-                    verdicts.append(v)
-                    rows.append(
-                        {
-                            **base,
-                            "schedule": sched,
-                            "variable": "1/epsilon",
-                            "fixed": f"T={int(finals['T'].max())}",
-                            **fit.as_dict(),
-                            "claimed": claimed,
-                            "tolerance": tol,
-                            "verdict": v,
-                        }
-                    )
+                    literal = claim.get("eps_exp_literal")
+                    ref = None if audit.get("eps_fit", "gap") == "regret" else baseline
+                    for d in dims:
+                        e, Y, Tmax = eps_gap(finals, sched, ref, d)
+                        fit = fit_exponent(1.0 / e, Y, n_boot, seed)
+                        fixed = f"T={Tmax}" + (f", d={d}" if several_d else "")
+                        add(sched, "1/epsilon", fixed, fit, claimed)
+                        if literal is not None and _frac(literal) != _frac(claim["eps_exp"]):
+                            add(
+                                sched,
+                                "1/epsilon [literal]",
+                                fixed,
+                                fit,
+                                -_frac(literal),
+                                counts=False,
+                            )
+                if "d" in audit["fit"] and claim["d_exp"] is not None and several_d:
+                    claimed = _frac(claim["d_exp"])
+                    for eps in eps_levels or [None]:
+                        x, Y, Tmax = d_matrix(finals, sched, eps)
+                        fixed = f"T={Tmax}" + ("" if eps is None else f", epsilon={eps:g}")
+                        add(sched, "d", fixed, fit_exponent(x, Y, n_boot, seed), claimed)
         else:  # slope_between: lower <= schedule <= upper in T, paired bootstrap of differences
             eps_levels = sorted(finals["epsilon"].dropna().unique())
             for sched in audit["schedules"]:
@@ -319,6 +358,31 @@ def evaluate_rate_claims(
     out = pd.DataFrame(rows, columns=RATE_COLUMNS)
     out["caveat"] = FINITE_T_CAVEAT
     return out
+
+
+class _Adder:
+    """Appends one fit row (and its verdict, unless ``counts=False``) for one claim."""
+
+    def __init__(self, rows, verdicts, base, direction, tol):
+        self.rows, self.verdicts, self.base = rows, verdicts, base
+        self.direction, self.tol = direction, tol
+
+    def __call__(self, sched, variable, fixed, fit, claimed, counts=True):
+        v = verdict(fit, claimed, self.direction, self.tol)
+        if counts:
+            self.verdicts.append(v)
+        self.rows.append(
+            {
+                **self.base,
+                "schedule": sched,
+                "variable": variable,
+                "fixed": fixed,
+                **fit.as_dict(),
+                "claimed": claimed,
+                "tolerance": self.tol,
+                "verdict": v,
+            }
+        )
 
 
 def _difference_fit(x, A, B, n_boot, seed) -> Fit:

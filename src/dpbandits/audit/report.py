@@ -17,6 +17,7 @@ BADGE_COLORS = {
     "FAIL": "#cf222e",
     "inconclusive": "#9a6700",
     "WEAK": "#9a6700",
+    "INCONCLUSIVE": "#9a6700",
     "not audited": "#6e7781",
     "MISSING": "#6e7781",
 }
@@ -34,7 +35,11 @@ VERDICT_SEMANTICS = (
 
 
 def claim_overview(
-    claims: list[dict], rates: pd.DataFrame, orderings: pd.DataFrame, primary: str
+    claims: list[dict],
+    rates: pd.DataFrame,
+    orderings: pd.DataFrame,
+    primary: str,
+    metric: str = "realized",
 ) -> pd.DataFrame:
     """One row per claim of the registry with its verdict.
 
@@ -47,7 +52,10 @@ def claim_overview(
     orderings : DataFrame
         Output of :func:`dpbandits.audit.checklist.evaluate_orderings` (figure data).
     primary : str
-        Configuration whose ordering verdict is shown (others are in the ordering table).
+        Configuration whose ordering verdict is shown (others are in the ordering table); a
+        claim checked only on other configurations shows the first of its ``configurations``.
+    metric : str
+        ``realized``, ``pseudo`` or ``combined`` (:data:`dpbandits.claims.VERDICT_METRICS`).
     """
     rate_sum = (
         {}
@@ -70,9 +78,16 @@ def claim_overview(
         o = orderings[
             (orderings["comparison"].str.startswith("all"))
             & ~orderings["comparison"].str.contains("curve level")
-            & (orderings["metric"] == "realized")
         ]
-        order_sum = {(r.claim_id, r.configuration): r.verdict for r in o.itertuples()}
+        by = {
+            m: {(r.claim_id, r.configuration): r.verdict for r in g.itertuples()}
+            for m, g in o.groupby("metric")
+        }
+        if metric == "combined":
+            real, pseudo = by.get("realized", {}), by.get("pseudo", {})
+            order_sum = {k: v if pseudo.get(k) == v else "INCONCLUSIVE" for k, v in real.items()}
+        else:
+            order_sum = by.get(metric, {})
     rows = []
     for c in claims:
         audit = c["audit"]
@@ -85,15 +100,16 @@ def claim_overview(
             schedules = ", ".join(audit["schedules"])
             how = f"sweep {audit['sweep']}: {schedules}. {detail.get(c['id'], '')}"
         else:
-            verdict = order_sum.get((c["id"], primary), "MISSING")
+            shown = primary
+            if "configurations" in audit and primary not in audit["configurations"]:
+                shown = audit["configurations"][0]
+            verdict = order_sum.get((c["id"], shown), "MISSING")
             others = {
-                conf: v
-                for (cid, conf), v in order_sum.items()
-                if cid == c["id"] and conf != primary
+                conf: v for (cid, conf), v in order_sum.items() if cid == c["id"] and conf != shown
             }
-            how = f"figure data ({check}); other configurations: " + ", ".join(
-                f"{k} {v}" for k, v in others.items()
-            )
+            how = f"figure data ({check}, {metric} regret, configuration {shown})"
+            if others:
+                how += "; other configurations: " + ", ".join(f"{k} {v}" for k, v in others.items())
         rows.append(
             {
                 "claim_id": c["id"],

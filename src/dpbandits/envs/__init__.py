@@ -1,6 +1,12 @@
 """Bandit environments: instance generators and reward tables."""
 
-from .linear import FixedArmInstances, make_instances, paper_text_instances, script_instances
+from .linear import (
+    FixedArmInstances,
+    make_instances,
+    paper_text_instances,
+    population_lambda_min,
+    script_instances,
+)
 from .rewards import bernoulli_reward_table, reward_tables
 
 __all__ = [
@@ -8,6 +14,7 @@ __all__ = [
     "bernoulli_reward_table",
     "make_instances",
     "paper_text_instances",
+    "population_lambda_min",
     "reward_tables",
     "script_instances",
 ]

@@ -9,10 +9,14 @@ every algorithm of a figure (common random numbers).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import ClassVar
 
 import numpy as np
 
-FAMILIES = ("script", "paper_text")
+FAMILIES = ("script", "paper_text", "illcond", "fresh_sphere")
+
+#: Squeeze of the ill-conditioned family (see :func:`illcond_instances`).
+ILLCOND_KAPPA = 0.1
 
 
 @dataclass(frozen=True)
@@ -36,6 +40,8 @@ class FixedArmInstances:
     family: str
     seed: int
     means: np.ndarray | None = None
+    #: Fixed arms (contextual families have ``contextual = True``).
+    contextual: ClassVar[bool] = False
 
     def __post_init__(self):
         if self.means is None:
@@ -74,6 +80,12 @@ class FixedArmInstances:
     def L(self) -> np.ndarray:
         """Largest arm norm of every instance, shape (n,)."""
         return np.linalg.norm(self.X, axis=2).max(axis=1)
+
+    def take(self, lo: int, hi: int) -> FixedArmInstances:
+        """Instances ``lo .. hi - 1`` (calibration trials are a later stretch of the stream)."""
+        return FixedArmInstances(
+            self.X[lo:hi], self.theta[lo:hi], self.family, self.seed, self.means[lo:hi]
+        )
 
     def head(self, n: int) -> FixedArmInstances:
         """The first ``n`` instances (the quick scale uses a prefix of the paper's instances)."""
@@ -132,10 +144,53 @@ def paper_text_instances(n: int, K: int, d: int, seed: int = 2) -> FixedArmInsta
     )
 
 
-def make_instances(family: str, n: int, K: int, d: int, seed: int) -> FixedArmInstances:
-    """Dispatch on the family name (``script`` or ``paper_text``)."""
+def illcond_instances(
+    n: int, K: int, d: int, seed: int = 2, kappa: float = ILLCOND_KAPPA
+) -> FixedArmInstances:
+    """Unit-scale instances whose arms' second moment is ill-conditioned (paper 000, §4 companion).
+
+    The :func:`paper_text_instances` draws with coordinate ``d - 2`` of every arm (the last
+    coordinate of the sphere part) multiplied by ``kappa``. For an arm drawn like the random arms,
+    ``E[x x^T]`` then has eigenvalues ``1/(2(d-1))`` (d - 2 times), ``kappa^2/(2(d-1))`` and
+    about 1/2, so ``lambda_min = kappa^2/(2(d-1))`` (1.25e-3 at d = 5), far below ``T^{-1/8}``,
+    the smallest guess of the combiner's grid, while means stay in [0, 1] (``||x|| <= 1``).
+    """
+    base = paper_text_instances(n, K, d, seed)
+    X = base.X.copy()
+    X[:, :, d - 2] *= kappa
+    return FixedArmInstances(X, base.theta, "illcond", seed)
+
+
+def population_lambda_min(family: str, d: int, K: int | None = None) -> float:
+    """``lambda_min(E[x x^T])`` of a uniformly drawn random arm of a unit-scale family.
+
+    For ``fresh_sphere`` (setting F of spec 000 §6.2) it is the value for the optimal arm of
+    ``K`` fresh arms (:func:`dpbandits.envs.contextual.optimal_arm_lambda_min`).
+    """
+    if family == "fresh_sphere":
+        from .contextual import optimal_arm_lambda_min
+
+        if K is None:
+            raise ValueError("fresh_sphere: population lambda_min needs the number of arms K")
+        return optimal_arm_lambda_min(d, K)
+    if family == "paper_text":
+        return 1.0 / (2 * (d - 1))
+    if family == "illcond":
+        return ILLCOND_KAPPA**2 / (2 * (d - 1))
+    raise ValueError(f"no population lambda_min for family {family!r}")
+
+
+def make_instances(family: str, n: int, K: int, d: int, seed: int):
+    """Dispatch on the family name (:data:`FAMILIES`; ``fresh_sphere`` is contextual,
+    :mod:`dpbandits.envs.contextual`)."""
+    if family == "fresh_sphere":
+        from .contextual import fresh_sphere_instances
+
+        return fresh_sphere_instances(n, K, d, seed)
     if family == "script":
         return script_instances(n, K, d, seed)
     if family == "paper_text":
         return paper_text_instances(n, K, d, seed)
+    if family == "illcond":
+        return illcond_instances(n, K, d, seed)
     raise ValueError(f"unknown instance family {family!r}; allowed: {', '.join(FAMILIES)}")

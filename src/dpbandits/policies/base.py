@@ -27,6 +27,9 @@ from ..mechanisms.gaussian import entry_scales
 from .confidence import script_width
 
 CALIBRATIONS = ("experiment", "theory")
+#: Option every LinUCB-type policy accepts: a multiplier of its confidence width (the "confidence
+#: scaling" of the script, 1 there; tuned only in the fairness companion of paper 000).
+WIDTH_OPTIONS = {"width_scale": 1.0}
 FIDELITIES = ("script", "corrected")
 
 
@@ -120,6 +123,8 @@ class Policy:
     private: ClassVar[bool] = True
     calibrations: ClassVar[tuple[str, ...]] = CALIBRATIONS
     options: ClassVar[dict[str, object]] = {}
+    #: Whether the option ``width_scale`` (a multiplier of the confidence width) applies.
+    scalable: ClassVar[bool] = True
 
     #: Theory defaults of spec §3.10: sub-Gaussian constant, ||theta*|| bound, feature bound.
     THEORY_R: ClassVar[float] = 0.5
@@ -138,11 +143,12 @@ class Policy:
                 f"{self.algorithm}: calibration {calibration!r} is not available; "
                 f"allowed: {', '.join(self.calibrations)}"
             )
-        unknown = set(options) - set(self.options)
+        allowed = {**(WIDTH_OPTIONS if self.scalable else {}), **self.options}
+        unknown = set(options) - set(allowed)
         if unknown:
             raise ValueError(
                 f"{self.algorithm}: unknown option(s) {sorted(unknown)}; "
-                f"allowed: {sorted(self.options) or 'none'}"
+                f"allowed: {sorted(allowed) or 'none'}"
             )
         if setting.T < 1 or setting.d < 2:
             raise ValueError(f"need T >= 1 and d >= 2, got T={setting.T}, d={setting.d}")
@@ -155,7 +161,11 @@ class Policy:
         self.setting = setting
         self.calibration = calibration
         self.quirks = quirks if quirks is not None else Quirks()
-        self.opts = {**self.options, **options}
+        self.opts = {**allowed, **options}
+        if self.scalable and not float(self.opts["width_scale"]) > 0:
+            raise ValueError(
+                f"{self.algorithm}: width_scale must be > 0, got {options['width_scale']!r}"
+            )
         # Filled in by _calibrate():
         self.period: int = 1
         self.scheme: str = "none"
@@ -201,10 +211,13 @@ class Policy:
         return np.arange(0, self.setting.T, self.period)
 
     def radius(self, L: float) -> np.ndarray:
-        """Confidence radius at every refresh for an instance with max arm norm ``L``."""
-        return np.broadcast_to(self._radius_at(self.refresh_rounds(), L), (self.n_refresh,)).astype(
-            float
-        )
+        """Confidence radius at every refresh for an instance with max arm norm ``L``.
+
+        Multiplied by the option ``width_scale`` (1 unless a calibration tunes it).
+        """
+        r = np.broadcast_to(self._radius_at(self.refresh_rounds(), L), (self.n_refresh,))
+        scale = float(self.opts["width_scale"]) if self.scalable else 1.0
+        return (r * scale).astype(float)
 
     def noise_scales(self) -> np.ndarray:
         """Std of every packed entry of one raw noise draw of this policy's scheme."""

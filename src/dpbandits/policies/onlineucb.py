@@ -80,6 +80,7 @@ class OnlineUCB(Policy):
     label = "OnlineUCB"
     engine = "onlineucb"
     calibrations = ("experiment",)
+    scalable = False  # its radius is beta_t = c_beta (...), tuned through c_beta
     options = {
         "learner": "maler",
         "ogd_step": "convex",

@@ -1,0 +1,111 @@
+"""Setting F of spec 000 §6.2: a contextual linear bandit with fresh arms every round.
+
+Every round draws ``K`` arms uniform on the unit sphere of ``R^d``; ``theta*`` is uniform on the
+sphere of radius 1/2; the reward of arm ``x`` is ``y in {-1, +1}`` with
+``P(y = 1) = (1 + <x, theta*>)/2``, so ``E[y] = <x, theta*>``, ``|y| <= 1`` and ``R = 1``. The
+optimal arm's second moment is then well conditioned by construction (the favourable regime of
+paper 000, Cor. 3.6).
+
+Streams (named seeds, spec 000 §5.2): trial ``r`` draws ``theta*`` from
+``default_rng([seed, r, 0])`` and its arms from ``default_rng([seed, r, 3])``, filled round by
+round, so a shorter horizon sees a prefix of a longer one's arms. Rewards use the pipeline's
+common reward stream of the trial (legacy ``RandomState(reward_seed)``, ``K`` uniforms per round,
+as :func:`dpbandits.envs.rewards.bernoulli_reward_table`): ``y = +1`` iff ``U < (1 + mu)/2``,
+the same for every algorithm (common random numbers).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import ClassVar
+
+import numpy as np
+
+FAMILY = "fresh_sphere"
+THETA_RADIUS = 0.5
+#: Monte Carlo draws of :func:`optimal_arm_lambda_min` (spec 000 §6.2: 10^5).
+LAMBDA_MIN_DRAWS = 100_000
+
+
+def unit_sphere(rng: np.random.Generator, shape: tuple[int, ...], d: int) -> np.ndarray:
+    """Points uniform on the unit sphere of ``R^d`` (normalised standard normals)."""
+    g = rng.standard_normal((*shape, d))
+    return g / np.linalg.norm(g, axis=-1, keepdims=True)
+
+
+@dataclass(frozen=True)
+class FreshArmInstances:
+    """A stack of setting-F instances (one per trial).
+
+    Attributes
+    ----------
+    theta : ndarray, shape (n, d)
+        Parameters, ``||theta*|| = 1/2``.
+    K : int
+        Arms drawn per round.
+    seed : int
+        Seed of the family's streams.
+    trials : ndarray of int, shape (n,)
+        Absolute trial index of each row (the key of its arm stream).
+    """
+
+    theta: np.ndarray
+    K: int
+    seed: int
+    trials: np.ndarray
+    family: ClassVar[str] = FAMILY
+    contextual: ClassVar[bool] = True
+
+    @property
+    def n(self) -> int:
+        """Number of instances."""
+        return self.theta.shape[0]
+
+    @property
+    def d(self) -> int:
+        """Dimension."""
+        return self.theta.shape[1]
+
+    @property
+    def L(self) -> np.ndarray:
+        """``max ||x||`` per instance (1: unit arms)."""
+        return np.ones(self.n)
+
+    def arms(self, i: int, T: int) -> np.ndarray:
+        """The arms of rounds ``1..T`` of instance ``i``, shape (T, K, d)."""
+        rng = np.random.default_rng([self.seed, int(self.trials[i]), 3])
+        return unit_sphere(rng, (T, self.K), self.d)
+
+    def take(self, lo: int, hi: int) -> FreshArmInstances:
+        """Instances ``lo .. hi - 1``."""
+        return FreshArmInstances(self.theta[lo:hi], self.K, self.seed, self.trials[lo:hi])
+
+
+def fresh_sphere_instances(n: int, K: int, d: int, seed: int = 2) -> FreshArmInstances:
+    """Trials ``0 .. n - 1`` of setting F (module docstring)."""
+    theta = np.stack(
+        [THETA_RADIUS * unit_sphere(np.random.default_rng([seed, r, 0]), (), d) for r in range(n)]
+    ).reshape(n, d)
+    return FreshArmInstances(theta, K, seed, np.arange(n))
+
+
+def optimal_arm_lambda_min(d: int, K: int, draws: int = LAMBDA_MIN_DRAWS) -> float:
+    """``lambda_min(E[x* x*^T])`` of the optimal arm among ``K`` fresh arms (spec 000 §6.2).
+
+    By rotation invariance ``E[x* x*^T] = a u u^T + b (I - u u^T)`` with ``u = theta*/||theta*||``,
+    ``a = E[c^2]`` for ``c = max_k <x_k, u>`` and ``b = (1 - a)/(d - 1)``; so
+    ``lambda_min = min(a, b)``. ``<x, u>`` of a uniform unit vector is ``s sqrt(B)`` with
+    ``B ~ Beta(1/2, (d - 1)/2)`` and a random sign ``s``; ``a`` is estimated from ``draws``
+    rounds of ``K`` such values (fixed seed ``[d, K]``, so the value is a pure function of
+    ``d`` and ``K``).
+    """
+    rng = np.random.default_rng([d, K])
+    proj = np.sqrt(rng.beta(0.5, (d - 1) / 2, size=(draws, K)))
+    proj *= rng.choice([-1.0, 1.0], size=(draws, K))
+    a = float(np.mean(proj.max(axis=1) ** 2))
+    return min(a, (1.0 - a) / (d - 1))
+
+
+def rademacher_rewards(u: np.ndarray, mean: np.ndarray) -> np.ndarray:
+    """``y = +1`` if ``u < (1 + mean)/2`` else ``-1`` (elementwise)."""
+    return np.where(u < (1.0 + mean) / 2.0, 1.0, -1.0)

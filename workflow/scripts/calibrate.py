@@ -1,0 +1,14 @@
+"""Snakemake job: one calibration (grid search of one option of one series, on its own trials)."""
+
+# `snakemake` is injected by Snakemake's script directive.
+# ruff: noqa: F821
+
+from dpbandits.config import load_experiment
+from dpbandits.joblog import job_log
+from dpbandits.pipeline import run_calibration
+
+with job_log(snakemake.log[0]) as log:
+    p = snakemake.params
+    experiment = load_experiment(p.config_file, snakemake.config, p.schema)
+    chosen = run_calibration(experiment.calibration(p.calibration), snakemake.output[0])
+    log.info("chosen value %.6g", chosen)
