@@ -27,6 +27,7 @@ EXACT = tuple(m for m in METRICS if m != "lambda_min")
 CASES = [
     (alg, cal, fid)
     for alg, cls in POLICIES.items()
+    if cls.engine != "combiner"  # tested below, with options that exercise the selection
     for cal in cls.calibrations
     for fid in (("script", "corrected") if cal == "experiment" else ("corrected",))
 ]
@@ -49,6 +50,12 @@ def _compare(policy, inst, T, n_checkpoints=10, chunk_bytes=None):
             cps,
             theta=inst.theta[i],
         )
+        if policy.engine == "combiner":
+            for name in ("regret_realized", "regret_pseudo"):
+                assert np.array_equal(fast.metrics[name][i], ref[name]), (i, name)
+            plays = np.bincount(ref["bases"][: cps[-1]], minlength=policy.n_bases)
+            assert fast.metrics["base1_plays"][i, -1] == plays[0]
+            continue
         if policy.engine == "onlineucb":
             for name in ("regret_realized", "regret_pseudo"):
                 assert np.array_equal(fast.metrics[name][i], ref[name]), (
@@ -60,6 +67,7 @@ def _compare(policy, inst, T, n_checkpoints=10, chunk_bytes=None):
                 fast.metrics["theta_err"][i], ref["theta_err"], rtol=1e-8, atol=1e-10
             )
             assert np.allclose(fast.metrics["radius"][i], ref["radius"], rtol=1e-10)
+            assert np.array_equal(fast.metrics["theta_star_covered"][i], ref["theta_star_covered"])
             continue
         for name in EXACT:
             assert np.array_equal(fast.metrics[name][i], ref[name]), (policy.describe(), i, name)
@@ -189,3 +197,25 @@ def test_onlineucb_engine_reproduces_the_reference(options):
     inst = paper_text_instances(2, 30, d)
     policy = make_policy("onlineucb", Setting(T=T, d=d, epsilon=10.0, delta=0.1), **options)
     _compare(policy, inst, T)
+
+
+@pytest.mark.parametrize(
+    "algorithm,options",
+    [
+        ("onlineucb_doubling", {"c_beta": 1e-3}),
+        ("onlineucb_doubling", {"learner": "ogd", "c_beta": 1e-3, "lambda_min": 0.0}),
+        # the paper's constants (base 1 is never chosen at this horizon: R_1/T is large) ...
+        ("combiner", {"c_beta": 1e-3}),
+        # ... and small ones, so that the index switches bases and the test eliminates some
+        ("combiner", {"c_beta": 1e-3, "P_const": 1e-4, "p_index": 1e-3}),
+        ("combiner", {"learner": "ogd", "c_beta": 1e-3, "P_const": 1e-4, "p_index": 1e-3}),
+    ],
+)
+def test_combiner_engine_reproduces_the_reference(algorithm, options):
+    T, d = 300, 5
+    inst = paper_text_instances(2, 30, d)
+    policy = make_policy(algorithm, Setting(T=T, d=d, epsilon=10.0, delta=0.1), **options)
+    fast = _compare(policy, inst, T)
+    if options.get("P_const"):  # the small constants do exercise switching and elimination
+        assert (fast.metrics["base1_plays"][:, -1] > 0).all()
+        assert (fast.metrics["active_bases"][:, -1] < policy.n_bases).any()

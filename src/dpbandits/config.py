@@ -238,6 +238,7 @@ class PanelSpec:
     d: int
     caption: str
     cells: tuple[Cell, ...]
+    title: str = ""
 
 
 @dataclass(frozen=True)
@@ -430,8 +431,12 @@ def _merge_series(base: dict, override: dict, where: str) -> dict:
     return out
 
 
-def _caption(fig: dict, conf_name: str, conf: dict, n_trials: int) -> str:
+def _caption(fig: dict, conf_name: str, conf: dict, n_trials: int, scale: str, T: int) -> str:
     parts = [
+        f"[Scale {scale}: T = {T} and {n_trials} trials; the settings stated below are the "
+        "paper's.]"
+        if scale != "paper"
+        else "",
         fig["caption"].strip(),
         f"Configuration {conf_name}: {conf['title']} (calibration = {conf['calibration']}, "
         f"fidelity = {conf['fidelity']}, instances = {conf['instances']}).",
@@ -441,7 +446,7 @@ def _caption(fig: dict, conf_name: str, conf: dict, n_trials: int) -> str:
     ]
     if conf.get("description"):
         parts.append(conf["description"].strip())
-    return " ".join(parts)
+    return " ".join(p for p in parts if p)
 
 
 def expand_experiment(data: dict, config: dict, source: str = "experiment") -> Experiment:
@@ -591,6 +596,8 @@ def expand_experiment(data: dict, config: dict, source: str = "experiment") -> E
                             + notes
                         ),
                         cells=tuple(pcells),
+                        title=f"({letter}) epsilon = {settings['epsilon']:g}, d = {settings['d']}"
+                        + (f", {settings['instances']}" if "instances" in settings else ""),
                     )
                 )
             n_trials = panel_specs[0].cells[0].trials
@@ -602,8 +609,14 @@ def expand_experiment(data: dict, config: dict, source: str = "experiment") -> E
                     figure=fig_name,
                     configuration=conf_name,
                     suffix=suffix,
-                    title=f"{fig['title']} [{conf['title']}]",
-                    caption=_caption(fig, conf_name, conf, n_trials),
+                    title=(
+                        fig["title"]
+                        if len(drawn_by[fig_name]) == 1
+                        else f"{fig['title']} [{conf['title']}]"
+                    ),
+                    caption=_caption(
+                        fig, conf_name, conf, n_trials, scale, panel_specs[0].cells[0].T
+                    ),
                     series=tuple(series),
                     panels=tuple(panel_specs),
                     metrics=metrics,

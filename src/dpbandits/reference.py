@@ -20,6 +20,7 @@ from .mechanisms.packing import unpack
 from .mechanisms.tree import dyadic_decomposition, standin_count
 from .mechanisms.vec import analyze, encode
 from .policies.base import Policy
+from .policies.combiner import stacked_tables
 from .schema import METRICS
 
 
@@ -132,8 +133,15 @@ def reference_onlineucb(
     kb = int(np.argmax(mu))
     M_real = S_real = real = pseudo = 0.0
     actions = np.zeros(T, dtype=np.int64)
-    out = {"regret_realized": [], "regret_pseudo": [], "theta_err": [], "radius": []}
+    out = {
+        "regret_realized": [],
+        "regret_pseudo": [],
+        "theta_err": [],
+        "radius": [],
+        "theta_star_covered": [],
+    }
     cps = set(int(c) for c in checkpoints)
+    covered = 1.0
 
     def loss(th, xt, yt):
         return (xt @ th - yt) ** 2 - Sigma * th @ th
@@ -148,6 +156,9 @@ def reference_onlineucb(
         width = np.sqrt(np.maximum(np.einsum("ki,ij,kj->k", X, Vinv, X), 0.0))
         a = argmax_ties(X @ theta_hat + np.sqrt(b) * width)
         actions[t] = a
+        gap = theta_star - theta_hat
+        if gap @ V @ gap > b:  # theta* left the confidence set C_{t-1} (Lemma 3.3)
+            covered = 0.0
         y = float(rewards[t, a])
         real += float(rewards[t, kb]) - y
         pseudo += mu[kb] - mu[a]
@@ -174,6 +185,174 @@ def reference_onlineucb(
             out["regret_pseudo"].append(pseudo)
             out["theta_err"].append(np.linalg.norm(theta_t - theta_star))
             out["radius"].append(b)
+            out["theta_star_covered"].append(covered)
+    result = {k: np.array(v, dtype=float) for k, v in out.items()}
+    result["actions"] = actions
+    return result
+
+
+class _ReferenceBase:
+    """One base of the combiner, literally: Algorithm 1 restarted where the tables say so."""
+
+    def __init__(self, policy: Policy, b: int, d: int):
+        self.policy, self.b, self.d = policy, b, d
+        self.tables = stacked_tables(policy)
+        self.n = 0  # plays so far
+
+    def _constant(self, name: str) -> float:
+        return self.tables[name][self.b, self.n]
+
+    def start_play(self) -> None:
+        if self.tables["restart"][self.b, self.n]:
+            o = self.policy.opts
+            self.V, self.u = np.eye(self.d), np.zeros(self.d)
+            self.theta_ogd = np.zeros(self.d)
+            G, H = self._constant("G"), int(self._constant("horizon"))
+            self.maler = ReferenceMaler(self.d, o["D"], G, H) if o["learner"] == "maler" else None
+
+    def index(self, X: np.ndarray) -> np.ndarray:
+        Vinv = np.linalg.inv(self.V)
+        width = np.sqrt(np.maximum(np.einsum("ki,ij,kj->k", X, Vinv, X), 0.0))
+        return X @ (Vinv @ self.u) + np.sqrt(self._constant("radius")) * width
+
+    def learn(self, x: np.ndarray, y: float, zeta, eta_x, eta_y, scaled_zeta=False) -> float:
+        """The user's report and the server's step; returns the privatized reward."""
+        o = self.policy.opts
+        G, Sigma, local = self._constant("G"), self._constant("Sigma"), self._constant("local")
+        theta_t = self.maler.predict() if self.maler is not None else self.theta_ogd.copy()
+        self.theta_t = theta_t
+        if zeta is None:  # plain OnlineUCB's layout: zeta drawn already scaled, or absent
+            zeta = 0.0
+        xt = x + (zeta if scaled_zeta else np.sqrt(self._constant("Delta2")) * zeta) + eta_x
+        yt = y + eta_y
+        g = 2 * xt * (xt @ theta_t - yt) - 2 * Sigma * theta_t
+        if np.linalg.norm(g) > G:
+            g = g * (G / np.linalg.norm(g))
+        if self.maler is not None:
+            self.maler.update(g)
+        else:
+            sc = o["ogd_step"] == "strongly_convex"
+            if sc:
+                step = 1 / (self._constant("mu_hat") * local)
+            else:
+                step = 2 * o["D"] / (G * np.sqrt(local))
+            self.theta_ogd = self.theta_ogd - step * g
+            self.theta_ogd *= min(1.0, o["D"] / max(np.linalg.norm(self.theta_ogd), 1e-300))
+        self.V = self.V + np.outer(xt, xt)
+        self.u = self.u + (theta_t @ xt) * xt
+        self.n += 1
+        return yt
+
+
+def reference_combiner(
+    policy: Policy,
+    X: np.ndarray,
+    mu: np.ndarray,
+    rewards: np.ndarray,
+    raw: dict,
+    checkpoints: np.ndarray,
+) -> dict[str, np.ndarray]:
+    """Algorithm 2 (or Algorithm 7 alone) for one trial, literally (spec onlineucb-000 §4).
+
+    Returns the actions, the chosen bases and the regret at the checkpoints.
+    """
+    T, d = policy.setting.T, X.shape[1]
+    M = policy.n_bases
+    select = policy.algorithm == "combiner"
+    bases = [_ReferenceBase(policy, b, d) for b in range(M)]
+    mean, dev = np.zeros(M), np.zeros(M)
+    active = list(range(M))
+    kb = int(np.argmax(mu))
+    real = pseudo = 0.0
+    actions = np.zeros(T, dtype=np.int64)
+    chosen = np.zeros(T, dtype=np.int64)
+    out = {"regret_realized": [], "regret_pseudo": []}
+    cps = set(int(c) for c in checkpoints)
+    for t in range(T):
+        b = 0
+        if select:
+            scores = [policy.index(i, bases[i].n, mean[i]) for i in active]
+            b = active[int(np.argmax(scores))]  # first maximum: lowest index
+        base = bases[b]
+        base.start_play()
+        a = argmax_ties(base.index(X))
+        actions[t], chosen[t] = a, b
+        y = float(rewards[t, a])
+        real += float(rewards[t, kb]) - y
+        pseudo += mu[kb] - mu[a]
+        yt = base.learn(X[a], y, raw["zeta"][t], raw["noise_x"][t], raw["noise_y"][t])
+        n = base.n
+        dev[b] += mean[b] - yt
+        mean[b] = mean[b] + (yt - mean[b]) / n
+        if select and policy.eliminates(b, n, dev[b]) and len(active) > 1:
+            active.remove(b)  # never the last active base (spec §4.2)
+        if t + 1 in cps:
+            out["regret_realized"].append(real)
+            out["regret_pseudo"].append(pseudo)
+    result = {k: np.array(v, dtype=float) for k, v in out.items()}
+    result["actions"], result["bases"] = actions, chosen
+    return result
+
+
+def reference_contextual(
+    policy: Policy,
+    arms: np.ndarray,
+    theta_star: np.ndarray,
+    uniforms: np.ndarray,
+    raw: dict,
+    checkpoints: np.ndarray,
+) -> dict[str, np.ndarray]:
+    """OnlineUCB, Algorithm 7 or the combiner for one trial on fresh arms, literally.
+
+    Parameters
+    ----------
+    arms : ndarray, shape (T, K, d)
+        The round's arms (:meth:`dpbandits.envs.contextual.FreshArmInstances.arms`).
+    theta_star : ndarray, shape (d,)
+    uniforms : ndarray, shape (T, K)
+        The trial's common uniforms; ``y = +1`` iff ``U < (1 + <x, theta*>)/2``.
+    raw : dict
+        The trial's draws (:func:`dpbandits.engine.draw_raw`).
+    """
+    T, K, d = arms.shape
+    tables = stacked_tables(policy)
+    M = tables["radius"].shape[0]
+    select = policy.algorithm == "combiner"
+    scaled = policy.scheme == "onlineucb"
+    bases = [_ReferenceBase(policy, b, d) for b in range(M)]
+    mean, dev = np.zeros(M), np.zeros(M)
+    active = list(range(M))
+    real = pseudo = 0.0
+    out = {"regret_realized": [], "regret_pseudo": [], "theta_err": []}
+    actions = np.zeros(T, dtype=np.int64)
+    cps = set(int(c) for c in checkpoints)
+    for t in range(T):
+        X = arms[t]
+        b = 0
+        if select:
+            scores = [policy.index(i, bases[i].n, mean[i]) for i in active]
+            b = active[int(np.argmax(scores))]
+        base = bases[b]
+        base.start_play()
+        a = argmax_ties(base.index(X))
+        actions[t] = a
+        means = X @ theta_star
+        kb = int(np.argmax(means))
+        y = 1.0 if uniforms[t, a] < (1 + means[a]) / 2 else -1.0
+        y_best = 1.0 if uniforms[t, kb] < (1 + means[kb]) / 2 else -1.0
+        real += y_best - y
+        pseudo += means[kb] - means[a]
+        zeta = raw["zeta"][t] if raw["zeta"].shape[0] else None
+        yt = base.learn(X[a], y, zeta, raw["noise_x"][t], raw["noise_y"][t], scaled)
+        n = base.n
+        dev[b] += mean[b] - yt
+        mean[b] = mean[b] + (yt - mean[b]) / n
+        if select and policy.eliminates(b, n, dev[b]) and len(active) > 1:
+            active.remove(b)
+        if t + 1 in cps:
+            out["regret_realized"].append(real)
+            out["regret_pseudo"].append(pseudo)
+            out["theta_err"].append(np.linalg.norm(base.theta_t - theta_star))
     result = {k: np.array(v, dtype=float) for k, v in out.items()}
     result["actions"] = actions
     return result
@@ -209,6 +388,8 @@ def reference_run(
     """
     if policy.engine == "onlineucb":
         return reference_onlineucb(policy, X, mu, rewards, raw, checkpoints, theta)
+    if policy.engine == "combiner":
+        return reference_combiner(policy, X, mu, rewards, raw, checkpoints)
     T = policy.setting.T
     K, d = X.shape
     L = float(np.linalg.norm(X, axis=1).max())

@@ -40,6 +40,7 @@ for _name, _exp in EXPERIMENTS.items():
             rates=f"{RESULTS}/audit/{_name}_rates.csv",
             orderings=table_outputs(_name)["claims"],
             sweeps=sweep_files(_name),
+            figures=[cell.path for cell in _exp.cells],
             claims=f"config/claims/{_name}.yaml",
         output:
             **audit_plots(_name),
@@ -66,6 +67,7 @@ for _name, _exp in EXPERIMENTS.items():
                 "rates_csv": input.rates,
                 "orderings_csv": input.orderings,
                 "sweep_files": list(input.sweeps),
+                "figure_files": list(input.figures),
                 "plots": {
                     c["id"]: {
                         "pdf": output[f"{c['id']}_pdf"],

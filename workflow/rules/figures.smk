@@ -17,6 +17,7 @@ def figure_parameters(fig):
                 {
                     "id": p.id,
                     "letter": p.letter,
+                    "title": p.title,
                     "epsilon": p.epsilon,
                     "d": p.d,
                     "caption": p.caption,

@@ -24,7 +24,9 @@ def draw_raw(policy: Policy, rng: np.random.Generator) -> dict[str, object]:
     dict
         ``per_round``/``per_batch``: ``increments`` (rows, E) — one draw per round or per
         completed batch (the batch aggregate); ``onlineucb``: ``zeta`` (T or 0, d), ``noise_x``
-        (T, d) and ``noise_y`` (T,), the user's perturbation and Gaussian mechanism; ``standin``:
+        (T, d) and ``noise_y`` (T,), the user's perturbation and Gaussian mechanism; ``combiner``:
+        the same with ``zeta`` standard normal (T, d), scaled by the playing base's
+        ``sqrt(Delta^2)``; ``standin``:
         ``nodes`` (N0, E); ``tree``:
         ``levels`` (list of per-level node arrays); ``vec``: ``uniforms`` (T, E) for the
         randomized rounding and ``binomial`` (batches, E), the batch's total of binomial
@@ -35,6 +37,12 @@ def draw_raw(policy: Policy, rng: np.random.Generator) -> dict[str, object]:
     scheme = policy.scheme
     if scheme == "none":
         return {}
+    if scheme == "combiner":  # standard normal zeta (scaled by each base's Delta), eta_x, eta_y
+        return {
+            "zeta": rng.standard_normal((s.T, s.d)),
+            "noise_x": rng.standard_normal((s.T, s.d)) * policy.sigma,
+            "noise_y": rng.standard_normal(s.T) * policy.sigma,
+        }
     if scheme == "onlineucb":  # zeta (Delta^2 > 0 only), then eta_x, then eta_y
         zeta = rng.standard_normal((s.T if policy.Delta2 > 0 else 0, s.d)) * np.sqrt(policy.Delta2)
         return {

@@ -28,7 +28,9 @@ from .kernels import (
 #: Metrics OnlineUCB records on top of :data:`dpbandits.schema.METRICS`, at every checkpoint:
 #: ||theta_t - theta*||, ||theta_hat_t - theta*||, the radius beta_t, the cumulative number of
 #: rounds whose gradient was clipped, lambda_min of the played arms' second moment
-#: (1/t) sum x_s x_s^T, and Maler's weight mass per expert family (NaN under OGD).
+#: (1/t) sum x_s x_s^T, Maler's weight mass per expert family (NaN under OGD), and whether
+#: theta* has been inside every confidence set so far, ||theta* - theta_hat||^2_V~ <= beta_t
+#: (Lemma 3.3's event; 1 or 0).
 OLUCB_METRICS = (
     "theta_err",
     "theta_hat_err",
@@ -38,6 +40,7 @@ OLUCB_METRICS = (
     "maler_w_convex",
     "maler_w_exp_concave",
     "maler_w_strongly_convex",
+    "theta_star_covered",
 )
 N_BASE = 7  # len(dpbandits.schema.METRICS)
 
@@ -92,7 +95,7 @@ def run_onlineucb(
     G, D : clipping constant and domain radius; horizon, n_exp : Maler's horizon and expert count
     use_maler, ogd_sc : learner switches; mu_hat : curvature of the strongly convex OGD step
     oracle : realized radius (diagnostic); k_consts : constants of K_t (see ``_oracle_radius``)
-    cps : (C,) checkpoints; out : (n, C, 7 + 8) written in place.
+    cps : (C,) checkpoints; out : (n, C, 7 + 9) written in place.
     """
     n, K, d = X.shape
     T = rewards.shape[1]
@@ -144,6 +147,7 @@ def run_onlineucb(
         )
         acc[:] = 0.0
         clipped = 0.0
+        covered = 1.0
         M_real = 0.0
         S_real = 0.0
         b = 0.0
@@ -151,6 +155,15 @@ def run_onlineucb(
         for t in range(T):
             b = _oracle_radius(t + 1.0, M_real, S_real, D2, k_consts) if oracle else beta[t]
             rb = math.sqrt(b)
+            if covered > 0.0:  # Lemma 3.3: theta* in C_{t-1} = {||theta - theta_hat||_V~^2 <= b}
+                quad = 0.0
+                for p_ in range(d):
+                    s_ = 0.0
+                    for q_ in range(d):
+                        s_ += V[p_, q_] * (theta_star[i, q_] - theta_hat[q_])
+                    quad += (theta_star[i, p_] - theta_hat[p_]) * s_
+                if quad > b:
+                    covered = 0.0
             for k in range(K):
                 buf[k] = m[k] + rb * math.sqrt(max(q[k], 0.0))
             a = argmax_first(buf, ARGMAX_RTOL)
@@ -245,4 +258,5 @@ def run_onlineucb(
                 else:
                     for f_ in range(3):
                         o[c, N_BASE + 5 + f_] = np.nan
+                o[c, N_BASE + 8] = covered
                 c += 1

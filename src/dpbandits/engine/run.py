@@ -13,14 +13,19 @@ from ..envs.rewards import bernoulli_reward_table
 from ..learners.maler import n_experts
 from ..mechanisms.packing import n_entries
 from ..policies.base import Policy
+from ..policies.combiner import stacked_tables
 from ..schema import METRICS
 from . import kernels
 from . import olucb as kernels_olucb
+from .combiner import COMBINER_METRICS, run_combiner
+from .contextual import CONTEXTUAL_METRICS, run_contextual
 from .noise import draw_raw, noise_table
 from .olucb import OLUCB_METRICS
 
 #: Memory budget of one chunk of trials (rewards + noise arrays).
 CHUNK_BYTES = 256 * 2**20
+#: Metrics an engine records on top of :data:`METRICS`.
+EXTRA_METRICS = {"onlineucb": OLUCB_METRICS, "combiner": COMBINER_METRICS}
 
 
 def checkpoint_rounds(T: int, n_checkpoints: int) -> np.ndarray:
@@ -56,7 +61,7 @@ def _bytes_per_trial(policy: Policy, K: int) -> int:
     rewards = s.T * K
     if policy.scheme == "vec":
         return rewards + 8 * E * (s.T + policy.n_batches)
-    if policy.scheme == "onlineucb":
+    if policy.scheme in ("onlineucb", "combiner"):
         return rewards + 8 * s.T * (2 * s.d + 1)
     return rewards + 8 * E * (2 * policy.n_refresh + 1)
 
@@ -96,6 +101,10 @@ def simulate(
     -------
     SimulationResult
     """
+    if getattr(instances, "contextual", False):
+        return _simulate_contextual(
+            policy, instances, reward_seeds, noise_rngs, checkpoints, chunk_bytes, progress
+        )
     start = time.perf_counter()
     n, K, d = instances.X.shape
     T = policy.setting.T
@@ -113,7 +122,7 @@ def simulate(
     ):
         raise ValueError(f"rewards must have shape ({n}, >= {T}, {K}), got {rewards.shape}")
     C = cps.shape[0]
-    names = METRICS + (OLUCB_METRICS if policy.engine == "onlineucb" else ())
+    names = METRICS + EXTRA_METRICS.get(policy.engine, ())
     out = {name: np.zeros((n, C)) for name in names}
     mu_all = instances.mu
     best_all = instances.best.astype(np.int64)
@@ -134,7 +143,32 @@ def simulate(
         raws = [draw_raw(policy, noise_rngs[i]) for i in range(lo, hi)]
         beta = np.stack([policy.radius(L_all[i]) for i in range(lo, hi)])
         chunk_out = np.zeros((hi - lo, C, len(names)))
-        if policy.engine == "onlineucb":
+        if policy.engine == "combiner":
+            o = policy.opts
+            run_combiner(
+                X,
+                mu,
+                best_all[sl],
+                chunk_rewards,
+                np.stack([r["zeta"] for r in raws]),
+                np.stack([r["noise_x"] for r in raws]),
+                np.stack([r["noise_y"] for r in raws]),
+                policy.tab_radius,
+                policy.tab_G,
+                policy.tab_Delta2,
+                policy.tab_Sigma,
+                policy.tab_mu_hat,
+                policy.tab_restart,
+                policy.tab_local,
+                policy.tab_horizon,
+                *_selection(policy),
+                o["D"],
+                o["learner"] == "maler",
+                o["ogd_step"] == "strongly_convex",
+                cps,
+                chunk_out,
+            )
+        elif policy.engine == "onlineucb":
             o = policy.opts
             kernels_olucb.run_onlineucb(
                 X,
@@ -202,6 +236,96 @@ def simulate(
             )
         for k, name in enumerate(names):
             out[name][sl] = chunk_out[:, :, k]
+        if progress is not None:
+            progress(hi, n, time.perf_counter() - start)
+    return SimulationResult(cps, out, time.perf_counter() - start)
+
+
+def _selection(policy: Policy) -> tuple:
+    """``select, C_i, alpha_i, R_i, p_index, sigma^2, log_const`` of the combiner kernels."""
+    if policy.algorithm == "combiner":
+        o = policy.opts
+        return (
+            True,
+            policy.C,
+            policy.alpha,
+            policy.R,
+            float(o["p_index"]),
+            policy.sigma**2,
+            policy.log_const,
+        )
+    M = stacked_tables(policy)["radius"].shape[0]
+    return False, np.zeros(M), np.ones(M), np.zeros(M), 0.0, policy.sigma**2, 0.0
+
+
+def _simulate_contextual(
+    policy: Policy,
+    instances,
+    reward_seeds: Sequence[int],
+    noise_rngs: Sequence[np.random.Generator],
+    checkpoints: np.ndarray,
+    chunk_bytes: int,
+    progress,
+) -> SimulationResult:
+    """:func:`simulate` on fresh arms (:class:`dpbandits.envs.contextual.FreshArmInstances`)."""
+    start = time.perf_counter()
+    n, d, K = instances.n, instances.d, instances.K
+    T = policy.setting.T
+    if policy.engine not in ("onlineucb", "combiner"):
+        raise ValueError(
+            f"{policy.algorithm}: fresh-arm instances ({instances.family}) are simulated for "
+            "OnlineUCB, Algorithm 7 and the combiner only"
+        )
+    if policy.opts.get("radius_mode") == "oracle":
+        raise ValueError("onlineucb: the oracle radius is not available on fresh arms")
+    if d != policy.setting.d:
+        raise ValueError(
+            f"instances have d={d} but the policy was calibrated for d={policy.setting.d}"
+        )
+    if len(reward_seeds) != n or len(noise_rngs) != n:
+        raise ValueError("need one reward seed and one noise generator per trial")
+    cps = np.asarray(checkpoints, dtype=np.int64)
+    if cps.size == 0 or cps.min() < 1 or cps.max() > T or np.any(np.diff(cps) <= 0):
+        raise ValueError(f"checkpoints must be increasing rounds in [1, {T}]")
+    names = METRICS + CONTEXTUAL_METRICS
+    out = {name: np.zeros((n, cps.shape[0])) for name in names}
+    tabs = stacked_tables(policy)
+    per_trial = 8 * T * (K * d + K + 2 * d + 1)
+    chunk = max(1, int(chunk_bytes // per_trial))
+    o = policy.opts
+    for lo in range(0, n, chunk):
+        hi = min(n, lo + chunk)
+        arms = np.stack([instances.arms(i, T) for i in range(lo, hi)])
+        uniforms = np.stack(
+            [np.random.RandomState(reward_seeds[i]).random_sample((T, K)) for i in range(lo, hi)]
+        )
+        raws = [draw_raw(policy, noise_rngs[i]) for i in range(lo, hi)]
+        chunk_out = np.zeros((hi - lo, cps.shape[0], len(names)))
+        run_contextual(
+            arms,
+            np.ascontiguousarray(instances.theta[lo:hi]),
+            uniforms,
+            np.stack([r["zeta"] for r in raws]),
+            policy.scheme == "onlineucb",  # OnlineUCB draws zeta already scaled (or none)
+            np.stack([r["noise_x"] for r in raws]),
+            np.stack([r["noise_y"] for r in raws]),
+            tabs["radius"],
+            tabs["G"],
+            tabs["Delta2"],
+            tabs["Sigma"],
+            tabs["mu_hat"],
+            tabs["restart"],
+            tabs["local"],
+            tabs["horizon"],
+            *_selection(policy),
+            o["D"],
+            o["learner"] == "maler",
+            o["ogd_step"] == "strongly_convex",
+            cps,
+            chunk_out,
+        )
+        for k, name in enumerate(names):
+            out[name][lo:hi] = chunk_out[:, :, k]
         if progress is not None:
             progress(hi, n, time.perf_counter() - start)
     return SimulationResult(cps, out, time.perf_counter() - start)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from .base import CALIBRATIONS, FIDELITIES, Policy, Quirks, Setting
+from .combiner import Combiner, OnlineUCBDoubling
 from .gaussian import LDP, BatchedLDP, SDPAmp, SDPAmpRU
 from .jdp import BatchedJDP, JDPStandin, JDPTree, JDPUser
 from .linucb import LinUCB
@@ -25,6 +26,8 @@ POLICIES: dict[str, type[Policy]] = {
         SDPVecRU,
         JDPUser,
         OnlineUCB,
+        OnlineUCBDoubling,
+        Combiner,
     )
 }
 

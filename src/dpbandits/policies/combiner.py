@@ -1,0 +1,301 @@
+"""Algorithm 2 (Private Bandit Combiner) and Algorithm 7 (doubling-trick OnlineUCB) of paper 000
+(spec onlineucb-000 §4).
+
+**Algorithm 7** (``onlineucb_doubling``, spec §4.4, body reconstructed): OnlineUCB restarted at
+local times ``1, 2, 4, ...``; epoch ``m`` has horizon ``H_m = 2^m``, threshold
+``lambda_bar_m = H_m^{-k}`` (``k = 1/8``), ``Delta_m^2 = lambda_bar_m`` if
+``lambda_min <= lambda_bar_m`` else 0, failure probability ``beta_m = beta/2^{m+1}``, and its own
+``G_m``, Maler and radius, all computed by :class:`~dpbandits.policies.onlineucb.OnlineUCB` at
+``(H_m, beta_m, lambda_bar_m)``.
+
+**Algorithm 2** (``combiner``, spec §4.1-4.3): base 1 is Algorithm 7 with
+``lambda_min = T^{-1/8}``; bases ``i = 2..M`` are OnlineUCB with ``lambda_min = lambda_i =
+2^{i-1}/T^{1/8}`` and ``lambda_bar = T^{-1/8}`` (so ``Delta^2 = 0``), ``M = 1 + ceil(log2(T)/8)``
+(spec A25). Each round the combiner plays the active base with the largest index
+``U_i = mu_hat_i + min{1, (C_i n^{alpha_i} + w(n))/n} - R_i/T`` (``U_i = 1 - R_i/T`` before its
+first play), feeds it the privatized reward and eliminates it when its deviation sum reaches
+``C_i n^{alpha_i} + w(n)``; ``w(n) = p sqrt(n (1 + sigma^2) log(T^3 M max{1, log n}
+(1 + sigma^2)/beta))``. Constants ``eta_i, C_i, alpha_i, R_i`` of Theorem 4.1 with ``P = P' = 1``
+and ``p = 3`` (spec §4.3, A29).
+
+Both policies expose per-play tables of every base (radius, ``G``, ``Delta^2``, ...), indexed by
+the base's own play count, which the engine and the reference loop read.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from .base import Policy, Setting
+from .onlineucb import LEARNERS, OnlineUCB, onlineucb_sigma
+
+#: Power constant ``k`` of Algorithm 7 as base 1 of the combiner (spec §4.1).
+K_POWER = 1.0 / 8.0
+RADIUS_MODES = ("scaled", "theory")  # the oracle radius needs theta*; not offered here
+
+
+def kappa(alpha: float) -> float:
+    """``kappa(alpha) = (1-a)^{(1-a)/a} (1+a)^{1/a} / a^{(1-a)/a}`` (Theorem 4.1)."""
+    e = (1.0 - alpha) / alpha
+    return (1.0 - alpha) ** e * (1.0 + alpha) ** (1.0 / alpha) / alpha**e
+
+
+def n_bases(T: int) -> int:
+    """``M = 1 + ceil(log2(T)/8)`` (spec §4.1, A25): 3 at T = 20000."""
+    return 1 + math.ceil(math.log2(T) / 8.0)
+
+
+def base_lambdas(T: int) -> np.ndarray:
+    """``lambda_i = 2^{i-1}/T^{1/8}`` of bases ``i = 2..M`` (0.29, 0.58, 1.16 at T = 20000)."""
+    return np.array([2.0 ** (i - 1) / T**K_POWER for i in range(2, n_bases(T) + 1)])
+
+
+def epoch_of(tau: int) -> int:
+    """Epoch ``m`` of local time ``tau >= 1`` (epoch m covers ``[2^m, 2^{m+1} - 1]``)."""
+    return int(tau).bit_length() - 1
+
+
+@dataclass(frozen=True)
+class BaseTables:
+    """Per-play constants of one base, indexed by its play count ``n = 0 .. T - 1``.
+
+    ``restart[n]``: the base starts a fresh Algorithm 1 at play ``n`` (state reset);
+    ``local[n]``: the play's 1-based time within its epoch; ``horizon[n]``: the epoch's horizon
+    (Maler's grid); ``radius``, ``G``, ``Delta2``, ``Sigma``, ``mu_hat``: the epoch's constants.
+    """
+
+    radius: np.ndarray
+    G: np.ndarray
+    Delta2: np.ndarray
+    Sigma: np.ndarray
+    mu_hat: np.ndarray
+    restart: np.ndarray
+    local: np.ndarray
+    horizon: np.ndarray
+
+
+def _algorithm1(setting: Setting, opts: dict, **over) -> OnlineUCB:
+    keep = ("learner", "ogd_step", "radius_mode", "c_beta", "D", "C", "R", "sigma_includes_delta")
+    return OnlineUCB(setting, "experiment", None, **{k: opts[k] for k in keep}, **over)
+
+
+def fixed_tables(base: OnlineUCB, T: int) -> BaseTables:
+    """Tables of a base that runs one Algorithm 1 over the whole horizon."""
+    full = np.ones(T)
+    restart = np.zeros(T, dtype=bool)
+    restart[0] = True
+    return BaseTables(
+        radius=base.radius(1.0).astype(float),
+        G=full * base.G,
+        Delta2=full * base.Delta2,
+        Sigma=full * base.Sigma,
+        mu_hat=full * base.mu_hat,
+        restart=restart,
+        local=np.arange(1, T + 1, dtype=np.int64),
+        horizon=np.full(T, T, dtype=np.int64),
+    )
+
+
+def doubling_tables(
+    setting: Setting, opts: dict, lambda_min: float, k: float, beta: float
+) -> tuple[BaseTables, list[OnlineUCB]]:
+    """Tables of Algorithm 7 (spec §4.4) and the Algorithm 1 of each epoch."""
+    T = setting.T
+    t = {name: np.zeros(T) for name in ("radius", "G", "Delta2", "Sigma", "mu_hat")}
+    restart = np.zeros(T, dtype=bool)
+    local = np.zeros(T, dtype=np.int64)
+    horizon = np.zeros(T, dtype=np.int64)
+    epochs = []
+    for m in range(epoch_of(T) + 1):
+        H = 2**m
+        lo, hi = H - 1, min(2 * H - 1, T)  # 0-based plays of this epoch
+        alg = _algorithm1(
+            Setting(T=H, d=setting.d, epsilon=setting.epsilon, delta=setting.delta),
+            opts,
+            lambda_min=lambda_min,
+            lambda_bar_power=k,
+            beta_fail=beta / 2 ** (m + 1),
+        )
+        epochs.append(alg)
+        t["radius"][lo:hi] = alg.radius(1.0)[: hi - lo]
+        for name in ("G", "Delta2", "Sigma", "mu_hat"):
+            t[name][lo:hi] = getattr(alg, name)
+        restart[lo] = True
+        local[lo:hi] = np.arange(1, hi - lo + 1)
+        horizon[lo:hi] = H
+    return BaseTables(**t, restart=restart, local=local, horizon=horizon), epochs
+
+
+def stacked_tables(policy: Policy) -> dict[str, np.ndarray]:
+    """Per-play tables of every base, ``name -> (M, T)`` (:class:`BaseTables` fields).
+
+    A combiner or Algorithm 7 has them already; plain OnlineUCB is one base that runs one
+    Algorithm 1 over the horizon (:func:`fixed_tables`).
+    """
+    if isinstance(policy, _MultiBase):
+        return {name: getattr(policy, f"tab_{name}") for name in BaseTables.__dataclass_fields__}
+    if isinstance(policy, OnlineUCB):
+        tab = fixed_tables(policy, policy.setting.T)
+        return {
+            name: np.ascontiguousarray(getattr(tab, name)[None])
+            for name in BaseTables.__dataclass_fields__
+        }
+    raise ValueError(f"{policy.algorithm}: not an OnlineUCB-type policy")
+
+
+class _MultiBase(Policy):
+    """Shared set-up of the two policies: options, noise scheme and the stacked tables."""
+
+    engine = "combiner"
+    calibrations = ("experiment",)
+    scalable = False
+    options = {
+        "learner": "maler",
+        "ogd_step": "convex",
+        "radius_mode": "scaled",
+        "c_beta": 1.0,
+        "beta_fail": 0.1,
+        "D": 1.0,
+        "C": 1.0,
+        "R": 0.5,
+        "sigma_includes_delta": False,
+    }
+
+    def _check(self) -> None:
+        o = self.opts
+        if o["learner"] not in LEARNERS:
+            raise ValueError(f"{self.algorithm}: learner must be one of {LEARNERS}")
+        if o["radius_mode"] not in RADIUS_MODES:
+            raise ValueError(
+                f"{self.algorithm}: radius_mode must be one of {RADIUS_MODES}, "
+                f"got {o['radius_mode']!r}"
+            )
+        self.period = 1
+        self.scheme = "combiner"
+        self.lam = 1.0
+        self.sigma = onlineucb_sigma(self.setting.epsilon, self.setting.delta)
+
+    def _stack(self, tables: list[BaseTables]) -> None:
+        self.tables = tables
+        for name in BaseTables.__dataclass_fields__:
+            stacked = np.stack([getattr(b, name) for b in tables])
+            setattr(self, f"tab_{name}", np.ascontiguousarray(stacked))
+
+    @property
+    def n_bases(self) -> int:
+        """Number of base learners."""
+        return len(self.tables)
+
+    def radius(self, L: float) -> np.ndarray:
+        """Radius of base 1's plays (the per-base tables are in ``tab_radius``)."""
+        return self.tab_radius[0]
+
+
+class OnlineUCBDoubling(_MultiBase):
+    """Algorithm 7 alone: OnlineUCB with doubling restarts (module docstring).
+
+    Options as :class:`OnlineUCB`, plus ``lambda_min`` (default ``T^{-1/8}``, as base 1 of the
+    combiner) and ``k_power`` (1/8).
+    """
+
+    algorithm = "onlineucb_doubling"
+    label = "OnlineUCB-doubling"
+    options = {**_MultiBase.options, "lambda_min": None, "k_power": K_POWER}
+
+    def _calibrate(self) -> None:
+        self._check()
+        s, o = self.setting, self.opts
+        lam = s.T**-K_POWER if o["lambda_min"] is None else float(o["lambda_min"])
+        tab, self.epochs = doubling_tables(s, o, lam, float(o["k_power"]), float(o["beta_fail"]))
+        self._stack([tab])
+        self.consts = {
+            "sigma": self.sigma,
+            "lambda_min": lam,
+            "n_epochs": len(self.epochs),
+            "G_last_epoch": self.epochs[-1].G,
+        }
+
+
+class Combiner(_MultiBase):
+    """Algorithm 2 with Algorithm 7 as base 1 (module docstring).
+
+    Options as :class:`OnlineUCB` (``radius_mode`` scaled or theory), plus ``p_index`` (3, the
+    universal constant of the index and the test) and ``P_const`` (1, ``P = P'`` of Thm 4.1).
+    """
+
+    algorithm = "combiner"
+    label = "Combiner"
+    options = {**_MultiBase.options, "p_index": 3.0, "P_const": 1.0}
+
+    def _calibrate(self) -> None:
+        self._check()
+        s, o = self.setting, self.opts
+        T, d, eps = s.T, s.d, s.epsilon
+        lam1 = T**-K_POWER
+        tab1, self.epochs = doubling_tables(s, o, lam1, K_POWER, float(o["beta_fail"]))
+        self.lambdas = base_lambdas(T)
+        bases = [
+            _algorithm1(s, o, lambda_min=float(lam), lambda_bar_power=K_POWER)
+            for lam in self.lambdas
+        ]
+        self._stack([tab1] + [fixed_tables(b, T) for b in bases])
+        M = self.n_bases
+        P = float(o["P_const"])
+        log32 = math.log(T) ** 1.5
+        et = eps * T**K_POWER
+        # Theorem 4.1 (spec §4.3): base 1, then bases 2..M
+        eta = [et / (math.sqrt(d * T) * (P * log32 * et + 1.0))]
+        C = [P * log32 * math.sqrt(d) * (et + 1.0) / et]
+        alpha = [0.75]
+        for lam in self.lambdas:
+            eta.append(eps / (P * log32 * math.sqrt(d * T)))
+            C.append(P * log32 * math.sqrt(d) / (eps * lam))
+            alpha.append(0.5)
+        self.eta, self.C, self.alpha = np.array(eta), np.array(C), np.array(alpha)
+        beta = float(o["beta_fail"])
+        inv_eta = 1.0 / self.eta
+        self.R = np.array([self._target_regret(i, inv_eta) for i in range(M)])
+        # log(T^3 M (1 + sigma^2)/beta): the part of w(n)'s logarithm that does not depend on n
+        self.log_const = math.log(T**3 * M * (1.0 + self.sigma**2) / beta)
+        self.consts = {
+            "sigma": self.sigma,
+            "n_bases": M,
+            **{f"lambda_{i + 2}": float(v) for i, v in enumerate(self.lambdas)},
+            **{f"R_{i + 1}/T": float(r / T) for i, r in enumerate(self.R)},
+        }
+
+    def _target_regret(self, i: int, inv_eta: np.ndarray) -> float:
+        """``R_i`` of Theorem 4.1 (spec §4.3)."""
+        T, M, beta = self.setting.T, len(self.C), float(self.opts["beta_fail"])
+        a, c, e = self.alpha[i], self.C[i], self.eta[i]
+        return float(
+            c * T**a
+            + kappa(a) * c ** (1 / a) * T * e ** ((1 - a) / a)
+            + 288.0 * math.log(T**3 * M / beta) * T * e
+            + (inv_eta.sum() - inv_eta[i])
+        )
+
+    def index(self, i: int, n: int, mean: float) -> float:
+        """``U_i`` of base ``i`` after ``n`` plays with running mean ``mean`` (spec §4.2 step 1;
+        ``1 - R_i/T`` before the first play, where the paper's ``min{1, ./0}`` is 1)."""
+        T = self.setting.T
+        if n == 0:
+            return 1.0 - self.R[i] / T
+        bonus = (self.C[i] * n ** self.alpha[i] + float(self.width(n))) / n
+        return mean + min(1.0, bonus) - self.R[i] / T
+
+    def eliminates(self, i: int, n: int, deviation: float) -> bool:
+        """The test of step 5: ``deviation >= C_i n^{alpha_i} + w(n)``."""
+        return deviation >= self.C[i] * n ** self.alpha[i] + float(self.width(n))
+
+    def width(self, n: np.ndarray | float) -> np.ndarray:
+        """``w(n)`` of the index and the elimination test (spec §4.2), for ``n >= 1``."""
+        s, o = self.setting, self.opts
+        n = np.asarray(n, dtype=float)
+        v = 1.0 + self.sigma**2
+        logn = np.maximum(1.0, np.log(n))
+        inner = s.T**3 * self.n_bases * logn * v / float(o["beta_fail"])
+        return float(o["p_index"]) * np.sqrt(n * v * np.log(inner))
