@@ -5,7 +5,8 @@ T = 20000, d = 5, epsilon = 1, configuration R1) with the fast engine, exactly a
 pipeline's job does (the reward tables are drawn once and shared by the algorithms), then a
 reduced workload with the reference loop, and prints seconds, microseconds per round per
 trial, the speed ratio and the peak memory of the process; then it times the rate audit of
-CZ22 at paper scale (sweeps and fits, two processes).
+CZ22 at paper scale (sweeps and fits, two processes) and the three Figure 1 panels of paper 000
+(OnlineUCB with Maler and the five baselines, 50 trials, two processes).
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ from .audit.rates import evaluate_rate_claims
 from .claims import load_claims
 from .config import load_experiment, load_yaml
 from .engine import checkpoint_rounds, draw_raw, simulate
-from .envs import bernoulli_reward_table, reward_tables, script_instances
+from .envs import bernoulli_reward_table, make_instances, reward_tables, script_instances
 from .io import read_results
 from .pipeline import run_cells
 from .policies import Quirks, Setting, make_policy
@@ -44,14 +45,26 @@ def _policies(T: int, d: int, epsilon: float):
 def warmup() -> None:
     """Compile (and cache) every numba kernel with a tiny run."""
     inst = script_instances(1, 10, 3)
-    for policy in _policies(40, 3, 1.0):
-        simulate(
-            policy,
-            inst,
-            [0],
-            [noise_generator(0, "warmup", "p", policy.algorithm, 0)],
-            checkpoint_rounds(40, 2),
-        )
+    setting = Setting(T=40, d=3, epsilon=1.0, delta=0.1)
+    olucb = [
+        make_policy("onlineucb", setting),
+        make_policy("onlineucb", setting, radius_mode="oracle"),
+        make_policy("onlineucb_doubling", setting),
+        make_policy("combiner", setting),
+    ]
+    for policy in _policies(40, 3, 1.0) + olucb:
+        for instances in (inst, make_instances("fresh_sphere", 1, 10, 3, 2)):
+            if instances.contextual and policy.engine not in ("onlineucb", "combiner"):
+                continue
+            if instances.contextual and policy.opts.get("radius_mode") == "oracle":
+                continue
+            simulate(
+                policy,
+                instances,
+                [0],
+                [noise_generator(0, "warmup", "p", policy.algorithm, 0)],
+                checkpoint_rounds(40, 2),
+            )
     print("numba kernels compiled and cached")
 
 
@@ -163,6 +176,49 @@ def bench_audit(root: Path, workers: int = 2) -> None:
     )
 
 
+def _run_panel(task) -> tuple[str, float, list[float]]:
+    """Simulate one panel's cells into ``out_dir`` (a worker of bench_olucb)."""
+    panel, cells, out_dir, calibrated = task
+    start = time.perf_counter()
+    outs = [Path(out_dir) / (c.stem.replace("/", "_") + ".parquet") for c in cells]
+    seconds = run_cells(cells, outs, calibrated)
+    return panel, time.perf_counter() - start, seconds
+
+
+def bench_olucb(root: Path, workers: int = 2) -> None:
+    """Time the three Figure 1 panels of paper 000 (configuration main, every series, paper
+    scale) in ``workers`` processes, as Snakemake's jobs run with ``--cores 2``.
+
+    OnlineUCB's ``c_beta`` is the calibrated value when ``results/calibration/olucb/c_beta.csv``
+    exists, else 1e-3 (the spec's pilot value; the run time does not depend on it).
+    """
+    from .pipeline import read_calibrations
+
+    schemas = root / "workflow" / "schemas"
+    cfg = load_yaml(root / "config" / "config.yaml")
+    exp = load_experiment(
+        root / "config" / "experiments" / "olucb.yaml", cfg, schemas / "experiment.schema.yaml"
+    )
+    table = root / "results" / "calibration" / "olucb" / "c_beta.csv"
+    calibrated = read_calibrations([table]) if table.exists() else {"c_beta": 1e-3}
+    groups = [(k[0], cells) for k, cells in exp.groups().items() if k[1] == "main"]
+    n = sum(len(c) for _, c in groups)
+    print(
+        f"\nFigure 1 of paper 000 at paper scale: {len(groups)} panels, {n} cells "
+        f"(c_beta = {calibrated['c_beta']:.3g}), {workers} processes"
+    )
+    with tempfile.TemporaryDirectory() as tmp:
+        start = time.perf_counter()
+        tasks = [(panel, cells, tmp, calibrated) for panel, cells in groups]
+        with ProcessPoolExecutor(max_workers=workers, mp_context=get_context("fork")) as pool:
+            results = list(pool.map(_run_panel, tasks))
+        wall = time.perf_counter() - start
+    for (panel, sec, per_cell), (_, cells) in zip(results, groups, strict=True):
+        detail = ", ".join(f"{c.series} {s:.1f}" for c, s in zip(cells, per_cell, strict=True))
+        print(f"  {panel}: {sec:5.1f} s ({detail})")
+    print(f"  three panels {wall:.1f} s wall (target <= 180 s on 2 cores)")
+
+
 def main(argv: list[str] | None = None) -> int:
     """Entry point of ``dpb``."""
     parser = argparse.ArgumentParser(
@@ -185,6 +241,7 @@ def main(argv: list[str] | None = None) -> int:
         bench(args.trials, args.T, args.d, args.ref_trials, args.ref_T)
         if not args.no_audit:
             bench_audit(args.root)
+        bench_olucb(args.root)
     return 0
 
 

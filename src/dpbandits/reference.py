@@ -21,6 +21,13 @@ from .mechanisms.tree import dyadic_decomposition, standin_count
 from .mechanisms.vec import analyze, encode
 from .policies.base import Policy
 from .policies.combiner import stacked_tables
+from .policies.onlineucb import (
+    clip_gradient,
+    confidence_centre,
+    corrected_loss,
+    loss_gradient,
+    ucb_index,
+)
 from .schema import METRICS
 
 
@@ -118,9 +125,12 @@ def reference_onlineucb(
 ) -> dict[str, np.ndarray]:
     """Algorithm 1 of paper 000 for one trial, literally (spec onlineucb-000 §2.5).
 
-    ``V~^{-1}`` is inverted every round and Maler is
-    :class:`~dpbandits.learners.reference.ReferenceMaler`. Returns the actions, the regret and
-    ``theta_err`` (``||theta_t - theta*||``) and ``radius`` at the checkpoints.
+    The centre is recomputed every round from the whole history as the ridge regression of the
+    learner's predictions (:func:`~dpbandits.policies.onlineucb.confidence_centre`), ``V~`` is
+    inverted every round, the index, gradient and clipping are the library's functions, and
+    Maler is :class:`~dpbandits.learners.reference.ReferenceMaler`. Returns the actions, the
+    regret and ``theta_err`` (``||theta_t - theta*||``), ``radius`` and ``theta_star_covered``
+    at the checkpoints.
     """
     o, s = policy.opts, policy.setting
     T, d = s.T, X.shape[1]
@@ -129,7 +139,7 @@ def reference_onlineucb(
     theta_ogd = np.zeros(d)
     beta = policy.radius(1.0)
     k0, k1, k2 = policy.k_constants()
-    V, u = np.eye(d), np.zeros(d)
+    V = np.eye(d)
     kb = int(np.argmax(mu))
     M_real = S_real = real = pseudo = 0.0
     actions = np.zeros(T, dtype=np.int64)
@@ -144,17 +154,17 @@ def reference_onlineucb(
     covered = 1.0
 
     def loss(th, xt, yt):
-        return (xt @ th - yt) ** 2 - Sigma * th @ th
+        return corrected_loss(th, xt, yt, Sigma)
 
+    xs, preds = np.zeros((0, d)), np.zeros(0)
     for t in range(T):
         Vinv = np.linalg.inv(V)
-        theta_hat = Vinv @ u
+        theta_hat = confidence_centre(xs, preds)
         if o["radius_mode"] == "oracle":
             b = D**2 + max(0.0, M_real) + k0 * np.sqrt((t + 1) * S_real) + k1 + k2 * S_real
         else:
             b = beta[t]
-        width = np.sqrt(np.maximum(np.einsum("ki,ij,kj->k", X, Vinv, X), 0.0))
-        a = argmax_ties(X @ theta_hat + np.sqrt(b) * width)
+        a = argmax_ties(ucb_index(X, theta_hat, Vinv, b))
         actions[t] = a
         gap = theta_star - theta_hat
         if gap @ V @ gap > b:  # theta* left the confidence set C_{t-1} (Lemma 3.3)
@@ -165,9 +175,7 @@ def reference_onlineucb(
         theta_t = maler.predict() if maler is not None else theta_ogd.copy()
         x_bar = X[a] + (raw["zeta"][t] if raw["zeta"].shape[0] else 0.0)
         xt, yt = x_bar + raw["noise_x"][t], y + raw["noise_y"][t]
-        g = 2 * xt * (xt @ theta_t - yt) - 2 * Sigma * theta_t
-        if np.linalg.norm(g) > G:
-            g = g * (G / np.linalg.norm(g))
+        g = clip_gradient(loss_gradient(theta_t, xt, yt, Sigma), G)
         if o["radius_mode"] == "oracle":
             M_real += loss(theta_t, xt, yt) - loss(theta_star, xt, yt)
             S_real += np.sum((theta_t - theta_star) ** 2)
@@ -179,7 +187,7 @@ def reference_onlineucb(
             theta_ogd = theta_ogd - step * g
             theta_ogd *= min(1.0, D / max(np.linalg.norm(theta_ogd), 1e-300))
         V = V + np.outer(xt, xt)
-        u = u + (theta_t @ xt) * xt
+        xs, preds = np.vstack([xs, xt]), np.append(preds, theta_t @ xt)
         if t + 1 in cps:
             out["regret_realized"].append(real)
             out["regret_pseudo"].append(pseudo)
@@ -212,8 +220,7 @@ class _ReferenceBase:
 
     def index(self, X: np.ndarray) -> np.ndarray:
         Vinv = np.linalg.inv(self.V)
-        width = np.sqrt(np.maximum(np.einsum("ki,ij,kj->k", X, Vinv, X), 0.0))
-        return X @ (Vinv @ self.u) + np.sqrt(self._constant("radius")) * width
+        return ucb_index(X, Vinv @ self.u, Vinv, self._constant("radius"))
 
     def learn(self, x: np.ndarray, y: float, zeta, eta_x, eta_y, scaled_zeta=False) -> float:
         """The user's report and the server's step; returns the privatized reward."""
@@ -225,9 +232,7 @@ class _ReferenceBase:
             zeta = 0.0
         xt = x + (zeta if scaled_zeta else np.sqrt(self._constant("Delta2")) * zeta) + eta_x
         yt = y + eta_y
-        g = 2 * xt * (xt @ theta_t - yt) - 2 * Sigma * theta_t
-        if np.linalg.norm(g) > G:
-            g = g * (G / np.linalg.norm(g))
+        g = clip_gradient(loss_gradient(theta_t, xt, yt, Sigma), G)
         if self.maler is not None:
             self.maler.update(g)
         else:

@@ -16,6 +16,7 @@ the same for every algorithm (common random numbers).
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 from typing import ClassVar
 
@@ -89,6 +90,7 @@ def fresh_sphere_instances(n: int, K: int, d: int, seed: int = 2) -> FreshArmIns
     return FreshArmInstances(theta, K, seed, np.arange(n))
 
 
+@functools.lru_cache(maxsize=64)
 def optimal_arm_lambda_min(d: int, K: int, draws: int = LAMBDA_MIN_DRAWS) -> float:
     """``lambda_min(E[x* x*^T])`` of the optimal arm among ``K`` fresh arms (spec 000 §6.2).
 

@@ -66,6 +66,55 @@ def clipping_constant(
     return first + second + 2 * D + 2
 
 
+def corrected_loss(theta, x_tilde, y_tilde, Sigma: float) -> np.ndarray:
+    """``l_t(theta) = (<x~, theta> - y~)^2 - Sigma ||theta||^2`` (spec §2.6, A2; Sigma = sigma^2).
+
+    Broadcasts over leading axes of ``x_tilde`` (rows are rounds).
+    """
+    x_tilde, theta = np.asarray(x_tilde, float), np.asarray(theta, float)
+    return (x_tilde @ theta - y_tilde) ** 2 - Sigma * (theta @ theta)
+
+
+def loss_gradient(theta, x_tilde, y_tilde, Sigma: float) -> np.ndarray:
+    """``g_t = 2 x~ (<x~, theta> - y~) - 2 Sigma theta``, the gradient of :func:`corrected_loss`
+    (Algorithm 1, step 7); one row per row of ``x_tilde``."""
+    x_tilde, theta = np.asarray(x_tilde, float), np.asarray(theta, float)
+    resid = x_tilde @ theta - y_tilde
+    return 2.0 * x_tilde * np.expand_dims(resid, -1) - 2.0 * Sigma * theta
+
+
+def clip_gradient(g, G: float) -> np.ndarray:
+    """``g min{1, G/||g||}`` row-wise (Algorithm 1, step 8; ``g = 0`` stays 0)."""
+    g = np.asarray(g, float)
+    norm = np.linalg.norm(g, axis=-1, keepdims=True)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        scale = np.where(norm > G, G / norm, 1.0)
+    return g * scale
+
+
+def confidence_centre(x_tilde, predictions) -> np.ndarray:
+    """``theta_hat = V~^{-1} u~`` with ``V~ = I + sum x~ x~^T``, ``u~ = sum <theta_s, x~_s> x~_s``
+    (spec §2.7): the ridge regression of the learner's predictions ``<theta_s, x~_s>`` on ``x~_s``.
+
+    Parameters
+    ----------
+    x_tilde : ndarray, shape (n, d)
+    predictions : ndarray, shape (n,)
+        ``<theta_s, x~_s>`` of each round.
+    """
+    X = np.asarray(x_tilde, float)
+    d = X.shape[1]
+    return np.linalg.solve(np.eye(d) + X.T @ X, X.T @ np.asarray(predictions, float))
+
+
+def ucb_index(X, theta_hat, Vinv, beta: float) -> np.ndarray:
+    """``<x, theta_hat> + sqrt(beta) ||x||_{V~^{-1}}`` for every row of ``X`` (spec §2.5 step 3):
+    the largest ``<x, theta>`` over the ellipsoid ``||theta - theta_hat||^2_V~ <= beta``."""
+    X = np.asarray(X, float)
+    q = np.einsum("ki,ij,kj->k", X, Vinv, X)
+    return X @ theta_hat + math.sqrt(beta) * np.sqrt(np.maximum(q, 0.0))
+
+
 class OnlineUCB(Policy):
     """Algorithm 1 of paper 000 with Maler or OGD (spec 000 §2-3).
 

@@ -1,0 +1,286 @@
+"""OnlineUCB (paper 000, Algorithm 1): the unit-test facts of spec onlineucb-000 §8.
+
+Monte Carlo checks use fixed seeds and the tolerance the spec gives (5 Monte Carlo standard
+errors unless stated): a correct implementation fails one of them with probability < 1e-6.
+"""
+
+import math
+
+import numpy as np
+import pytest
+
+from dpbandits.engine import checkpoint_rounds, draw_raw, simulate
+from dpbandits.envs import make_instances, paper_text_instances, reward_tables, script_instances
+from dpbandits.envs.contextual import optimal_arm_lambda_min, unit_sphere
+from dpbandits.policies import Setting, make_policy
+from dpbandits.policies.onlineucb import (
+    clip_gradient,
+    clipping_constant,
+    confidence_centre,
+    corrected_loss,
+    loss_gradient,
+    onlineucb_sigma,
+    perturbation,
+    ucb_index,
+)
+from dpbandits.reference import reference_contextual
+from dpbandits.seeds import noise_generator
+
+T, BETA, DELTA = 20000, 0.1, 0.1
+# spec §8 items 4-5
+X4 = np.array([0.6, 0, 0.8, 0, 0])
+THETA4 = np.array([0.3, -0.2, 0.5, 0.1, 0])
+Y4, SIGMA4, DELTA2_4 = 1.0, 1.3, 0.09
+
+
+def _draws(n, x, y, sigma, Delta2, seed):
+    """``n`` privatized reports ``(x~, y~)`` of one fixed ``(x, y)`` (spec §2.5 steps 5-6)."""
+    rng = np.random.default_rng(seed)
+    d = x.shape[0]
+    xt = x + math.sqrt(Delta2) * rng.standard_normal((n, d)) + sigma * rng.standard_normal((n, d))
+    yt = y + sigma * rng.standard_normal(n)
+    return xt, yt
+
+
+def _within(samples, expected, k=5.0):
+    mean = samples.mean(axis=0)
+    se = samples.std(axis=0, ddof=1) / math.sqrt(samples.shape[0])
+    assert np.all(np.abs(mean - expected) <= k * se + 1e-12), (mean, expected, se)
+
+
+@pytest.mark.parametrize("eps,sigma", [(0.2, 22.475447), (1.0, 4.495089), (10.0, 0.449509)])
+def test_item_1_noise_scale(eps, sigma):
+    assert onlineucb_sigma(eps, DELTA) == pytest.approx(sigma, abs=1e-6)
+
+
+@pytest.mark.parametrize(
+    "eps,G0,G1", [(0.2, 66077.12, 67432.48), (1.0, 2793.05, 3072.30), (10.0, 48.33, 85.46)]
+)
+def test_item_2_clipping_constant(eps, G0, G1):
+    assert math.log(2 * T / BETA) == pytest.approx(12.899220, abs=1e-6)
+    sigma = onlineucb_sigma(eps, DELTA)
+    # the reference values are printed to 2 decimals: agreement to the printed precision
+    assert clipping_constant(sigma, 0.0, T, BETA) == pytest.approx(G0, abs=0.005)
+    assert clipping_constant(sigma, T**-0.25, T, BETA) == pytest.approx(G1, abs=0.005)
+    policy = make_policy("onlineucb", Setting(T=T, d=5, epsilon=eps, delta=DELTA))
+    assert policy.G == clipping_constant(sigma, 0.0, T, BETA)  # defaults: Delta^2 = 0
+
+
+def test_item_3_gradient_is_unbiased_without_perturbation():
+    xt, yt = _draws(2_000_000, X4, Y4, SIGMA4, 0.0, seed=3)
+    g = loss_gradient(THETA4, xt, yt, SIGMA4**2)
+    _within(g, 2 * X4 * (X4 @ THETA4 - Y4))
+
+
+def test_item_4_gradient_mean_with_perturbation():
+    expected = np.array([-0.45, -0.036, -0.582, 0.018, 0.0])
+    assert 2 * (np.outer(X4, X4) + DELTA2_4 * np.eye(5)) @ THETA4 - 2 * Y4 * X4 == pytest.approx(
+        expected
+    )
+    xt, yt = _draws(2_000_000, X4, Y4, SIGMA4, DELTA2_4, seed=4)
+    _within(loss_gradient(THETA4, xt, yt, SIGMA4**2), expected)
+
+
+def test_item_5_expected_loss():
+    assert (X4 @ THETA4 - Y4) ** 2 + DELTA2_4 * THETA4 @ THETA4 + SIGMA4**2 == pytest.approx(1.9015)
+    xt, yt = _draws(2_000_000, X4, Y4, SIGMA4, DELTA2_4, seed=5)
+    _within(corrected_loss(THETA4, xt, yt, SIGMA4**2)[:, None], np.array([1.9015]))
+
+
+def _normal_equations_solution(n, Delta2, seed, sigma=1.3, d=5):
+    """Zero of the summed gradient (the corrected normal equations), built from the library's
+    gradient: ``sum_s g_s(theta) = A theta - b`` is affine in ``theta``."""
+    rng = np.random.default_rng(seed)
+    theta_star = np.array([0.3, -0.2, 0.1, 0.25, -0.15])
+    x = unit_sphere(rng, (n,), d)  # E[x x^T] = I/d: well conditioned
+    y = np.where(rng.random(n) < (1 + x @ theta_star) / 2, 1.0, -1.0)  # E[y | x] = <x, theta*>
+    xt = x + math.sqrt(Delta2) * rng.standard_normal((n, d)) + sigma * rng.standard_normal((n, d))
+    yt = y + sigma * rng.standard_normal(n)
+
+    def total(theta):
+        return loss_gradient(theta, xt, yt, sigma**2).sum(axis=0)
+
+    b = -total(np.zeros(d))
+    A = np.stack([total(e) + b for e in np.eye(d)], axis=1)
+    return np.linalg.solve(A, b), theta_star
+
+
+def test_item_6_minimiser_of_the_corrected_loss():
+    errs = []
+    for n in (10_000, 1_000_000):
+        est, theta_star = _normal_equations_solution(n, 0.0, seed=6)
+        errs.append(np.linalg.norm(est - theta_star))
+    # error ~ n^{-1/2}: 100 times the data divides it by ~10; allow a factor 3 of slack
+    assert errs[1] < errs[0] / 3 and errs[1] < 0.05
+    # with Delta^2 > 0 the limit is the ridge solution (I/d + Delta^2 I)^{-1} (I/d) theta*
+    Delta2, d = 0.09, 5
+    est, theta_star = _normal_equations_solution(1_000_000, Delta2, seed=7)
+    ridge = theta_star * (1 / d) / (1 / d + Delta2)
+    assert np.linalg.norm(est - ridge) < 0.05 < np.linalg.norm(est - theta_star)
+
+
+def test_item_7_clipping():
+    rng = np.random.default_rng(8)
+    g = rng.standard_normal((1000, 5)) * rng.lognormal(0, 2, (1000, 1))
+    G = 3.0
+    c = clip_gradient(g, G)
+    norms = np.linalg.norm(g, axis=1)
+    assert np.all(np.linalg.norm(c, axis=1) <= G + 1e-12)
+    small = norms <= G
+    assert np.array_equal(c[small], g[small])
+    cos = np.sum(c * g, axis=1) / (np.linalg.norm(c, axis=1) * norms)
+    assert np.allclose(cos, 1.0)
+    assert np.array_equal(clip_gradient(np.zeros(5), G), np.zeros(5))
+
+
+def _history(seed, n=40, d=5):
+    rng = np.random.default_rng(seed)
+    return rng.standard_normal((n, d)) * 2, rng.uniform(-1, 1, (n, d)) / math.sqrt(d)
+
+
+def test_item_8_confidence_centre_is_a_ridge_regression():
+    xt, thetas = _history(9)
+    preds = np.sum(xt * thetas, axis=1)
+    stacked = np.vstack([np.eye(5), xt])
+    target = np.concatenate([np.zeros(5), preds])
+    lstsq = np.linalg.lstsq(stacked, target, rcond=None)[0]
+    assert np.allclose(confidence_centre(xt, preds), lstsq, rtol=0, atol=1e-10)
+
+
+def test_item_9_ellipsoid_identity():
+    xt, thetas = _history(10)
+    preds = np.sum(xt * thetas, axis=1)
+    centre = confidence_centre(xt, preds)
+    V = np.eye(5) + xt.T @ xt
+    rng = np.random.default_rng(11)
+    for theta in rng.standard_normal((20, 5)):
+        lhs = theta @ theta + np.sum((preds - xt @ theta) ** 2)
+        rhs = (theta - centre) @ V @ (theta - centre) + centre @ centre
+        rhs += np.sum((preds - xt @ centre) ** 2)
+        assert lhs == pytest.approx(rhs, rel=1e-8)
+
+
+def test_item_10_ucb_closed_form():
+    xt, thetas = _history(12)
+    V = np.eye(5) + xt.T @ xt
+    Vinv = np.linalg.inv(V)
+    centre = confidence_centre(xt, np.sum(xt * thetas, axis=1))
+    beta = 2.7
+    rng = np.random.default_rng(13)
+    X = rng.standard_normal((10, 5))
+    idx = ucb_index(X, centre, Vinv, beta)
+    for k, x in enumerate(X):
+        norm = math.sqrt(x @ Vinv @ x)
+        assert idx[k] == pytest.approx(x @ (centre + math.sqrt(beta) * Vinv @ x / norm))
+        # random points of the ellipsoid ||theta - centre||_V^2 <= beta never exceed it
+        L = np.linalg.cholesky(Vinv)
+        z = rng.standard_normal((2000, 5))
+        z *= math.sqrt(beta) * rng.random((2000, 1)) ** (1 / 5) / np.linalg.norm(z, axis=1)[:, None]
+        points = centre + z @ L.T
+        assert np.all((points - centre) @ V * (points - centre) @ np.ones(5) <= beta * (1 + 1e-9))
+        assert np.all(points @ x <= idx[k] + 1e-9)
+
+
+def test_item_16_unit_scale_instances():
+    unit, code = paper_text_instances(20, 100, 5), script_instances(20, 100, 5)
+    norms = np.linalg.norm(unit.X, axis=2)
+    assert np.allclose(norms[:, 5:], 1.0) and np.allclose(norms[:, :4], 1.0)
+    assert np.allclose(norms[:, 4], 1 / math.sqrt(2))  # the basis arm e_d / sqrt(2)
+    assert np.allclose(np.linalg.norm(unit.theta, axis=1), 1.0)
+    assert unit.mu.min() >= 0 and unit.mu.max() <= 1
+    assert np.allclose(np.einsum("nkd,nd->nk", code.X, code.theta), unit.mu, atol=1e-12)
+    assert np.array_equal(paper_text_instances(20, 100, 5).X, unit.X)
+    assert len({tuple(np.round(t, 12)) for t in unit.theta}) == 20
+
+
+def test_item_17_common_random_numbers():
+    inst = paper_text_instances(3, 100, 5)
+    a, b = reward_tables(inst.mu, 500, [0, 1, 2]), reward_tables(inst.mu, 500, [0, 1, 2])
+    assert np.array_equal(a, b)  # every algorithm re-creates the same tables
+    # privacy noise: one stream per (experiment, panel, algorithm, trial)
+    streams = [noise_generator(1, "e", "p", alg, 0).random(8) for alg in ("onlineucb", "combiner")]
+    assert not np.allclose(*streams)
+    assert np.array_equal(noise_generator(1, "e", "p", "onlineucb", 0).random(8), streams[0])
+
+
+def test_item_18_perturbation_rule():
+    lambda_bar = T**-0.25
+    assert perturbation(0.125, lambda_bar) == 0.0
+    assert perturbation(0.0, lambda_bar) == pytest.approx(0.0840896, abs=5e-8)
+    policy = make_policy(
+        "onlineucb", Setting(T=100_000, d=5, epsilon=1.0, delta=0.1), lambda_min=0.0
+    )
+    raw = draw_raw(policy, noise_generator(1, "e", "p", "onlineucb", 0))
+    diff = raw["zeta"] + raw["noise_x"]  # x~ - x
+    expected = math.sqrt(policy.sigma**2 + policy.Delta2)
+    assert diff.std() == pytest.approx(expected, rel=0.01)
+
+
+def test_fresh_arm_instances():
+    inst = make_instances("fresh_sphere", 4, 10, 5, 2)
+    assert np.allclose(np.linalg.norm(inst.theta, axis=1), 0.5)
+    arms = inst.arms(0, 300)
+    assert arms.shape == (300, 10, 5) and np.allclose(np.linalg.norm(arms, axis=2), 1.0)
+    assert np.array_equal(inst.arms(0, 100), arms[:100])  # horizons share a prefix
+    assert np.array_equal(inst.take(1, 3).arms(0, 50), inst.arms(1, 50))
+    assert not np.allclose(inst.arms(1, 50), inst.arms(0, 50))
+
+
+def test_optimal_arm_lambda_min_matches_a_direct_simulation():
+    d, K, n = 5, 10, 100_000
+    rng = np.random.default_rng(14)
+    arms = unit_sphere(rng, (n, K), d)
+    best = arms[np.arange(n), np.argmax(arms[:, :, 0], axis=1)]  # theta* along e_1
+    direct = np.linalg.eigvalsh(best.T @ best / n)[0]
+    # entries of the sample second moment have s.e. <= 1/sqrt(n); the smallest eigenvalue moves
+    # by at most d times that
+    assert optimal_arm_lambda_min(d, K) == pytest.approx(direct, abs=d / math.sqrt(n) * 3)
+
+
+def test_item_21_reduction_sanity_on_fresh_arms():
+    """epsilon = 1e6 (sigma ~ 0), Delta^2 = 0, OGD: regret at T = 2^14 below 0.2 x uniform play."""
+    n, d, K, T_ = 3, 5, 10, 2**14
+    inst = make_instances("fresh_sphere", n, K, d, 2)
+    lam = optimal_arm_lambda_min(d, K)
+    policy = make_policy(
+        "onlineucb",
+        Setting(T=T_, d=d, epsilon=1e6, delta=0.1),
+        learner="ogd",
+        lambda_min=lam,
+        c_beta=1e-3,
+    )
+    assert policy.Delta2 == 0
+    rngs = [noise_generator(1, "e", "p", "onlineucb", i) for i in range(n)]
+    res = simulate(policy, inst, list(range(n)), rngs, checkpoint_rounds(T_, 4))
+    for i in range(n):
+        means = inst.arms(i, T_) @ inst.theta[i]
+        uniform = np.sum(means.max(axis=1) - means.mean(axis=1))
+        assert res.metrics["regret_pseudo"][i, -1] < 0.2 * uniform
+        assert res.metrics["theta_hat_err"][i, -1] < 0.2  # theta_hat -> theta*
+
+
+@pytest.mark.parametrize(
+    "algorithm,options",
+    [
+        ("onlineucb", {"c_beta": 1e-2}),
+        ("onlineucb", {"c_beta": 1e-2, "lambda_min": 0.0, "learner": "ogd"}),
+        ("onlineucb_doubling", {"c_beta": 1e-2}),
+        ("combiner", {"c_beta": 1e-2, "P_const": 1e-4, "p_index": 1e-3}),
+    ],
+)
+def test_fresh_arm_engine_reproduces_the_reference(algorithm, options):
+    T_, n, d, K = 300, 2, 5, 10
+    inst = make_instances("fresh_sphere", n, K, d, 2)
+    policy = make_policy(algorithm, Setting(T=T_, d=d, epsilon=10.0, delta=0.1), **options)
+    cps = checkpoint_rounds(T_, 6)
+    rngs = [noise_generator(1, "e", "p", algorithm, i) for i in range(n)]
+    fast = simulate(policy, inst, [10, 11], rngs, cps)
+    for i in range(n):
+        raw = draw_raw(policy, noise_generator(1, "e", "p", algorithm, i))
+        u = np.random.RandomState(10 + i).random_sample((T_, K))
+        ref = reference_contextual(policy, inst.arms(i, T_), inst.theta[i], u, raw, cps)
+        # the same arm every round: realized regret (a sum of +-2, 0 steps) is identical; the
+        # pseudo-regret sums the same terms in another order
+        assert np.array_equal(fast.metrics["regret_realized"][i], ref["regret_realized"])
+        assert np.allclose(fast.metrics["regret_pseudo"][i], ref["regret_pseudo"], atol=1e-10)
+        assert np.allclose(fast.metrics["theta_err"][i], ref["theta_err"], rtol=1e-8)
