@@ -174,3 +174,11 @@ def test_quick_audit_builds_the_report(project):
     page = (res / "cz22.html").read_text()
     assert "finite-horizon" in page and "cz22.thm3.2" in page
     assert 'href="cz22.html"' in (res / "report.html").read_text()
+    # paper 000: its calibration table, its rate fits (sweeps W and F) and its findings
+    cal = pd.read_csv(project / "results/quick/calibration/olucb/c_beta.csv")
+    assert len(cal) >= 15 and cal["chosen"].sum() == 1
+    olucb = fits[fits["experiment"] == "olucb"]
+    assert set(olucb["sweep"]) == {"worst", "fav_t", "fav_d", "fav_eps"}
+    page = (res / "olucb.html").read_text()
+    assert "Findings beyond the verdicts" in page and "epsilon_pair_joint" in page
+    assert "olucb.fig1.eps1.beats_ldp" in page
