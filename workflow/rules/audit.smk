@@ -41,6 +41,7 @@ for _name, _exp in EXPERIMENTS.items():
             orderings=table_outputs(_name)["claims"],
             sweeps=sweep_files(_name),
             figures=[cell.path for cell in _exp.cells],
+            calibrations=[cal.path for cal in _exp.calibrations],
             claims=f"config/claims/{_name}.yaml",
         output:
             **audit_plots(_name),
@@ -68,6 +69,7 @@ for _name, _exp in EXPERIMENTS.items():
                 "orderings_csv": input.orderings,
                 "sweep_files": list(input.sweeps),
                 "figure_files": list(input.figures),
+                "calibration_files": list(input.calibrations),
                 "plots": {
                     c["id"]: {
                         "pdf": output[f"{c['id']}_pdf"],
