@@ -58,7 +58,7 @@ def test_shipped_files_are_valid(global_config, cz22_data):
             lambda d: d["configurations"]["r1"].update(fidelty="script"),
             [
                 "configurations.r1.fidelty: unknown key",
-                "allowed: calibration, description, fidelity",
+                "allowed: T, calibration, description, fidelity",
             ],
         ),
     ],

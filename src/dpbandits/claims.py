@@ -49,6 +49,26 @@ def load_registry(path: str | Path, schema: str | Path) -> dict:
             for ref in audit["of"]:
                 if ref not in {c["id"] for c in data["claims"]}:
                     problems.append(f"claims.{i}.audit.of: {ref!r} is not a claim id of this file")
+    ids = {c["id"] for c in data["claims"]}
+    for name, table in data.get("tables", {}).items():
+        width = len(table["columns"])
+        for j, row in enumerate(table["rows"]):
+            where = f"tables.{name}.rows.{j}"
+            if len(row["cells"]) != width:
+                problems.append(f"{where}.cells: {len(row['cells'])} cells for {width} columns")
+            refs = row.get("claims", {})
+            for ref in [
+                *refs.get("regret", []),
+                *([refs["communication"]] if "communication" in refs else []),
+            ]:
+                if ref not in ids:
+                    problems.append(f"{where}.claims: {ref!r} is not a claim id of this file")
+            if "measured" in row and "measured" not in table:
+                problems.append(
+                    f"{where}.measured: the table needs a measured section (at_T, note)"
+                )
+            if "evaluate" in row and "evaluate_at" not in table:
+                problems.append(f"{where}.evaluate: the table needs an evaluate_at section")
     if problems:
         raise ConfigError(f"{path}: invalid claims\n  " + "\n  ".join(problems))
     data.setdefault("verdict_metric", "realized")

@@ -6,10 +6,20 @@ pipeline's job does (the reward tables are drawn once and shared by the algorith
 reduced workload with the reference loop, and prints seconds, microseconds per round per
 trial, the speed ratio and the peak memory of the process; then it times the rate audit of
 CZ22 at paper scale (sweeps and fits, two processes) and the three Figure 1 panels of paper 000
-(OnlineUCB with Maler and the five baselines, 50 trials, two processes).
+(OnlineUCB with Maler and the five baselines, 50 trials, two processes) and all Figure 2 panels
+of paper 004 (configurations F and T, T = 10^6, 20 runs, with the calibration of U; two
+processes).
 """
 
+# ruff: noqa: E402  (the thread variables below must be set before numpy is imported)
 from __future__ import annotations
+
+import os
+
+# Every benchmark job runs single-threaded, as Snakemake runs a job with ``threads: 1`` (it sets
+# these variables for each job); set before numpy is first imported.
+for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ.setdefault(_var, "1")
 
 import argparse
 import resource
@@ -219,6 +229,87 @@ def bench_olucb(root: Path, workers: int = 2) -> None:
     print(f"  three panels {wall:.1f} s wall (target <= 180 s on 2 cores)")
 
 
+def _dpdpe_task(task) -> tuple[str, float, int]:
+    """Simulate a list of cells, or run a calibration (a worker of bench_dpdpe)."""
+    kind, name, payload, out_dir, calibrated = task
+    start = time.perf_counter()
+    if kind == "calibration":
+        from .pipeline import run_calibration
+
+        run_calibration(payload, Path(out_dir) / f"{name}.csv")
+        return name, time.perf_counter() - start, 0
+    outs = [Path(out_dir) / (c.stem.replace("/", "_") + ".parquet") for c in payload]
+    run_cells(payload, outs, calibrated)
+    return name, time.perf_counter() - start, len(payload)
+
+
+def bench_dpdpe(root: Path, workers: int = 2) -> None:
+    """Time all Figure 2 panels of paper 004 (configurations F and T, T = 10^6, 20 runs, every
+    series) and the calibration of DPE-FixedU's U in ``workers`` processes, and the share of the
+    G-optimal designs in a DPE run (spec 004 §2.3)."""
+    from .engine import phased
+    from .pipeline import read_calibrations
+
+    schemas = root / "workflow" / "schemas"
+    cfg = load_yaml(root / "config" / "config.yaml")
+    exp = load_experiment(
+        root / "config" / "experiments" / "dpdpe.yaml", cfg, schemas / "experiment.schema.yaml"
+    )
+    table = root / "results" / "calibration" / "dpdpe" / "fixed_u.csv"
+    calibrated = read_calibrations([table]) if table.exists() else {"fixed_u": 536}
+    groups = [
+        (f"{panel}/{conf}", cells)
+        for (panel, conf), cells in exp.groups().items()
+        if conf in ("faithful", "tight") and panel.startswith("dpdpe_fig2")
+    ]
+    cal = next(c for c in exp.calibrations if c.id == "fixed_u")
+    n = sum(len(c) for _, c in groups)
+    print(
+        f"\nFigure 2 of paper 004 at paper scale: {len(groups)} panel jobs, {n} cells, "
+        f"U = {calibrated['fixed_u']:g}, plus the calibration of U; {workers} processes"
+    )
+    with tempfile.TemporaryDirectory() as tmp:
+        tasks = [("calibration", cal.id, cal, tmp, None)]
+        tasks += [("cells", name, cells, tmp, calibrated) for name, cells in groups]
+        start = time.perf_counter()
+        with ProcessPoolExecutor(max_workers=workers, mp_context=get_context("fork")) as pool:
+            results = list(pool.map(_dpdpe_task, tasks))
+        wall = time.perf_counter() - start
+    for name, sec, cells in sorted(results, key=lambda r: -r[1])[:6]:
+        print(f"  {name}: {sec:5.1f} s" + (f" ({cells} cells)" if cells else ""))
+    print(f"  all Figure 2 jobs {wall:.1f} s wall (target <= 300 s on 2 cores)")
+    # share of the designs in a cell: design cache cleared, design calls timed
+    original = phased.g_optimal_design
+    for algorithm in ("dpe", "cdp_dpe", "sdp_dpe"):
+        cell = next(
+            c
+            for name, cells in groups
+            for c in cells
+            if c.algorithm == algorithm and name.endswith("tight") and c.epsilon in (None, 10.0)
+        )
+        spent = [0.0]
+
+        def timed(X, spent=spent):
+            t0 = time.perf_counter()
+            out = original(X)
+            spent[0] += time.perf_counter() - t0
+            return out
+
+        phased._DESIGNS.clear()
+        phased.g_optimal_design = timed
+        try:
+            with tempfile.TemporaryDirectory() as tmp:
+                t0 = time.perf_counter()
+                run_cells([cell], [Path(tmp) / "cell.parquet"], calibrated)
+                total = time.perf_counter() - t0
+        finally:
+            phased.g_optimal_design = original
+        print(
+            f"  G-optimal designs in {cell.series} (20 runs, T = 10^6): {spent[0]:.2f} s of "
+            f"{total:.2f} s ({100 * spent[0] / total:.0f} %)"
+        )
+
+
 def main(argv: list[str] | None = None) -> int:
     """Entry point of ``dpb``."""
     parser = argparse.ArgumentParser(
@@ -242,6 +333,7 @@ def main(argv: list[str] | None = None) -> int:
         if not args.no_audit:
             bench_audit(args.root)
         bench_olucb(args.root)
+        bench_dpdpe(args.root)
     return 0
 
 

@@ -154,6 +154,8 @@ class Cell:
     options: dict = field(default_factory=dict)
     kind: str = "figure"
     first_trial: int = 0
+    instance_options: dict = field(default_factory=dict)
+    noise_key: str = "panel"
 
     @property
     def calibration_ids(self) -> list[str]:
@@ -200,9 +202,19 @@ class Cell:
 
     @property
     def seed_panel(self) -> str:
-        """The panel name in the key of the noise streams (sweep cells: ``<sweep>:<point>``)."""
+        """The panel name in the key of the noise streams (sweep cells: ``<sweep>:<point>``).
+
+        With ``noise_key = "settings"`` (an experiment default) figure cells are keyed by their
+        settings instead of their panel, so the same setting in two figures (e.g. epsilon = 10 in
+        paper 004's Figure 2(a) and 2(b)) draws the same noise and gives the same numbers.
+        """
         if self.kind in ("sweep", "calibration"):
             return f"{self.kind}:{self.figure}:{self.panel}"
+        if self.noise_key == "settings":
+            eps = "none" if self.epsilon is None else f"{self.epsilon:g}"
+            opts = json.dumps(self.instance_options, sort_keys=True)
+            where = f"{self.instances}:{opts}:eps{eps}:delta{self.delta:g}:d{self.d}:T{self.T}"
+            return f"settings:{where}"
         return self.panel
 
     def as_dict(self) -> dict:
@@ -216,7 +228,9 @@ class Cell:
 
     def policy(self, calibrated: dict[str, float] | None = None) -> Policy:
         """The calibrated policy of this cell (``calibrated``: chosen values by calibration id)."""
-        setting = Setting(T=self.T, d=self.d, epsilon=self.epsilon, delta=self.delta, B=self.B)
+        setting = Setting(
+            T=self.T, d=self.d, epsilon=self.epsilon, delta=self.delta, B=self.B, K=self.K
+        )
         quirks = Quirks.from_fidelity(self.fidelity, **self.quirks)
         return make_policy(
             self.algorithm, setting, self.calibration, quirks, **self.resolved_options(calibrated)
@@ -234,11 +248,12 @@ class PanelSpec:
 
     id: str
     letter: str
-    epsilon: float
+    epsilon: float | None
     d: int
     caption: str
     cells: tuple[Cell, ...]
     title: str = ""
+    T: int = 0
 
 
 @dataclass(frozen=True)
@@ -261,6 +276,8 @@ class FigureSpec:
     panels: tuple[PanelSpec, ...]
     metrics: tuple[str, ...]
     notebook: str = "notebooks/regret_curves.ipynb"
+    plot: str = "cumulative"
+    band: str = "se"
 
     @property
     def inputs(self) -> list[str]:
@@ -268,13 +285,19 @@ class FigureSpec:
         return [c.path for p in self.panels for c in p.cells]
 
     def names(self, metric: str) -> tuple[str, list[str]]:
-        """Output names (without extension) of the combined figure and of each panel."""
-        suffix = "_pseudo" if metric == "regret_pseudo" else self.suffix
+        """Output names (without extension) of the combined figure and of each panel; a metric
+        other than the figure's first gets the suffix ``_pseudo``."""
+        suffix = "_pseudo" if metric != self.metrics[0] else self.suffix
         return f"{self.figure}{suffix}", [f"{p.id}{suffix}" for p in self.panels]
 
     def panel_images(self, metric: str) -> bool:
-        """Whether single-panel files are written for ``metric`` (realized regret only)."""
-        return metric == "regret_realized"
+        """Whether single-panel files are written for ``metric``: the figure's first metric, when
+        the panels are plots of their own (not points of one plot) and there are several."""
+        return (
+            metric == self.metrics[0]
+            and self.plot in ("cumulative", "per_round")
+            and len(self.panels) > 1
+        )
 
     @property
     def image_names(self) -> list[str]:
@@ -339,12 +362,17 @@ def resolve_schedule(entry: dict, T: int) -> tuple[int, dict]:
 
 @dataclass(frozen=True)
 class CalibrationSpec:
-    """A grid search of one option of one series (e.g. OnlineUCB's ``c_beta``, spec 000 §5.5).
+    """A search over one option of one series.
 
-    The series' cell of ``configuration`` in ``panel`` is rerun for every grid value on the
-    instances ``first_trial .. first_trial + trials - 1`` (disjoint from the evaluation trials).
-    The value with the smallest mean final pseudo-regret is chosen (ties: the larger value); if
-    it is at an end of the grid, ``extend`` more values beyond that end are tried once.
+    ``min_regret`` (e.g. OnlineUCB's ``c_beta``, spec 000 §5.5): the series' cell of
+    ``configuration`` in ``panel`` is rerun for every grid value on the instances
+    ``first_trial .. first_trial + trials - 1`` (disjoint from the evaluation trials). The value
+    with the smallest mean final pseudo-regret is chosen (ties: the larger value); if it is at an
+    end of the grid, ``extend`` more values beyond that end are tried once.
+
+    ``match`` (e.g. DPE-FixedU's ``U``, spec 004 §2.8): the integer in ``search`` whose mean final
+    ``metric`` is closest to the ``reference`` cell's, found by bisection (the metric increases
+    with the option), then checked at the neighbours.
     """
 
     id: str
@@ -356,6 +384,10 @@ class CalibrationSpec:
     step: float
     extend: int
     base: Cell
+    objective: str = "min_regret"
+    reference: Cell | None = None
+    metric: str = "regret_pseudo"
+    search: tuple[int, int] | None = None
 
     @property
     def path(self) -> str:
@@ -363,11 +395,12 @@ class CalibrationSpec:
         return f"{results_root(self.base.scale)}/calibration/{self.experiment}/{self.id}.csv"
 
     def cell(self, value: float) -> Cell:
-        """The base cell with the option set to ``value``."""
+        """The base cell with the option set to ``value`` (an integer for ``match``)."""
+        value = int(value) if self.objective == "match" else float(value)
         return type(self.base)(
             **{
                 **self.base.as_dict(),
-                "options": {**self.base.options, self.option: float(value)},
+                "options": {**self.base.options, self.option: value},
                 "panel": f"{self.id}:{value:.6g}",
             }
         )
@@ -431,6 +464,35 @@ def _merge_series(base: dict, override: dict, where: str) -> dict:
     return out
 
 
+def _panel_label(letter: str, settings: dict) -> str:
+    """``(a) epsilon = 1, d = 5`` (+ the panel's own T or instance family, if it sets one)."""
+    parts = [] if settings["epsilon"] is None else [f"epsilon = {settings['epsilon']:g}"]
+    parts.append(f"d = {settings['d']}")
+    if "T" in settings:
+        parts.append(f"T = {settings['T']:g}")
+    if "instances" in settings:
+        parts.append(str(settings["instances"]))
+    return f"({letter}) " + ", ".join(parts)
+
+
+def _curves_sentence(fig: dict, n_trials: int) -> str:
+    """What the lines and the band of a figure are (its ``plot`` and ``band``)."""
+    what = {
+        "cumulative": "Curves: mean cumulative regret",
+        "per_round": "Curves: mean per-round regret R(t)/t",
+        "final_vs_epsilon": "Points: mean final regret R(T), against epsilon,",
+        "final_vs_T": "Points: mean final regret R(T), against the horizon T,",
+    }[fig.get("plot", "cumulative")]
+    if fig.get("band", "se") == "std":
+        band = "+/- 1 standard deviation over the runs (ddof = 0)"
+    else:
+        band = (
+            "+/- 1 standard error of the mean (standard deviation over instances with ddof = 0, "
+            f"divided by sqrt({n_trials}))"
+        )
+    return f"{what} over {n_trials} runs; shaded band: {band}."
+
+
 def _caption(fig: dict, conf_name: str, conf: dict, n_trials: int, scale: str, T: int) -> str:
     parts = [
         f"[Scale {scale}: T = {T} and {n_trials} trials; the settings stated below are the "
@@ -440,9 +502,7 @@ def _caption(fig: dict, conf_name: str, conf: dict, n_trials: int, scale: str, T
         fig["caption"].strip(),
         f"Configuration {conf_name}: {conf['title']} (calibration = {conf['calibration']}, "
         f"fidelity = {conf['fidelity']}, instances = {conf['instances']}).",
-        f"Curves: mean cumulative regret over {n_trials} instances; shaded band: +/- 1 standard "
-        "error of the mean (standard deviation over instances with ddof = 0, divided by "
-        f"sqrt({n_trials})).",
+        _curves_sentence(fig, n_trials),
     ]
     if conf.get("description"):
         parts.append(conf["description"].strip())
@@ -519,12 +579,29 @@ def expand_experiment(data: dict, config: dict, source: str = "experiment") -> E
             own = primary or len(drawn_by[fig_name]) == 1
             suffix = "" if own else f"_{conf_name}"
             panel_specs = []
+            fig_series = fig.get("series")
+            if fig_series is not None:
+                unknown = [s for s in fig_series if s not in data["series"]]
+                if unknown:
+                    raise ConfigError(
+                        f"{source}: figures.{fig_name}.series: unknown {unknown}; "
+                        f"allowed: {', '.join(data['series'])}"
+                    )
+            drawn = [s for s in (fig_series or series) if s in series]
+            if not drawn:
+                raise ConfigError(
+                    f"{source}: figures.{fig_name}: configuration {conf_name} draws none of its "
+                    "series"
+                )
+            conf_over = {k: conf[k] for k in ("T",) if k in conf}
             for letter, settings in fig["panels"].items():
                 pid = f"{fig_name}{letter}"
                 panel_series = _merge_series(
-                    series, conf.get("panels", {}).get(pid, {}), f"{where}.panels.{pid}"
+                    {k: series[k] for k in drawn},
+                    conf.get("panels", {}).get(pid, {}),
+                    f"{where}.panels.{pid}",
                 )
-                merged = {**data["defaults"], **settings, **scale_over}
+                merged = {**data["defaults"], **conf_over, **settings, **scale_over}
                 pcells, notes = [], []
                 for label, entry in panel_series.items():
                     cell = Cell(
@@ -543,16 +620,18 @@ def expand_experiment(data: dict, config: dict, source: str = "experiment") -> E
                         trials=merged["trials"],
                         K=merged["K"],
                         d=merged["d"],
-                        epsilon=float(merged["epsilon"]),
+                        epsilon=None if merged["epsilon"] is None else float(merged["epsilon"]),
                         delta=float(merged["delta"]),
                         B=merged["B"],
                         instance_seed=merged["instance_seed"],
                         reward_seed_offset=merged["reward_seed_offset"],
-                        checkpoints=config["checkpoints"],
+                        checkpoints=merged.get("checkpoints", config["checkpoints"]),
                         root_seed=config["root_seed"],
                         scale=scale,
                         quirks=dict(conf.get("quirks", {})),
                         options=dict(entry.get("options", {})),
+                        instance_options=dict(merged.get("instance_options", {})),
+                        noise_key=merged.get("noise_key", "panel"),
                     )
                     missing = set(cell.calibration_ids) - set(data.get("calibrations", {}))
                     if missing:
@@ -578,30 +657,26 @@ def expand_experiment(data: dict, config: dict, source: str = "experiment") -> E
                         notes.append(f"{label}: options {overrides} in this panel.")
                     pcells.append(cell)
                 cells.extend(pcells)
+                label = _panel_label(letter, settings)
                 panel_specs.append(
                     PanelSpec(
                         id=pid,
                         letter=letter,
-                        epsilon=float(settings["epsilon"]),
+                        epsilon=None if settings["epsilon"] is None else float(settings["epsilon"]),
                         d=int(settings["d"]),
-                        caption=" ".join(
-                            [
-                                f"({letter}) epsilon = {settings['epsilon']:g}, d = {settings['d']}"
-                                + (
-                                    f", instances {settings['instances']}."
-                                    if "instances" in settings
-                                    else "."
-                                )
-                            ]
-                            + notes
-                        ),
+                        caption=" ".join([label + "."] + notes),
                         cells=tuple(pcells),
-                        title=f"({letter}) epsilon = {settings['epsilon']:g}, d = {settings['d']}"
-                        + (f", {settings['instances']}" if "instances" in settings else ""),
+                        title=label,
+                        T=int(pcells[0].T),
                     )
                 )
             n_trials = panel_specs[0].cells[0].trials
-            metrics = ("regret_realized", "regret_pseudo") if own else ("regret_realized",)
+            if all(POLICIES[c.algorithm].engine == "phased" for c in pcells):
+                metrics = ("regret_pseudo",)  # phase-level runs have no realized rewards
+            elif own:
+                metrics = ("regret_realized", "regret_pseudo")
+            else:
+                metrics = ("regret_realized",)
             figures.append(
                 FigureSpec(
                     id=f"{fig_name}{suffix}",
@@ -617,9 +692,11 @@ def expand_experiment(data: dict, config: dict, source: str = "experiment") -> E
                     caption=_caption(
                         fig, conf_name, conf, n_trials, scale, panel_specs[0].cells[0].T
                     ),
-                    series=tuple(series),
+                    series=tuple(drawn),
                     panels=tuple(panel_specs),
                     metrics=metrics,
+                    plot=fig.get("plot", "cumulative"),
+                    band=fig.get("band", "se"),
                 )
             )
     calibrations = [
@@ -677,6 +754,10 @@ def _expand_sweep(
                 options=options,
                 kind="sweep",
                 first_trial=sw.get("first_trial", 0),
+                instance_options={
+                    **sw.get("instance_options", {}),
+                    **entry.get("instance_options", {}),
+                },
             )
             missing = set(cell.calibration_ids) - set(declared)
             if missing:
@@ -716,27 +797,39 @@ def load_experiment(path: str | Path, config: dict, schema: str | Path) -> Exper
     return expand_experiment(data, config, str(path))
 
 
+def _cells_of(cells: list[Cell], conf: str, panel: str, series: str, where: str) -> list[Cell]:
+    """The cells of one (configuration, panel, series); a ConfigError if there are none."""
+    out = [c for c in cells if (c.configuration, c.panel, c.series) == (conf, panel, series)]
+    if not out:
+        raise ConfigError(
+            f"{where}: no cell of series {series!r} in panel {panel!r} of configuration {conf!r}"
+        )
+    return out
+
+
 def _expand_calibration(
     name: str, cid: str, spec: dict, data: dict, cells: list[Cell], config: dict, source: str
 ) -> CalibrationSpec:
     where = f"{source}: calibrations.{cid}"
     conf = spec.get("configuration", data["primary"])
-    base = [
-        c
-        for c in cells
-        if (c.configuration, c.panel, c.series) == (conf, spec["panel"], spec["series"])
-    ]
-    if not base:
-        raise ConfigError(
-            f"{where}: no cell of series {spec['series']!r} in panel "
-            f"{spec['panel']!r} of configuration {conf!r}"
-        )
-    g = spec["grid"]
-    if g["to"] >= g["from"]:
-        raise ConfigError(f"{where}.grid: to = {g['to']} must be below from = {g['from']}")
-    n = round(math.log10(g["from"] / g["to"]) * g["per_decade"])
-    step = 10 ** (-1.0 / g["per_decade"])
-    grid = tuple(g["from"] * step**j for j in range(n + 1))
+    base = _cells_of(cells, conf, spec["panel"], spec["series"], where)
+    objective = spec.get("objective", "min_regret")
+    grid, step, search, reference = (), 1.0, None, None
+    if objective == "min_regret":
+        g = spec["grid"]
+        if g["to"] >= g["from"]:
+            raise ConfigError(f"{where}.grid: to = {g['to']} must be below from = {g['from']}")
+        n = round(math.log10(g["from"] / g["to"]) * g["per_decade"])
+        step = 10 ** (-1.0 / g["per_decade"])
+        grid = tuple(g["from"] * step**j for j in range(n + 1))
+    else:
+        lo, hi = spec["search"]["from"], spec["search"]["to"]
+        if hi <= lo:
+            raise ConfigError(f"{where}.search: to = {hi} must be above from = {lo}")
+        search = (lo, hi)
+        reference = _cells_of(cells, conf, spec["panel"], spec["reference"], f"{where}.reference")[
+            0
+        ]
     trials = spec["trials"]
     if config["scale"] != "paper":
         trials = min(trials, config["scales"][config["scale"]]["trials"])
@@ -752,6 +845,17 @@ def _expand_calibration(
             "options": options,
         }
     )
+    if reference is not None:
+        reference = type(reference)(
+            **{
+                **reference.as_dict(),
+                "kind": "calibration",
+                "figure": cid,
+                "panel": f"{cid}:reference",
+                "first_trial": spec["first_trial"],
+                "trials": trials,
+            }
+        )
     return CalibrationSpec(
         id=cid,
         experiment=name,
@@ -762,4 +866,8 @@ def _expand_calibration(
         step=step,
         extend=spec.get("extend", 0),
         base=cell,
+        objective=objective,
+        reference=reference,
+        metric=spec.get("metric", "regret_pseudo"),
+        search=search,
     )

@@ -17,7 +17,6 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from . import __version__
-from .schema import METRICS
 
 SCHEMA_VERSION = 1
 META_KEY = b"dpbandits"
@@ -48,12 +47,14 @@ INT_METRICS = (
     "nonpd_refreshes",
     "best_arm_rounds",
     "clipped_gradient_rounds",
+    "phases_completed",
+    "active_actions",
 )
 
 
 def result_table(settings: dict, result) -> pa.Table:
     """Long-format arrow table of one cell (``result``: an engine ``SimulationResult``)."""
-    n, C = result.metrics[METRICS[0]].shape
+    n, C = next(iter(result.metrics.values())).shape
     cols = {}
     for name, typ in SETTING_COLUMNS.items():
         value = settings["n_trials"] if name == "n_trials" else settings[name]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import logging
 import time
 from pathlib import Path
@@ -12,6 +13,7 @@ from .config import Cell
 from .engine import checkpoint_rounds, simulate
 from .envs import make_instances, reward_tables
 from .io import result_table, write_result
+from .policies import POLICIES
 from .seeds import noise_generator, noise_spawn_key
 
 log = logging.getLogger("dpbandits")
@@ -20,7 +22,9 @@ log = logging.getLogger("dpbandits")
 def _instances(cell: Cell):
     """Instances ``first_trial .. first_trial + trials - 1`` of the cell's family."""
     hi = cell.first_trial + cell.trials
-    inst = make_instances(cell.instances, hi, cell.K, cell.d, cell.instance_seed)
+    inst = make_instances(
+        cell.instances, hi, cell.K, cell.d, cell.instance_seed, T=cell.T, **cell.instance_options
+    )
     return inst.take(cell.first_trial, hi)
 
 
@@ -40,14 +44,17 @@ def read_calibrations(paths) -> dict[str, float]:
 
 
 def run_calibration(spec, out: str | Path) -> float:
-    """Grid search of one option (spec 000 §5.5), written to ``out``; returns the chosen value.
+    """Search of one option (:class:`~dpbandits.config.CalibrationSpec`), written to ``out``;
+    returns the chosen value.
 
-    Every value is run on the calibration trials; the smallest mean final pseudo-regret wins
-    (ties: the larger value). At an end of the grid, ``spec.extend`` more values beyond it are
-    tried once.
+    ``min_regret`` (spec 000 §5.5): every grid value is run on the calibration trials; the
+    smallest mean final pseudo-regret wins (ties: the larger value). At an end of the grid,
+    ``spec.extend`` more values beyond it are tried once. ``match``: :func:`_match_calibration`.
     """
     import pandas as pd
 
+    if spec.objective == "match":
+        return _match_calibration(spec, out)
     base = spec.base
     instances = _instances(base)
     rewards = (
@@ -86,6 +93,70 @@ def run_calibration(spec, out: str | Path) -> float:
     return best
 
 
+def _match_calibration(spec, out: str | Path) -> int:
+    """The integer option whose mean final ``spec.metric`` is closest to the reference cell's
+    (spec 004 §2.8): bisection on ``spec.search`` assuming the metric increases with the option,
+    then the neighbours of the bracket; ties go to the smaller value. Every evaluated value is a
+    row of the table (``value, mean_final, se_final, chosen, target, relative_difference``)."""
+    import pandas as pd
+
+    instances = _instances(spec.base)
+
+    def mean_final(cell) -> tuple[float, float]:
+        x = _simulate_cell(cell, instances, None, {}).metrics[spec.metric][:, -1]
+        return float(x.mean()), float(x.std(ddof=1) / np.sqrt(len(x)))
+
+    target, target_se = mean_final(spec.reference)
+    rows: dict[int, tuple[float, float]] = {}
+
+    def f(v: int) -> float:
+        if v not in rows:
+            rows[v] = mean_final(spec.cell(v))
+            log.info(
+                "calibration %s: %s = %d -> %s %.1f (target %.1f)",
+                spec.id,
+                spec.option,
+                v,
+                spec.metric,
+                rows[v][0],
+                target,
+            )
+        return rows[v][0]
+
+    lo, hi = spec.search
+    if f(lo) >= target:
+        hi = lo
+    elif f(hi) <= target:
+        lo = hi
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        if f(mid) < target:
+            lo = mid
+        else:
+            hi = mid
+    for v in {lo - 1, lo, hi, hi + 1}:
+        if spec.search[0] <= v <= spec.search[1]:
+            f(v)
+    best = min(sorted(rows), key=lambda v: abs(rows[v][0] - target))
+    table = pd.DataFrame(
+        [
+            {
+                "value": v,
+                "mean_final": m,
+                "se_final": se,
+                "chosen": v == best,
+                "target": target,
+                "target_se": target_se,
+                "relative_difference": (m - target) / target,
+            }
+            for v, (m, se) in sorted(rows.items())
+        ]
+    )
+    Path(out).parent.mkdir(parents=True, exist_ok=True)
+    table.to_csv(out, index=False)
+    return best
+
+
 def run_cells(
     cells: list[Cell], outs: list[str | Path], calibrated: dict[str, float] | None = None
 ) -> list[float]:
@@ -107,17 +178,22 @@ def run_cells(
         key = (
             cell.instances,
             cell.trials,
+            cell.first_trial,
             cell.K,
             cell.d,
             cell.instance_seed,
             cell.reward_seed_offset,
+            json.dumps(cell.instance_options, sort_keys=True),
+            cell.T if cell.instances == "two_action" else None,  # its instance depends on T
         )
         groups.setdefault(key, []).append((cell, out))
     for members in groups.values():
         first = members[0][0]
         instances = _instances(first)
         rewards = None
-        if not instances.contextual:  # contextual rewards are drawn by the engine, per chunk
+        # contextual rewards are drawn by the engine per chunk; phased runs draw no reward tables
+        phased = all(POLICIES[c.algorithm].engine == "phased" for c, _ in members)
+        if not instances.contextual and not phased:
             start = time.perf_counter()
             rewards = reward_tables(
                 instances.mu, max(c.T for c, _ in members), _reward_seeds(first)
@@ -142,7 +218,7 @@ def _warm_up(cells: list[Cell], calibrated) -> None:
     seen = set()
     for cell in cells:
         key = (cell.algorithm, cell.instances)
-        if key in seen:
+        if key in seen or POLICIES[cell.algorithm].engine == "phased":  # numpy only: no loading
             continue
         seen.add(key)
         tiny = dataclasses.replace(cell, T=2 * cell.B, trials=1, checkpoints=1)
@@ -252,6 +328,8 @@ def run_cell(
         "conditions": [{"condition": c, "holds": bool(ok)} for c, ok in policy.conditions()],
         "checkpoints": [int(c) for c in cps],
     }
+    if "phases" in result.extra:  # phased engines: every run's phase log (spec dpdpe-004 §5.3)
+        metadata["phases"] = result.extra["phases"]
     write_result(out, result_table(settings, result), metadata)
     log.info("wrote %s (%.1f s)", out, time.perf_counter() - start)
     # not in the file (its bytes must not depend on the machine): returned for the timing table

@@ -17,7 +17,24 @@ SERIES_COLORS = {
     "LinUCB-SDP-Amp": "#009E73",
     "LinUCB-SDP-Vec": "#E69F00",
     "LinUCB-LDP": "#D55E00",
+    # paper 004: the same colour for the same trust model
+    "DPE": "#000000",
+    "CDP-DPE": "#0072B2",
+    "LDP-DPE": "#D55E00",
+    "SDP-DPE": "#009E73",
+    "SDP-DPE-S1-diagnostic": "#999999",
+    "DPE-FixedU": "#E69F00",
+    "PE": "#000000",
+    "CDP-PE": "#0072B2",
+    "LDP-PE": "#D55E00",
+    "SDP-PE": "#009E73",
 }
+
+
+def series_style(name: str, i: int) -> dict:
+    """Colour (stable by label) and line style (dashed for diagnostics) of one series."""
+    color = SERIES_COLORS.get(name, FALLBACK_COLORS[i % len(FALLBACK_COLORS)])
+    return {"color": color, "ls": "--" if "diagnostic" in name else "-"}
 
 
 #: Fallback colours for series without a fixed colour.
@@ -37,9 +54,15 @@ def set_style() -> None:
 
 
 def regret_curves(
-    stats: pd.DataFrame, series: list[str], title: str = "", ylabel: str = "Regret", ax=None
+    stats: pd.DataFrame,
+    series: list[str],
+    title: str = "",
+    ylabel: str = "Regret",
+    ax=None,
+    band: str = "se",
+    per_round: bool = False,
 ):
-    """Mean regret curves with a +/- 1 standard-error band.
+    """Mean regret curves with a +/- 1 standard-error (or standard-deviation) band.
 
     Parameters
     ----------
@@ -49,6 +72,10 @@ def regret_curves(
         Series to draw, in legend order.
     title, ylabel : str
     ax : matplotlib Axes, optional
+    band : {"se", "std"}
+        Half-width of the shaded band.
+    per_round : bool
+        Draw ``R(t)/t`` (mean and band divided by ``t``).
 
     Returns
     -------
@@ -58,11 +85,11 @@ def regret_curves(
         _, ax = plt.subplots(figsize=(6.4, 4.4))
     for i, name in enumerate(series):
         s = stats[stats["series"] == name].sort_values("t")
-        color = SERIES_COLORS.get(name, FALLBACK_COLORS[i % len(FALLBACK_COLORS)])
-        ax.plot(s["t"], s["mean"], label=name, color=color, lw=1.8)
-        ax.fill_between(
-            s["t"], s["mean"] - s["se"], s["mean"] + s["se"], color=color, alpha=0.25, lw=0
-        )
+        style = series_style(name, i)
+        scale = s["t"] if per_round else 1.0
+        mean, half = s["mean"] / scale, s[band] / scale
+        ax.plot(s["t"], mean, label=name, lw=1.8, **style)
+        ax.fill_between(s["t"], mean - half, mean + half, color=style["color"], alpha=0.25, lw=0)
     ax.xaxis.set_major_locator(MaxNLocator(5, integer=True))
     ax.xaxis.set_major_formatter(
         FuncFormatter(lambda x, _: f"{x / 1000:g}k" if x >= 1000 else f"{x:g}")
@@ -73,7 +100,53 @@ def regret_curves(
         ax.set_title(title, fontsize=10)
     ax.legend(loc="upper left", frameon=True, fontsize=9)
     ax.set_xlim(left=0)
-    ax.set_ylim(bottom=min(0.0, float(stats["mean"].min())))
+    if not per_round:
+        ax.set_ylim(bottom=min(0.0, float(stats["mean"].min())))
+    ax.figure.tight_layout()
+    return ax.figure
+
+
+def final_regret_points(
+    points: pd.DataFrame,
+    series: list[str],
+    xlabel: str,
+    title: str = "",
+    band: str = "std",
+    logx: bool = False,
+    ax=None,
+):
+    """Mean final regret against a setting (epsilon or T), one line per series, with a band.
+
+    Parameters
+    ----------
+    points : DataFrame
+        Columns ``series, x, mean, std, se``.
+    series : list of str
+        Series to draw, in legend order.
+    xlabel, title : str
+    band : {"se", "std"}
+    logx : bool
+        Log-log axes (for horizons).
+    ax : matplotlib Axes, optional
+    """
+    if ax is None:
+        _, ax = plt.subplots(figsize=(6.4, 4.4))
+    for i, name in enumerate(series):
+        s = points[points["series"] == name].sort_values("x")
+        if s.empty:
+            continue
+        style = series_style(name, i)
+        ax.plot(s["x"], s["mean"], marker="o", ms=4, label=name, lw=1.8, **style)
+        lo = np.maximum(s["mean"] - s[band], s["mean"] * 1e-3) if logx else s["mean"] - s[band]
+        ax.fill_between(s["x"], lo, s["mean"] + s[band], color=style["color"], alpha=0.25, lw=0)
+    if logx:
+        ax.set_xscale("log")
+        ax.set_yscale("log")
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel("Final regret R(T)")
+    if title:
+        ax.set_title(title, fontsize=10)
+    ax.legend(frameon=True, fontsize=9)
     ax.figure.tight_layout()
     return ax.figure
 
@@ -122,6 +195,8 @@ def rate_panel(
         ax.plot(
             xs, np.exp(ly.mean() + claimed * (np.log(xs) - lx.mean())), color=color, lw=1, ls="--"
         )
+    if not ok.any():  # nothing positive to draw: leave the axes' scale to the other series
+        return
     ax.set_xscale("log")
     ax.set_yscale("log")
     ax.minorticks_off()

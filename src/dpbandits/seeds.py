@@ -60,3 +60,11 @@ def noise_generator(
         entropy=int(root_seed), spawn_key=noise_spawn_key(experiment, panel, algorithm, trial)
     )
     return np.random.Generator(np.random.PCG64(seq))
+
+
+def environment_generator(reward_seed: int) -> np.random.Generator:
+    """The environment stream of one trial of a phase-level simulation (paper 004): client
+    heterogeneity and reward noise. Keyed by the trial's reward seed only, so every algorithm and
+    privacy level sees the same stream (common random numbers)."""
+    seq = np.random.SeedSequence(entropy=stable_hash("environment"), spawn_key=(int(reward_seed),))
+    return np.random.Generator(np.random.PCG64(seq))

@@ -69,7 +69,14 @@ def final_regret_table(df: pd.DataFrame, timings: pd.DataFrame | None = None) ->
             "d": int(grp["d"].iat[0]),
             "n_trials": len(grp),
         }
-        for metric, short in (("regret_realized", "realized"), ("regret_pseudo", "pseudo")):
+        for metric, short in (
+            ("regret_realized", "realized"),
+            ("regret_pseudo", "pseudo"),
+            ("comm_reals", "comm_reals"),
+            ("comm_bits", "comm_bits"),
+        ):
+            if metric not in grp or grp[metric].isna().all():
+                continue
             x = grp[metric].to_numpy()
             sd = float(np.std(x, ddof=DDOF))
             row.update(

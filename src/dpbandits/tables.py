@@ -92,9 +92,13 @@ def write_experiment_tables(
         title=f"{experiment}: claim checklist",
         note=VERDICT_NOTE,
     )
-    matrix = pd.concat(
-        [verdict_matrix(results, m).assign(metric=m) for m in ("realized", "pseudo", "combined")]
-    ).fillna("")
+    # phase-level runs (paper 004) have the pseudo-regret only: no combined rows then
+    metrics = (
+        ("realized", "pseudo", "combined")
+        if (results["metric"] == "realized").any()
+        else ("pseudo",)
+    )
+    matrix = pd.concat([verdict_matrix(results, m).assign(metric=m) for m in metrics]).fillna("")
     write_table(
         matrix,
         outputs["matrix"],
@@ -103,10 +107,17 @@ def write_experiment_tables(
         note=VERDICT_NOTE,
     )
     ratios = privacy_cost_ratios(df, cell_objs)
-    slopes = curve_slopes(df, "regret_realized")
-    metrics = ratios.merge(
-        slopes.drop(columns="metric"), on=["configuration", "panel", "series"], how="outer"
+    regret = (
+        "regret_realized"
+        if "regret_realized" in df and df["regret_realized"].notna().any()
+        else "regret_pseudo"
     )
+    slopes = curve_slopes(df, regret)
+    slopes = slopes.drop(columns="metric")
+    if ratios.empty:  # no LinUCB / LinUCB-LDP pair in this experiment
+        metrics = slopes
+    else:
+        metrics = ratios.merge(slopes, on=["configuration", "panel", "series"], how="outer")
     write_table(
         metrics,
         outputs["metrics"],

@@ -76,7 +76,8 @@ for _name, _exp in EXPERIMENTS.items():
                         "png": output[f"{c['id']}_png"],
                     }
                     for c in CLAIMS[_n]
-                    if c["audit"].get("check") in ("slope", "slope_between")
+                    if c["audit"].get("check")
+                    in ("slope", "slope_between", "slope_trend")
                 },
             },
         script:

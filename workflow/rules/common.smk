@@ -3,7 +3,7 @@
 
 from snakemake.exceptions import WorkflowError
 
-from dpbandits.claims import load_claims
+from dpbandits.claims import load_claims, load_registry
 from dpbandits.config import ConfigError, check_schema, load_experiment, results_root
 
 SCHEMAS = "workflow/schemas"
@@ -39,27 +39,10 @@ BENCH = RESULTS.replace("results", "benchmarks", 1)
 FIGURES = {fig.id: fig for exp in EXPERIMENTS.values() for fig in exp.figures}
 
 
-def cells_of(name, conf):
-    """Params function: the cells of one (panel, configuration) of experiment ``name``."""
-    groups = EXPERIMENTS[name].groups()
-
-    def cells(wildcards):
-        key = (wildcards.panel, conf)
-        if key not in groups:
-            raise WorkflowError(
-                f"{name}: no panel/configuration {key} in config/experiments/"
-            )
-        return [cell.as_dict() for cell in groups[key]]
-
-    return cells
-
-
-def calibration_inputs(name, conf):
-    """Calibration tables that the cells of a configuration take values from."""
+def calibration_inputs(name, cells):
+    """Calibration tables that ``cells`` (of experiment ``name``) take values from."""
     exp = EXPERIMENTS[name]
-    ids = {
-        cid for c in exp.cells if c.configuration == conf for cid in c.calibration_ids
-    }
+    ids = {cid for c in cells for cid in c.calibration_ids}
     return sorted(exp.calibration(cid).path for cid in ids)
 
 
@@ -94,7 +77,7 @@ def audit_plots(name):
     prefix = f"{name}."
     out = {}
     for claim in CLAIMS[name]:
-        if claim["audit"].get("check") in ("slope", "slope_between"):
+        if claim["audit"].get("check") in ("slope", "slope_between", "slope_trend"):
             short = claim["id"][len(prefix) :]
             for ext in ("pdf", "png"):
                 out[f"{claim['id']}_{ext}"] = (

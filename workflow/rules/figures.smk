@@ -20,12 +20,15 @@ def figure_parameters(fig):
                     "title": p.title,
                     "epsilon": p.epsilon,
                     "d": p.d,
+                    "T": p.T,
                     "caption": p.caption,
                     "files": [c.path for c in p.cells],
                 }
                 for p in fig.panels
             ],
             "metrics": list(fig.metrics),
+            "plot": fig.plot,
+            "band": fig.band,
             "names": {
                 m: {
                     "combined": combined,

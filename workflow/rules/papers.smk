@@ -11,7 +11,84 @@ def figure_timings(name):
     )
 
 
+def paper_tables(name):
+    """The paper's own tables (claims registry ``tables:``), validated when the workflow loads."""
+    return load_registry(
+        f"config/claims/{name}.yaml", f"{SCHEMAS}/claims.schema.yaml"
+    ).get("tables", {})
+
+
+def paper_table_outputs(name):
+    """Output files of the paper's own tables: CSV, Markdown and LaTeX of each."""
+    return {
+        f"{t}_{ext}": f"{RESULTS}/tables/{t}.{ext}"
+        for t in paper_tables(name)
+        for ext in ("csv", "md", "tex")
+    }
+
+
+def paper_table_inputs(name):
+    """Result files the measured columns of the paper's tables read."""
+    exp = EXPERIMENTS[name]
+    wanted = [
+        row["measured"]
+        for table in paper_tables(name).values()
+        for row in table["rows"]
+        if "measured" in row
+    ]
+    paths = set()
+    for m in wanted:
+        if "sweep" in m:
+            paths |= {
+                c.path for sw in exp.sweeps if sw.id == m["sweep"] for c in sw.cells
+            }
+        else:
+            paths |= {
+                c.path
+                for c in exp.cells
+                if c.figure == m["figure"] and c.configuration == m["configuration"]
+            }
+    return sorted(paths)
+
+
 for _name, _exp in EXPERIMENTS.items():
+    if paper_tables(_name):
+
+        rule:
+            name:
+                f"{_name}_paper_tables"
+            input:
+                results=paper_table_inputs(_name),
+                claims=f"config/claims/{_name}.yaml",
+            output:
+                **paper_table_outputs(_name),
+            log:
+                f"{LOGS}/tables/{_name}_paper.log",
+            benchmark:
+                f"{BENCH}/tables/{_name}_paper.tsv"
+            conda:
+                CONDA_ENV
+            threads: 1
+            resources:
+                mem_mb=2048,
+                runtime=10,
+            params:
+                tables=list(paper_tables(_name)),
+                claims_schema=f"{SCHEMAS}/claims.schema.yaml",
+            script:
+                "../scripts/paper_tables.py"
+
+        for _table in paper_tables(_name):
+
+            rule:
+                name:
+                    _table
+                input:
+                    [
+                        f
+                        for k, f in paper_table_outputs(_name).items()
+                        if k.rsplit("_", 1)[0] == _table
+                    ],
 
     rule:
         name:
@@ -45,5 +122,6 @@ for _name, _exp in EXPERIMENTS.items():
         input:
             [f for fig in _exp.figures for f in figure_outputs(fig).values()],
             table_outputs(_name).values(),
+            paper_table_outputs(_name).values(),
             [cal.path for cal in _exp.calibrations],
             f"{RESULTS}/audit/{_name}.html",

@@ -1,28 +1,23 @@
-# One simulation job per (experiment, panel, configuration): all trials of every series of that
-# panel, one parquet file per series. (Jobs are grouped by panel rather than by series because
-# each job is a process with ~1 s of start-up; see README "Design notes".)
+# One simulation job per (panel, configuration), named simulate_<panel>_<configuration>: all trials
+# of every series of that panel, one parquet file per series. (Jobs are grouped by panel rather
+# than by series because each job is a process with ~1 s of start-up; see README "Design notes".)
 
 
 for _name, _exp in EXPERIMENTS.items():
-    for _conf in _exp.data["configurations"]:
+    for (_panel, _conf), _cells in _exp.groups().items():
 
         rule:
             name:
-                f"{_name}_simulate_{_conf}"
+                f"simulate_{_panel}_{_conf}"
             input:
-                calibrations=calibration_inputs(_name, _conf),
+                calibrations=calibration_inputs(_name, _cells),
             output:
-                parquet=[
-                    f"{RESULTS}/sim/{_name}/{{panel}}/{_conf}/{s}.parquet"
-                    for s in _exp.configuration_series(_conf)
-                ],
-                timing=f"{RESULTS}/timing/{_name}/{{panel}}/{_conf}.csv",
+                parquet=[c.path for c in _cells],
+                timing=f"{RESULTS}/timing/{_name}/{_panel}/{_conf}.csv",
             log:
-                f"{LOGS}/sim/{_name}/{{panel}}/{_conf}.log",
+                f"{LOGS}/sim/{_name}/{_panel}/{_conf}.log",
             benchmark:
-                f"{BENCH}/sim/{_name}/{{panel}}/{_conf}.tsv"
-            wildcard_constraints:
-                panel="[a-z0-9_]+",
+                f"{BENCH}/sim/{_name}/{_panel}/{_conf}.tsv"
             conda:
                 CONDA_ENV
             threads: 1
@@ -30,7 +25,7 @@ for _name, _exp in EXPERIMENTS.items():
                 mem_mb=2048,
                 runtime=30,
             params:
-                cells=cells_of(_name, _conf),
+                cells=[c.as_dict() for c in _cells],
             script:
                 "../scripts/simulate.py"
 

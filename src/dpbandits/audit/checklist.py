@@ -17,8 +17,15 @@ Check types (``audit.check`` of a claim):
     the weakest verdict among the claims listed in ``of``.
 ``ratio``
     ``low <= mean(a)/mean(b) <= high`` for each of ``b`` in each of ``panels``
-    (:func:`~dpbandits.audit.ordering.ratio_within`); with ``faster: true`` also the wall time of
-    ``a``'s simulation below ``b``'s (from the jobs' timing files).
+    (:func:`~dpbandits.audit.ordering.ratio_within`; ``low`` defaults to 0); with ``baseline``
+    the ratio of the gaps ``(a - baseline)/(b - baseline)``; with ``metric`` another recorded
+    column (e.g. ``comm_reals``) instead of the regret; with ``faster: true`` also the wall time
+    of ``a``'s simulation below ``b``'s (from the jobs' timing files); with ``curve: true`` also
+    ``a``'s mean curve below ``b``'s at every curve checkpoint.
+``spearman_decreasing``
+    for each of ``series``, the Spearman correlation between the panels' epsilon and the mean
+    final regret is at most ``threshold`` (PASS); a correlation above it is FAIL, and so are
+    means that all agree within one standard deviation ("flat").
 ``mean_above``
     ``a`` above each of ``b``: the paired statistic of "b below a".
 ``metric_at_least``
@@ -38,6 +45,7 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
+from scipy import stats
 
 from .ordering import (
     curve_below,
@@ -61,6 +69,7 @@ FIGURE_CHECKS = (
     "mean_above",
     "metric_at_least",
     "mean_order",
+    "spearman_decreasing",
 )
 COLUMNS = [
     "configuration",
@@ -85,6 +94,7 @@ class _Data:
 
     def __init__(self, df: pd.DataFrame, timings: pd.DataFrame | None = None):
         self.df = df
+        self.epsilon = {}
         self.timing = {}
         if timings is not None:
             for row in timings.itertuples(index=False):
@@ -106,6 +116,7 @@ class _Data:
                 int(grp["K"].iat[0]),
                 str(grp["instances"].iat[0]),
             )
+            self.epsilon[conf, panel] = grp["epsilon"].iat[0] if "epsilon" in grp else np.nan
 
     def has(self, conf, panel, series) -> bool:
         return (conf, panel, series) in self.final
@@ -130,6 +141,7 @@ STATISTIC = {
     "mean_above": "paired difference b - a",
     "metric_at_least": "mean of the metric at T",
     "mean_order": "paired difference, consecutive series",
+    "spearman_decreasing": "Spearman correlation of epsilon and mean final regret",
     "summary": "",
 }
 
@@ -170,6 +182,8 @@ def _evaluate_claim(claim, data, conf, metric, summaries) -> list[dict]:
     rows = []
     if check == "summary":
         found = [summaries.get((conf, metric, ref)) for ref in a["of"]]
+        if all(v is None for v in found):
+            return []  # none of its parts applies to this configuration
         if any(v is None for v in found):
             return [_row(conf, cid, check, "", "all", metric, verdict="MISSING")]
         return [
@@ -178,12 +192,13 @@ def _evaluate_claim(claim, data, conf, metric, summaries) -> list[dict]:
     panels = a["panels"]
     needed = {
         "below": [a.get("a")] + list(a.get("b", [])),
-        "ratio": [a.get("a")] + list(a.get("b", [])),
+        "ratio": [a.get("a"), *a.get("b", []), *([a["baseline"]] if "baseline" in a else [])],
         "mean_above": [a.get("a")] + list(a.get("b", [])),
         "between": sorted({s for pair in a.get("pairs", []) for s in pair}),
         "decreasing": a.get("series", []),
         "metric_at_least": a.get("series", []),
         "mean_order": a.get("series", []),
+        "spearman_decreasing": a.get("series", []),
         "gap_decreasing": list(a.get("series", [])) + [a.get("baseline")],
     }[check]
     missing = _missing(data, conf, panels, needed)
@@ -206,18 +221,46 @@ def _evaluate_claim(claim, data, conf, metric, summaries) -> list[dict]:
         return paired_below(x, y, quantile(x.size, interval))
 
     if check in ("ratio", "mean_above"):
+        col = a.get("metric", metric)  # ratio checks may compare another recorded column
         for p in panels:
-            fa = data.finals(conf, p, a["a"], metric)
+            fa = data.finals(conf, p, a["a"], col)
+            base = data.finals(conf, p, a["baseline"], col) if "baseline" in a else 0.0
             for b in a["b"]:
-                fb = data.finals(conf, p, b, metric)
+                fb = data.finals(conf, p, b, col)
                 if check == "ratio":
-                    stat = ratio_within(fa, fb, a["low"], a["high"], quantile(fa.size, interval))
-                    label = f"{a['a']} / {b} in [{a['low']:g}, {a['high']:g}]"
+                    low = a.get("low", 0.0)
+                    stat = ratio_within(
+                        fa - base, fb - base, low, a["high"], quantile(fa.size, interval)
+                    )
+                    what = f"{a['a']} / {b}"
+                    if "baseline" in a:
+                        what = f"({a['a']} - {a['baseline']}) / ({b} - {a['baseline']})"
+                    if col != metric:
+                        what += f" [{col}]"
+                    label = f"{what} in [{low:g}, {a['high']:g}]"
                 else:
                     stat = below(fb, fa)
                     label = f"{a['a']} > {b}"
                 rows.append(_row(conf, cid, check, p, label, metric, stat))
                 verdicts.append(stat.verdict)
+                if a.get("curve"):
+                    ok = curve_below(
+                        data.mean_curve(conf, p, a["a"], metric),
+                        data.mean_curve(conf, p, b, metric),
+                    )
+                    row = _row(
+                        conf,
+                        cid,
+                        check,
+                        p,
+                        f"{a['a']} below {b} at every curve checkpoint",
+                        metric,
+                        verdict="PASS" if ok else "FAIL",
+                        curve=ok,
+                    )
+                    rows.append(row)
+                    verdicts.append(row["verdict"])
+                    curves.append(ok)
                 if a.get("faster"):
                     sa, sb = data.seconds(conf, p, a["a"]), data.seconds(conf, p, b)
                     ok = bool(sa < sb)  # False when a timing is missing (NaN)
@@ -242,6 +285,24 @@ def _evaluate_claim(claim, data, conf, metric, summaries) -> list[dict]:
                 label = f"{s}: mean {a['metric']} >= {a['threshold']:g}"
                 rows.append(_row(conf, cid, check, p, label, metric, stat))
                 verdicts.append(stat.verdict)
+    elif check == "spearman_decreasing":
+        eps = np.array([data.epsilon[conf, p] for p in panels], dtype=float)
+        for s in a["series"]:
+            finals = [data.finals(conf, p, s, metric) for p in panels]
+            means = np.array([f.mean() for f in finals])
+            stds = np.array([f.std() for f in finals])
+            rho = float(stats.spearmanr(eps, means).statistic)
+            flat = bool(means.max() - means.min() <= stds.max())
+            ok = rho <= a["threshold"] and not flat
+            label = f"{s}: Spearman(epsilon, mean R(T)) <= {a['threshold']:g}" + (
+                " (flat: means within 1 std)" if flat else ""
+            )
+            row = _row(
+                conf, cid, check, ",".join(panels), label, metric, verdict="PASS" if ok else "FAIL"
+            )
+            row["mean_diff"] = rho
+            rows.append(row)
+            verdicts.append(row["verdict"])
     elif check == "mean_order":
         for p in panels:
             for lo, hi in zip(a["series"][:-1], a["series"][1:], strict=True):
@@ -343,8 +404,9 @@ def evaluate_orderings(
     # summaries last, so that the claims they combine are evaluated first
     orderings.sort(key=lambda c: c["audit"]["check"] == "summary")
     rows, summaries = [], {}
+    present = [m for m in METRICS if m in df and df[m].notna().any()]
     for conf in df["configuration"].drop_duplicates():
-        for metric in METRICS:
+        for metric in present:
             for claim in orderings:
                 if conf in claim["audit"].get("configurations", [conf]):
                     rows.extend(_evaluate_claim(claim, data, conf, metric, summaries))
@@ -358,6 +420,8 @@ def verdict_matrix(results: pd.DataFrame, metric: str = "realized") -> pd.DataFr
     they agree, ``INCONCLUSIVE`` where they differ).
     """
     if metric == "combined":
+        if not (results["metric"] == "realized").any():  # phase-level runs: pseudo-regret only
+            return verdict_matrix(results, "pseudo")
         r = verdict_matrix(results, "realized").set_index("claim_id")
         p = verdict_matrix(results, "pseudo").set_index("claim_id").reindex_like(r)
         out = r.where(r == p, "INCONCLUSIVE").where(r.notna() | p.notna())

@@ -9,7 +9,7 @@ from multiprocessing import get_context
 import pandas as pd
 
 from ..plotting import CYCLE, close, footnote, plt, rate_panel, save
-from .rates import FINITE_T_CAVEAT, d_matrix, eps_gap, fit_exponent, level_matrix
+from .rates import FINITE_T_CAVEAT, d_matrix, eps_gap, final_values, fit_exponent, level_matrix
 
 
 def signature(claim: dict) -> tuple:
@@ -21,7 +21,13 @@ def signature(claim: dict) -> tuple:
         tuple(a["schedules"]),
         tuple(a.get("fit", ())),
         a.get("eps_fit", "gap"),
+        a.get("metric", "regret_pseudo"),
+        a.get("T_fit", "value"),
+        a.get("baseline"),
+        a.get("trend"),
         claim["T_exp"],
+        claim.get("T_exp_alpha"),
+        claim.get("logT_pow"),
         claim["eps_exp"],
         claim["d_exp"] if "d" in a.get("fit", ()) else None,
         claim.get("eps_exp_literal"),
@@ -45,19 +51,47 @@ _VARIABLES = ("T", "1/epsilon", "d")
 
 
 def _render(task) -> None:
-    members, claim, rows, finals, baseline, verdict, files = task
+    members, claim, rows, sweeps, baseline, verdict, files = task
     audit = claim["audit"]
-    finals = finals[finals["sweep"] == audit["sweep"]]
-    if audit["check"] == "slope":
+    metric = audit.get("metric", "regret_pseudo")
+    finals = final_values(sweeps[sweeps["figure"] == audit["sweep"]], metric)
+    ylabel = "mean final pseudo-regret" if metric == "regret_pseudo" else f"mean final {metric}"
+    if audit["check"] == "slope_trend":
+        eps_levels = sorted(finals["epsilon"].dropna().unique()) or [None]
+        fig, axes = plt.subplots(
+            1, len(eps_levels), figsize=(5.0 * len(eps_levels), 4.2), squeeze=False
+        )
+        for ax, eps in zip(axes[0], eps_levels, strict=True):
+            for k, name in enumerate(audit["schedules"]):
+                x, Y = level_matrix(finals, name, eps)
+                if audit.get("T_fit") == "gap":
+                    Y = Y - level_matrix(finals, audit["baseline"], None)[1]
+                fit = fit_exponent(x, Y, n_boot=200)
+                color = CYCLE[k % len(CYCLE)]
+                label = f"{name}: {fit.slope:.2f}"
+                rate_panel(ax, x, Y, fit.slope, fit.intercept, None, label, color)
+            ax.set_title(f"exponents must be {audit['trend']} along the schedules", fontsize=9)
+            ax.set_xlabel("horizon T")
+            ax.set_ylabel(ylabel)
+            ax.legend(fontsize=7)
+    elif audit["check"] == "slope":
         ref = None if audit.get("eps_fit", "gap") == "regret" else baseline
-        present = [v for v in _VARIABLES if (rows["variable"] == v).any()]
+        groups = {
+            "T": rows[rows["variable"].str.startswith("T")],
+            "1/epsilon": rows[rows["variable"] == "1/epsilon"],
+            "d": rows[rows["variable"] == "d"],
+        }
+        present = [v for v in _VARIABLES if len(groups[v])]
         ncols = max(1, len(present))
         fig, axes = plt.subplots(1, ncols, figsize=(5.5 * ncols, 4.2), squeeze=False)
+        gap_to = audit.get("baseline") if audit.get("T_fit") == "gap" else None
         for ax, var in zip(axes[0], present, strict=False):
-            for k, r in enumerate(rows[rows["variable"] == var].itertuples()):
+            for k, r in enumerate(groups[var].itertuples()):
                 fx = _fixed(r.fixed)
                 if var == "T":
                     x, Y = level_matrix(finals, r.schedule, fx.get("epsilon"), fx.get("d"))
+                    if gap_to is not None:
+                        Y = Y - level_matrix(finals, gap_to, None, fx.get("d"))[1]
                 elif var == "1/epsilon":
                     e, Y, _ = eps_gap(finals, r.schedule, ref, fx.get("d"))
                     x = 1.0 / e
@@ -66,8 +100,8 @@ def _render(task) -> None:
                 fixed = r.fixed if isinstance(r.fixed, str) else ""
                 label = f"{r.schedule} {fixed.replace('epsilon', 'eps')}: {r.slope:.2f}"
                 rate_panel(ax, x, Y, r.slope, r.intercept, r.claimed, label, CYCLE[k % len(CYCLE)])
-            claimed = rows.loc[rows["variable"] == var, "claimed"].iloc[0]
-            title = f"{var}-exponent (claimed {claimed:g}, dashed)"
+            claimed = sorted(set(groups[var]["claimed"].round(3)))
+            title = f"{var}-exponent (claimed {', '.join(f'{c:g}' for c in claimed)}, dashed)"
             literal = rows[rows["variable"] == f"{var} [literal]"]
             if len(literal):
                 title += f"; literal reading {literal['claimed'].iloc[0]:g}"
@@ -75,8 +109,10 @@ def _render(task) -> None:
             ax.set_xlabel({"T": "horizon T", "1/epsilon": "1/epsilon", "d": "dimension d"}[var])
             if var == "1/epsilon" and ref is not None:
                 ax.set_ylabel(f"privacy cost (regret - {ref}) at the largest T")
+            elif var == "T" and gap_to is not None:
+                ax.set_ylabel(f"{ylabel} minus {gap_to}'s")
             else:
-                ax.set_ylabel("mean final pseudo-regret")
+                ax.set_ylabel(ylabel)
             ax.legend(fontsize=7)
     else:  # slope_between: the compared schedules at each epsilon
         eps_levels = sorted(
@@ -116,7 +152,7 @@ def _render(task) -> None:
 def render_rate_claims(
     claims: list[dict],
     rates: pd.DataFrame,
-    finals: pd.DataFrame,
+    sweeps: pd.DataFrame,
     files: dict[str, dict],
     baseline: str = "linucb",
     workers: int = 1,
@@ -129,8 +165,8 @@ def render_rate_claims(
         The registry.
     rates : DataFrame
         The fits (:func:`dpbandits.audit.rates.evaluate_rate_claims`).
-    finals : DataFrame
-        Final values of the sweeps (:func:`dpbandits.audit.rates.final_values`).
+    sweeps : DataFrame
+        The sweeps' results (parquet layout); each claim's metric is read from them.
     files : dict
         Output files per claim id; every id must have slope or slope_between fits.
     baseline : str
@@ -152,7 +188,7 @@ def render_rate_claims(
     for members in groups.values():
         cid = members[0]
         rows = rates[(rates["claim_id"] == cid) & (rates["schedule"] != "all")]
-        tasks.append((members, by_id[cid], rows, finals, baseline, summary[cid], files))
+        tasks.append((members, by_id[cid], rows, sweeps, baseline, summary[cid], files))
     if workers > 1 and len(tasks) > 1:
         with ProcessPoolExecutor(max_workers=workers, mp_context=get_context("fork")) as pool:
             list(pool.map(_render, tasks))

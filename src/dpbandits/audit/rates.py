@@ -214,6 +214,20 @@ def _frac(text) -> float | None:
     return None if text is None else float(Fraction(text))
 
 
+def claimed_T_exponent(claim: dict, options: dict, horizons) -> float:
+    """The T-exponent a claim predicts on a schedule: ``T_exp + T_exp_alpha * alpha`` (alpha the
+    schedule's option, paper 004) plus ``logT_pow / ln(T_bar)``, the local log-log slope of a
+    ``(ln T)^p`` factor at the geometric mean ``T_bar`` of the fitted horizons."""
+    out = _frac(claim["T_exp"])
+    if claim.get("T_exp_alpha") is not None:
+        if "alpha" not in options:
+            raise ValueError(f"{claim['id']}: the schedule has no option alpha")
+        out += _frac(claim["T_exp_alpha"]) * float(options["alpha"])
+    if claim.get("logT_pow") is not None:
+        out += _frac(claim["logT_pow"]) / float(np.mean(np.log(np.asarray(horizons, float))))
+    return out
+
+
 def evaluate_rate_claims(
     claims: list[dict],
     df: pd.DataFrame,
@@ -221,20 +235,24 @@ def evaluate_rate_claims(
     tol: float = 0.05,
     n_boot: int = 2000,
     seed: int = 0,
+    schedule_options: dict | None = None,
 ) -> pd.DataFrame:
-    """Fit every ``slope`` and ``slope_between`` claim of a sweep.
+    """Fit every ``slope``, ``slope_between`` and ``slope_trend`` claim of a sweep.
 
     Parameters
     ----------
     claims : list of dict
-        Registry entries; only those whose ``audit.check`` is ``slope`` or ``slope_between``
-        are evaluated.
+        Registry entries; only those whose ``audit.check`` is ``slope``, ``slope_between`` or
+        ``slope_trend`` are evaluated.
     df : DataFrame
         Results of the sweep (the parquet layout, one series per schedule).
     baseline : str
         Non-private schedule the epsilon fits subtract.
     tol, n_boot, seed
         Tolerance of the verdicts, bootstrap resamples and seed.
+    schedule_options : dict, optional
+        ``(sweep, schedule) -> options`` of the schedules (for claims whose exponent depends on
+        an option, e.g. ``alpha``).
 
     Returns
     -------
@@ -246,12 +264,17 @@ def evaluate_rate_claims(
     rows = []
     if df is None or df.empty:
         return pd.DataFrame(rows, columns=RATE_COLUMNS)
-    all_finals = final_values(df)
+    schedule_options = schedule_options or {}
+    by_metric: dict[str, pd.DataFrame] = {}
     for claim in claims:
         audit = claim["audit"]
         check = audit.get("check")
-        if check not in ("slope", "slope_between"):
+        if check not in ("slope", "slope_between", "slope_trend"):
             continue
+        metric = audit.get("metric", "regret_pseudo")
+        if metric not in by_metric:
+            by_metric[metric] = final_values(df, metric)
+        all_finals = by_metric[metric]
         finals = all_finals[all_finals["sweep"] == audit["sweep"]]
         if finals.empty:
             raise ValueError(f"{claim['id']}: no data of sweep {audit['sweep']!r}")
@@ -277,14 +300,28 @@ def evaluate_rate_claims(
                     return ", ".join(parts + ([f"d={d}"] if _several else []))
 
                 if "T" in audit["fit"] and claim["T_exp"] is not None:
-                    claimed = _frac(claim["T_exp"])
+                    opts = schedule_options.get((audit["sweep"], sched), {})
+                    gap_to = audit.get("baseline") if audit.get("T_fit") == "gap" else None
+                    label = "T" if gap_to is None else f"T (gap to {gap_to})"
+                    if metric != "regret_pseudo":
+                        label += f" [{metric}]"
                     for d in dims:
                         for eps in eps_levels or [None]:
                             x, Y = level_matrix(finals, sched, eps, d)
                             if len(x) < 2:
                                 continue
+                            if gap_to is not None:  # privacy cost: paired by trial and horizon
+                                xb, Yb = level_matrix(finals, gap_to, None, d)
+                                if not np.array_equal(xb, x):
+                                    raise ValueError(f"{claim['id']}: {gap_to} lacks horizons {x}")
+                                Y = Y - Yb
+                            claimed = claimed_T_exponent(claim, opts, x)
                             add(
-                                sched, "T", where(eps, d), fit_exponent(x, Y, n_boot, seed), claimed
+                                sched,
+                                label,
+                                where(eps, d),
+                                fit_exponent(x, Y, n_boot, seed),
+                                claimed,
                             )
                 if (
                     "epsilon" in audit["fit"]
@@ -314,6 +351,32 @@ def evaluate_rate_claims(
                         x, Y, Tmax = d_matrix(finals, sched, eps)
                         fixed = f"T={Tmax}" + ("" if eps is None else f", epsilon={eps:g}")
                         add(sched, "d", fixed, fit_exponent(x, Y, n_boot, seed), claimed)
+        elif check == "slope_trend":  # fitted exponents move monotonically along the schedules
+            eps_levels = sorted(finals["epsilon"].dropna().unique()) or [None]
+            for eps in eps_levels:
+                for s0, s1 in zip(audit["schedules"][:-1], audit["schedules"][1:], strict=True):
+                    x, Y0 = level_matrix(finals, s0, eps)
+                    _, Y1 = level_matrix(finals, s1, eps)
+                    if audit.get("T_fit") == "gap":  # privacy costs over the baseline schedule
+                        Yb = level_matrix(finals, audit["baseline"], None)[1]
+                        Y0, Y1 = Y0 - Yb, Y1 - Yb
+                    fit = _difference_fit(x, Y1, Y0, n_boot, seed)
+                    # decreasing: slope(s1) - slope(s0) <= 0 (an upper bound at 0); increasing: >= 0
+                    direction = "upper" if audit["trend"] == "decreasing" else "lower"
+                    v = verdict(fit, 0.0, direction, tol)
+                    verdicts.append(v)
+                    rows.append(
+                        {
+                            **base,
+                            "schedule": f"{s1} vs {s0}",
+                            "variable": f"T slope difference [{metric}]",
+                            "fixed": "" if eps is None else f"epsilon={eps:g}",
+                            **fit.as_dict(),
+                            "claimed": 0.0,
+                            "tolerance": tol,
+                            "verdict": v,
+                        }
+                    )
         else:  # slope_between: lower <= schedule <= upper in T, paired bootstrap of differences
             eps_levels = sorted(finals["epsilon"].dropna().unique())
             for sched in audit["schedules"]:

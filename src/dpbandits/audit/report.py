@@ -95,7 +95,7 @@ def claim_overview(
         check = audit.get("check")
         if "none" in audit:
             verdict, how = "not audited", audit["none"]
-        elif check in ("slope", "slope_between"):
+        elif check in ("slope", "slope_between", "slope_trend"):
             verdict = rate_sum.get(c["id"], "MISSING")
             schedules = ", ".join(audit["schedules"])
             how = f"sweep {audit['sweep']}: {schedules}. {detail.get(c['id'], '')}"

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -53,6 +53,7 @@ class SimulationResult:
     checkpoints: np.ndarray
     metrics: dict[str, np.ndarray]
     seconds: float = 0.0
+    extra: dict = field(default_factory=dict)
 
 
 def _bytes_per_trial(policy: Policy, K: int) -> int:
@@ -101,6 +102,8 @@ def simulate(
     -------
     SimulationResult
     """
+    if policy.engine == "phased":
+        return _simulate_phased(policy, instances, reward_seeds, noise_rngs, checkpoints, progress)
     if getattr(instances, "contextual", False):
         return _simulate_contextual(
             policy, instances, reward_seeds, noise_rngs, checkpoints, chunk_bytes, progress
@@ -329,3 +332,43 @@ def _simulate_contextual(
         if progress is not None:
             progress(hi, n, time.perf_counter() - start)
     return SimulationResult(cps, out, time.perf_counter() - start)
+
+
+def _simulate_phased(policy, instances, reward_seeds, noise_rngs, checkpoints, progress):
+    """:func:`simulate` for the phased-elimination policies (paper 004; :mod:`.phased`): one run
+    per trial, environment stream from the trial's reward seed. ``extra["phases"]`` holds each
+    run's phase log."""
+    from ..policies.dpdpe import DPPE
+    from ..seeds import environment_generator
+    from .phased import PHASED_METRICS, run_dpdpe, run_dppe, run_metrics
+
+    start = time.perf_counter()
+    n = instances.X.shape[0]
+    if instances.X.shape[2] != policy.setting.d:
+        raise ValueError(
+            f"instances have d={instances.X.shape[2]} but the policy was calibrated for "
+            f"d={policy.setting.d}"
+        )
+    if len(reward_seeds) != n or len(noise_rngs) != n:
+        raise ValueError("need one reward seed and one noise generator per trial")
+    cps = np.asarray(checkpoints, dtype=np.int64)
+    T = policy.setting.T
+    if cps.size == 0 or cps.min() < 1 or cps.max() > T or np.any(np.diff(cps) <= 0):
+        raise ValueError(f"checkpoints must be increasing rounds in [1, {T}]")
+    runner = run_dppe if isinstance(policy, DPPE) else run_dpdpe
+    out = {name: np.zeros((n, cps.shape[0])) for name in PHASED_METRICS}
+    logs = []
+    for i in range(n):
+        run = runner(
+            policy,
+            instances.X[i],
+            instances.theta[i],
+            environment_generator(reward_seeds[i]),
+            noise_rngs[i],
+        )
+        for name, values in run_metrics(run, cps).items():
+            out[name][i] = values
+        logs.append(run.log)
+        if progress is not None and (i + 1) % 5 == 0:
+            progress(i + 1, n, time.perf_counter() - start)
+    return SimulationResult(cps, out, time.perf_counter() - start, {"phases": logs})

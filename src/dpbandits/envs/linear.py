@@ -8,12 +8,13 @@ every algorithm of a figure (common random numbers).
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import ClassVar
 
 import numpy as np
 
-FAMILIES = ("script", "paper_text", "illcond", "fresh_sphere")
+FAMILIES = ("script", "paper_text", "illcond", "fresh_sphere", "fixed_sphere", "two_action")
 
 #: Squeeze of the ill-conditioned family (see :func:`illcond_instances`).
 ILLCOND_KAPPA = 0.1
@@ -180,9 +181,59 @@ def population_lambda_min(family: str, d: int, K: int | None = None) -> float:
     raise ValueError(f"no population lambda_min for family {family!r}")
 
 
-def make_instances(family: str, n: int, K: int, d: int, seed: int):
+def _unit_rows(rng: np.random.Generator, m: int, d: int) -> np.ndarray:
+    g = rng.standard_normal((m, d))
+    return g / np.linalg.norm(g, axis=1, keepdims=True)
+
+
+def fixed_sphere_instances(
+    n: int, K: int, d: int, seed: int, instance_id: int = 0
+) -> FixedArmInstances:
+    """One instance for every trial (paper 004, spec dpdpe-004 §5.2): ``K`` actions uniform on the
+    unit sphere, then ``theta*`` uniform on it, from ``default_rng([seed, 0, instance_id])``
+    (spec §4.5); the best action must be unique (top two means differ by more than 1e-12)."""
+    rng = np.random.default_rng([seed, 0, instance_id])
+    X = _unit_rows(rng, K, d)
+    theta = _unit_rows(rng, 1, d)[0]
+    top = np.sort(X @ theta)[-2:]
+    if not top[1] - top[0] > 1e-12:
+        raise ValueError(f"fixed_sphere: the best action of instance {instance_id} is not unique")
+    return FixedArmInstances(
+        np.repeat(X[None], n, axis=0), np.repeat(theta[None], n, axis=0), "fixed_sphere", seed
+    )
+
+
+def two_action_instances(
+    n: int, K: int, d: int, T: int, gap_scale: float, gap_power: float
+) -> FixedArmInstances:
+    """The gap-scaling instance of spec dpdpe-004 §10: ``theta* = e_1``, ``x_1 = e_1``,
+    ``x_2 = (1 - Delta_T) e_1 + sqrt(1 - (1 - Delta_T)^2) e_2`` with
+    ``Delta_T = gap_scale T^{-gap_power}`` (a width term ~ n_l^{-gamma} then gives a regret
+    exponent ``1 - alpha gamma``)."""
+    if d != 2 or K != 2:
+        raise ValueError(f"two_action: needs d = 2 and K = 2, got d = {d}, K = {K}")
+    gap = float(gap_scale) * T ** (-float(gap_power))
+    if not 0 < gap <= 1:
+        raise ValueError(f"two_action: gap {gap} outside (0, 1]")
+    X = np.array([[1.0, 0.0], [1.0 - gap, math.sqrt(1.0 - (1.0 - gap) ** 2)]])
+    theta = np.array([1.0, 0.0])
+    return FixedArmInstances(
+        np.repeat(X[None], n, axis=0), np.repeat(theta[None], n, axis=0), "two_action", 0
+    )
+
+
+def make_instances(family: str, n: int, K: int, d: int, seed: int, T: int | None = None, **options):
     """Dispatch on the family name (:data:`FAMILIES`; ``fresh_sphere`` is contextual,
-    :mod:`dpbandits.envs.contextual`)."""
+    :mod:`dpbandits.envs.contextual`). ``two_action`` needs the horizon ``T`` and the options
+    ``gap_scale`` and ``gap_power``; ``fixed_sphere`` takes ``instance_id``."""
+    if family == "fixed_sphere":
+        return fixed_sphere_instances(n, K, d, seed, **options)
+    if family == "two_action":
+        if T is None:
+            raise ValueError("two_action: the instance depends on the horizon T")
+        return two_action_instances(n, K, d, T, **options)
+    if options:
+        raise ValueError(f"{family}: takes no instance options, got {sorted(options)}")
     if family == "fresh_sphere":
         from .contextual import fresh_sphere_instances
 

@@ -3,6 +3,6 @@
 Simulations, tables and audits call the same functions, so a constant lives in one place.
 """
 
-from . import amplification, gaussian, packing, tree, vec
+from . import amplification, gaussian, packing, shuffle_sum, tree, vec
 
-__all__ = ["amplification", "gaussian", "packing", "tree", "vec"]
+__all__ = ["amplification", "gaussian", "packing", "shuffle_sum", "tree", "vec"]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from .base import CALIBRATIONS, FIDELITIES, Policy, Quirks, Setting
 from .combiner import Combiner, OnlineUCBDoubling
+from .dpdpe import PHASED_POLICIES
 from .gaussian import LDP, BatchedLDP, SDPAmp, SDPAmpRU
 from .jdp import BatchedJDP, JDPStandin, JDPTree, JDPUser
 from .linucb import LinUCB
@@ -28,6 +29,7 @@ POLICIES: dict[str, type[Policy]] = {
         OnlineUCB,
         OnlineUCBDoubling,
         Combiner,
+        *PHASED_POLICIES,
     )
 }
 

@@ -47,6 +47,8 @@ class Setting:
         Privacy level (None for non-private policies).
     B : int
         Batch size of the shuffle / batched policies (ignored by sequential ones).
+    K : int or None
+        Number of actions, where a policy's constants depend on it (DP-DPE: beta = 1/(kT)).
     """
 
     T: int
@@ -54,6 +56,7 @@ class Setting:
     epsilon: float | None = None
     delta: float | None = None
     B: int = 1
+    K: int | None = None
 
 
 @dataclass(frozen=True)

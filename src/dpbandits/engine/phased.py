@@ -1,0 +1,368 @@
+"""Phase-level simulation of DP-DPE (paper 004, Algorithm 1) and DP-PE (Algorithm 3).
+
+Exactness (spec dpdpe-004 §4): the regret depends only on the action schedule, and the reports a
+phase produces have closed forms, so nothing is simulated per round. Every identity is stated
+where it is used (I1-I9, spec §4.2); ``tests/test_dpdpe_engine.py`` compares each with a
+per-round, per-client simulation. A run is a loop over its (about log2 T) phases; each phase is
+vectorised over clients and actions. Designs depend only on the active set, so they are cached
+(exactly) across runs and cells of a job.
+
+Streams: ``env`` (client heterogeneity and reward noise) is the same for every algorithm and
+privacy level of a trial (approximate common random numbers); ``noise`` is the algorithm's.
+Within a phase the draws are, in order: the heterogeneity, the reward noise, the privacy noise.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..design import Design, g_optimal_design
+from ..mechanisms.shuffle_sum import analyze_scalar, analyze_vector, count_ones, scalar_params
+
+#: Metrics recorded at every checkpoint (cumulative up to the checkpoint round, except
+#: ``active_actions``: the size of the active set in the phase containing that round).
+PHASED_METRICS = (
+    "regret_pseudo",
+    "comm_reals",
+    "comm_bits",
+    "clients",
+    "phases_completed",
+    "active_actions",
+)
+
+_DESIGNS: dict[tuple, Design] = {}
+_CACHE_LIMIT = 4096
+
+
+def cached_design(X: np.ndarray, active: np.ndarray) -> Design:
+    """:func:`~dpbandits.design.g_optimal_design` of ``X[active]``, memoised on the active set
+    (the design is a deterministic function of the actions)."""
+    key = (X.shape, hash(X.tobytes()), active.tobytes())
+    design = _DESIGNS.get(key)
+    if design is None:
+        if len(_DESIGNS) >= _CACHE_LIMIT:
+            _DESIGNS.clear()
+        design = g_optimal_design(X[active])
+        _DESIGNS[key] = design
+    return design
+
+
+@dataclass
+class Run:
+    """The record of one run: blocks of play and the phase log."""
+
+    starts: list
+    lengths: list
+    gaps: list
+    phase_end: list  # last round (1-based) of each completed phase
+    comm_reals: list
+    comm_bits: list
+    clients: list
+    active_sizes: list  # |D_l| of every phase (completed or not), with its first round
+    phase_first: list
+    log: list
+
+
+def _new_run() -> Run:
+    return Run([], [], [], [], [], [], [], [], [], [])
+
+
+def _add_blocks(run: Run, t0: int, support, counts, gaps, T: int) -> bool:
+    """Blocks in play order (ascending action index; spec §2.2 step 4), cut at ``T``.
+
+    Returns whether the phase was cut (the run then stops: spec A14)."""
+    t = t0
+    for x, c in zip(support, counts, strict=True):
+        if t >= T:
+            break
+        length = int(min(c, T - t))
+        run.starts.append(t)
+        run.lengths.append(length)
+        run.gaps.append(float(gaps[x]))
+        t += length
+    return t0 + int(np.sum(counts)) > T
+
+
+def _log_phase(run, t0, Tl, reals, bits, clients, phase, h, s, design, W, active, keep, best):
+    """Append a completed phase: its end, communication, clients and its log entry."""
+    run.phase_end.append(t0 + Tl)
+    run.comm_reals.append(reals)
+    run.comm_bits.append(bits)
+    run.clients.append(clients)
+    run.log.append(
+        {
+            "l": phase,
+            "t_start": t0 + 1,
+            "h": h,
+            "T_l": Tl,
+            "s_l": s,
+            "n_l": clients,
+            "g": design.g,
+            "W1": W[0],
+            "W2": W[1],
+            "W3": W[2],
+            "active": len(active),
+            "active_next": int(keep.sum()),
+            "best_active": bool(best in set(active[keep].tolist())),
+        }
+    )
+
+
+def run_dpdpe(policy, X, theta, env, noise) -> Run:
+    """One run of Algorithm 1 (DP-DPE, DPE, DPE-FixedU) on actions ``X`` (k x d)."""
+    st, o = policy.setting, policy.opts
+    T, d = st.T, X.shape[1]
+    means = X @ theta
+    gaps = means.max() - means
+    best = int(np.argmax(means))
+    active = np.arange(X.shape[0])
+    h, t0, phase, used = float(o["h1"]), 0, 1, 0
+    run = _new_run()
+    priv = policy.privatizer
+    while t0 < T:
+        design = cached_design(X, active)
+        support = active[design.support]  # ascending: the block order of step 4
+        w = design.weights[design.support]
+        counts = np.ceil(h * w - 1e-9).astype(np.int64)  # T_l(x), step 3
+        s, Tl = len(support), int(counts.sum())
+        run.active_sizes.append(len(active))
+        run.phase_first.append(t0 + 1)
+        if _add_blocks(run, t0, support, counts, gaps, T):
+            break  # truncated phase: no clients, no report, no elimination (spec A14)
+        n = policy.clients(phase)
+        if used + n > int(o["population"]):
+            raise RuntimeError(f"population exhausted: {used} + {n} > {o['population']} users")
+        y_hat = dpdpe_aggregate(policy, means[support], X[support], counts, n, env, noise)
+        # least squares in the coordinates of span(D_l) (step 8; Remark 3.2)
+        Z, Zs, V, theta_hat = phase_estimate(X[active], design, counts, y_hat)
+        W1, W2, W3 = _width(policy, h, n, s, Z, Zs, V, counts, d)
+        W = W1 + W2 + W3
+        scores = Z @ theta_hat
+        keep = scores >= scores.max() - 2.0 * W  # step 10
+        if priv == "shuffle":
+            prm = policy.sdp_params(n, s)
+            bits = s * n * (prm.g + prm.b)
+        else:
+            bits = float("nan")
+        _log_phase(
+            run, t0, Tl, s * n, bits, n, phase, h, s, design, (W1, W2, W3), active, keep, best
+        )
+        active = active[keep]
+        h, t0, phase, used = 2.0 * h, t0 + Tl, phase + 1, used + n
+    return run
+
+
+def dpdpe_aggregate(policy, mean_s, Xs, counts, n, env, noise) -> np.ndarray:
+    """The server's estimate ``y_hat_l`` of one phase of Algorithm 1 (steps 5-7): the (private)
+    average over ``n`` new clients of their per-action average rewards.
+
+    Parameters
+    ----------
+    policy : DPDPE
+    mean_s : ndarray, shape (s,)
+        ``<theta*, x>`` of the support actions.
+    Xs : ndarray, shape (s, d)
+        The support actions.
+    counts : ndarray of int, shape (s,)
+        ``T_l(x)``, the rounds every client plays each support action.
+    n : int
+        Clients of the phase.
+    env, noise : numpy.random.Generator
+        Environment stream (heterogeneity, reward noise) and privacy-noise stream.
+    """
+    o = policy.opts
+    B, sigma = float(o["reward_bound"]), float(o["sigma"])
+    s, d = Xs.shape
+    priv = policy.privatizer
+    if priv == "none":
+        # I2: the average over n clients of <xi_u, x> + mean noise is <xi_bar, x> + zeta(x)
+        # with xi_bar ~ N(0, sigma^2 I/n) and zeta(x) ~ N(0, 1/(n T_l(x))), independent
+        xi_bar = env.standard_normal(d) * (sigma / math.sqrt(n))
+        zeta = env.standard_normal(s) / np.sqrt(n * counts)
+        return mean_s + Xs @ xi_bar + zeta
+    # I1: client u's average reward of x is <theta*, x> + <xi_u, x> + eta_bar_u(x), with
+    # eta_bar_u(x) ~ N(0, 1/T_l(x)) independent over (u, x) (disjoint rounds); xi_u is one
+    # d-vector per client, shared by its coordinates. Reports are clipped to [-B, B]
+    # (spec §4.3, A15) before the privatizer.
+    xi = env.standard_normal((n, d)) * sigma
+    eta_bar = env.standard_normal((n, s)) / np.sqrt(counts)
+    reports = np.clip(mean_s + xi @ Xs.T + eta_bar, -B, B)
+    if priv == "central":  # I3: one Gaussian draw per phase on the average
+        return reports.mean(axis=0) + noise.standard_normal(s) * policy_sigma(policy, n, s)
+    if priv == "local":
+        # I4: the average of n clients' N(0, sigma_nl^2) is N(0, sigma_nl^2/n), added after
+        # clipping, so exact
+        return reports.mean(axis=0) + noise.standard_normal(s) * (
+            policy_sigma(policy, n, s) / math.sqrt(n)
+        )
+    # Algorithm 2 at the count level (I5-I7; mechanisms.shuffle_sum)
+    prm = policy.sdp_params(n, s)
+    return analyze_vector(count_ones(noise, reports, prm), prm)
+
+
+def phase_estimate(X_active, design: Design, counts, y_hat, sums: bool = False):
+    """Least squares of a phase in the coordinates of ``span(D_l)`` (Remark 3.2).
+
+    ``V = sum_x T_l(x) z z^T`` over the support and ``theta_hat = V^{-1} sum_x T_l(x) y_hat(x) z``
+    (Algorithm 1, step 8: ``y_hat`` are averages) or ``V^{-1} sum_x y_hat(x) z`` (Algorithm 3,
+    Eq. 53: ``y_hat`` are sums).
+
+    Returns
+    -------
+    Z, Zs, V, theta_hat
+        Reduced coordinates of the active and the support actions, the design matrix and the
+        estimate (scores of the active actions are ``Z @ theta_hat``).
+    """
+    Z = X_active @ design.basis
+    Zs = Z[design.support]
+    V = (Zs * counts[:, None]).T @ Zs
+    rhs = Zs.T @ y_hat if sums else (Zs * counts[:, None]).T @ y_hat
+    return Z, Zs, V, np.linalg.solve(V, rhs)
+
+
+def policy_sigma(policy, n: int, s: int) -> float:
+    """Std of the Gaussian privacy noise of a phase: ``sigma_nc`` (central) or the per-client
+    ``sigma_nl`` (local)."""
+    from ..policies.dpdpe import sigma_nc, sigma_nl
+
+    st, B = policy.setting, float(policy.opts["reward_bound"])
+    if policy.privatizer == "central":
+        return sigma_nc(s, n, st.epsilon, st.delta, B)
+    return sigma_nl(s, st.epsilon, st.delta, B)
+
+
+def _width(policy, h, n, s, Z, Zs, V, counts, d):
+    """``W_l``'s three terms under the policy's width configuration (spec §2.5, §2.7)."""
+    from ..policies.dpdpe import dpdpe_width
+
+    sigma = float(policy.opts["sigma"])
+    if policy.privatizer == "none":
+        sigma_n = 0.0
+    elif policy.opts["width"] == "faithful":
+        sigma_n = policy.sigma_n(n, s)
+    else:
+        # configuration T (and s1): v_l = max_{x'} sum_x (x'^T V^{-1} x)^2 T_l(x)^2 tau^2
+        A = Z @ np.linalg.solve(V, Zs.T)
+        v = float(np.max((A**2 * (counts**2)[None, :]).sum(axis=1))) * policy.tau2(n, s)
+        sigma_n = math.sqrt(v)
+    return dpdpe_width(h, n, d, sigma, sigma_n, policy.log_inv_beta)
+
+
+def run_dppe(policy, X, theta, env, noise) -> Run:
+    """One run of Algorithm 3 (DP-PE and PE) on actions ``X`` (k x d)."""
+    st = policy.setting
+    T, d = st.T, X.shape[1]
+    means = X @ theta
+    gaps = means.max() - means
+    best = int(np.argmax(means))
+    active = np.arange(X.shape[0])
+    h, t0, phase = policy.h1, 0, 1
+    run = _new_run()
+    priv = policy.privatizer
+    while t0 < T:
+        design = cached_design(X, active)
+        support = active[design.support]
+        w = design.weights[design.support]
+        counts = np.ceil(h * w - 1e-9).astype(np.int64)
+        s, Tl = len(support), int(counts.sum())
+        run.active_sizes.append(len(active))
+        run.phase_first.append(t0 + 1)
+        if _add_blocks(run, t0, support, counts, gaps, T):
+            break  # the pulls reach T: exit (Algorithm 3, line 10)
+        y_hat, bits = dppe_sums(policy, means[support], counts, env, noise)
+        Z, _, _, theta_hat = phase_estimate(X[active], design, counts, y_hat, sums=True)
+        W1 = math.sqrt(4.0 * d * policy.log_inv_beta / h)
+        W3 = math.sqrt(2.0 * policy.sigma_n(s, h, counts) ** 2 * policy.log_inv_beta)
+        scores = Z @ theta_hat
+        keep = scores >= scores.max() - 2.0 * (W1 + W3)
+        bits = bits if priv == "shuffle" else float("nan")
+        _log_phase(
+            run, t0, Tl, Tl, bits, Tl, phase, h, s, design, (W1, 0.0, W3), active, keep, best
+        )
+        active = active[keep]
+        h, t0, phase = 2.0 * h, t0 + Tl, phase + 1
+    return run
+
+
+def dppe_sums(policy, mean_s, counts, env, noise) -> tuple[np.ndarray, float]:
+    """The (private) per-action reward sums ``y_hat_l(x)`` of one phase of Algorithm 3 and the
+    bits the shuffle protocol sent (0 otherwise): each of the ``T_l(x)`` rounds of ``x`` is a new
+    user.
+
+    Parameters
+    ----------
+    policy : DPPE
+    mean_s : ndarray, shape (s,)
+        ``<theta*, x>`` of the support actions.
+    counts : ndarray of int, shape (s,)
+        ``T_l(x)``.
+    env, noise : numpy.random.Generator
+    """
+    from ..policies.dpdpe import pe_sigma_noise
+
+    st = policy.setting
+    B = float(policy.opts["reward_bound"])
+    priv = policy.privatizer
+    y_hat = np.zeros(len(counts))
+    bits = 0.0
+    for j, c in enumerate(counts):
+        c = int(c)
+        if priv == "none":
+            # I9: the sum of c rewards N(<theta*, x>, 1) is N(c <theta*, x>, c)
+            y_hat[j] = c * mean_s[j] + math.sqrt(c) * env.standard_normal()
+            continue
+        # private: every reward is clipped to [-B, B] (spec §4.3), so each is drawn
+        y = np.clip(mean_s[j] + env.standard_normal(c), -B, B)
+        if priv == "central":  # Eq. 55: the sum plus one N(0, sigma_nc^2)
+            y_hat[j] = y.sum() + pe_sigma_noise(st.epsilon, st.delta, B) * noise.standard_normal()
+        elif priv == "local":  # I9: c users' N(0, sigma_nl^2) sum to N(0, c sigma_nl^2)
+            y_hat[j] = (
+                y.sum()
+                + math.sqrt(c) * pe_sigma_noise(st.epsilon, st.delta, B) * noise.standard_normal()
+            )
+        else:  # Algorithm 4 at the count level (I5-I7, rounding bits per user: I6)
+            prm = scalar_params(st.epsilon, st.delta, c, B)
+            y_hat[j] = analyze_scalar(count_ones(noise, y[:, None], prm)[0], prm)
+            bits += c * (prm.g + prm.b)
+    return y_hat, bits
+
+
+def run_metrics(run: Run, checkpoints: np.ndarray) -> dict[str, np.ndarray]:
+    """:data:`PHASED_METRICS` of one run at the checkpoints (piecewise linear regret, spec §4.4)."""
+    cps = np.asarray(checkpoints, dtype=np.int64)
+    starts = np.asarray(run.starts, dtype=np.int64)
+    lengths = np.asarray(run.lengths, dtype=np.int64)
+    gaps = np.asarray(run.gaps)
+    done = np.concatenate([[0.0], np.cumsum(lengths * gaps)])
+    # the block containing round c (1-based): the last block starting before c
+    k = np.searchsorted(starts, cps - 1, side="right") - 1
+    inside = np.minimum(cps - starts[k], lengths[k])
+    regret = done[k] + inside * gaps[k]
+    ends = np.asarray(run.phase_end, dtype=np.int64)
+    m = np.searchsorted(ends, cps, side="right")  # phases completed by round c
+
+    def cum(values):
+        c = np.concatenate([[0.0], np.cumsum(np.asarray(values, dtype=float))])
+        return c[m]
+
+    first = np.asarray(run.phase_first, dtype=np.int64)
+    j = np.searchsorted(first, cps, side="right") - 1
+    return {
+        "regret_pseudo": regret,
+        "comm_reals": cum(run.comm_reals),
+        "comm_bits": cum(run.comm_bits),
+        "clients": cum(run.clients),
+        "phases_completed": m.astype(float),
+        "active_actions": np.asarray(run.active_sizes, dtype=float)[j],
+    }
+
+
+def regret_at(run: Run, t: int) -> float:
+    """``R(t)`` by a direct sum over rounds (for tests of :func:`run_metrics`)."""
+    total = 0.0
+    for s0, length, gap in zip(run.starts, run.lengths, run.gaps, strict=True):
+        total += max(0, min(length, t - s0)) * gap
+    return total

@@ -1,0 +1,25 @@
+"""Snakemake job: a paper's own tables (registry ``tables:``) to CSV, Markdown and LaTeX."""
+
+# `snakemake` is injected by Snakemake's script directive.
+# ruff: noqa: F821
+
+from dpbandits.audit.paper_tables import render, write
+from dpbandits.claims import load_registry
+from dpbandits.io import read_results
+from dpbandits.joblog import job_log
+
+with job_log(snakemake.log[0]):
+    registry = load_registry(snakemake.input.claims, snakemake.params.claims_schema)
+    claims = {c["id"]: c for c in registry["claims"]}
+    df = read_results(list(snakemake.input.results)) if snakemake.input.results else None
+    for name in snakemake.params.tables:
+        table = registry["tables"][name]
+        frame = render(table, claims, df)
+        write(
+            table,
+            frame,
+            snakemake.output[f"{name}_csv"],
+            snakemake.output[f"{name}_md"],
+            snakemake.output[f"{name}_tex"],
+        )
+        print(f"{name}: {len(frame)} rows")
