@@ -67,6 +67,21 @@ def _bytes_per_trial(policy: Policy, K: int) -> int:
     return rewards + 8 * E * (2 * policy.n_refresh + 1)
 
 
+def _check_inputs(policy, d, n, reward_seeds, noise_rngs, checkpoints) -> np.ndarray:
+    """Refuse inputs that do not fit the policy; return the checkpoints as an int array."""
+    T = policy.setting.T
+    if d != policy.setting.d:
+        raise ValueError(
+            f"instances have d={d} but the policy was calibrated for d={policy.setting.d}"
+        )
+    if len(reward_seeds) != n or len(noise_rngs) != n:
+        raise ValueError("need one reward seed and one noise generator per trial")
+    cps = np.asarray(checkpoints, dtype=np.int64)
+    if cps.size == 0 or cps.min() < 1 or cps.max() > T or np.any(np.diff(cps) <= 0):
+        raise ValueError(f"checkpoints must be increasing rounds in [1, {T}]")
+    return cps
+
+
 def simulate(
     policy: Policy,
     instances: FixedArmInstances,
@@ -111,15 +126,7 @@ def simulate(
     start = time.perf_counter()
     n, K, d = instances.X.shape
     T = policy.setting.T
-    if d != policy.setting.d:
-        raise ValueError(
-            f"instances have d={d} but the policy was calibrated for d={policy.setting.d}"
-        )
-    if len(reward_seeds) != n or len(noise_rngs) != n:
-        raise ValueError("need one reward seed and one noise generator per trial")
-    cps = np.asarray(checkpoints, dtype=np.int64)
-    if cps.size == 0 or cps.min() < 1 or cps.max() > T or np.any(np.diff(cps) <= 0):
-        raise ValueError(f"checkpoints must be increasing rounds in [1, {T}]")
+    cps = _check_inputs(policy, d, n, reward_seeds, noise_rngs, checkpoints)
     if rewards is not None and (
         rewards.shape[0] != n or rewards.shape[1] < T or rewards.shape[2] != K
     ):
@@ -281,15 +288,7 @@ def _simulate_contextual(
         )
     if policy.opts.get("radius_mode") == "oracle":
         raise ValueError("onlineucb: the oracle radius is not available on fresh arms")
-    if d != policy.setting.d:
-        raise ValueError(
-            f"instances have d={d} but the policy was calibrated for d={policy.setting.d}"
-        )
-    if len(reward_seeds) != n or len(noise_rngs) != n:
-        raise ValueError("need one reward seed and one noise generator per trial")
-    cps = np.asarray(checkpoints, dtype=np.int64)
-    if cps.size == 0 or cps.min() < 1 or cps.max() > T or np.any(np.diff(cps) <= 0):
-        raise ValueError(f"checkpoints must be increasing rounds in [1, {T}]")
+    cps = _check_inputs(policy, d, n, reward_seeds, noise_rngs, checkpoints)
     names = METRICS + CONTEXTUAL_METRICS
     out = {name: np.zeros((n, cps.shape[0])) for name in names}
     tabs = stacked_tables(policy)
@@ -344,17 +343,7 @@ def _simulate_phased(policy, instances, reward_seeds, noise_rngs, checkpoints, p
 
     start = time.perf_counter()
     n = instances.X.shape[0]
-    if instances.X.shape[2] != policy.setting.d:
-        raise ValueError(
-            f"instances have d={instances.X.shape[2]} but the policy was calibrated for "
-            f"d={policy.setting.d}"
-        )
-    if len(reward_seeds) != n or len(noise_rngs) != n:
-        raise ValueError("need one reward seed and one noise generator per trial")
-    cps = np.asarray(checkpoints, dtype=np.int64)
-    T = policy.setting.T
-    if cps.size == 0 or cps.min() < 1 or cps.max() > T or np.any(np.diff(cps) <= 0):
-        raise ValueError(f"checkpoints must be increasing rounds in [1, {T}]")
+    cps = _check_inputs(policy, instances.X.shape[2], n, reward_seeds, noise_rngs, checkpoints)
     runner = run_dppe if isinstance(policy, DPPE) else run_dpdpe
     out = {name: np.zeros((n, cps.shape[0])) for name in PHASED_METRICS}
     logs = []
