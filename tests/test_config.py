@@ -207,7 +207,7 @@ def test_claims_registry_loads_and_refuses_malformed_entries(tmp_path):
         load_claims(path, SCHEMAS / "claims.schema.yaml")
 
 
-@pytest.mark.parametrize("name", ["cz22", "olucb"])
+@pytest.mark.parametrize("name", ["cz22", "olucb", "dpdpe"])
 def test_claims_reference_existing_panels_and_series(global_config, name):
     exp = load_experiment(ROOT / f"config/experiments/{name}.yaml", global_config, EXP_SCHEMA)
     panels = {c.panel for c in exp.cells}
@@ -224,14 +224,23 @@ def test_claims_reference_existing_panels_and_series(global_config, name):
             assert {audit.get("a"), *audit.get("b", []), *audit.get("series", [])} - {None} <= set(
                 exp.configuration_series(conf)
             ), claim["id"]
+        baseline = audit.get("baseline")
+        if audit.get("T_fit") == "gap":  # the baseline is a schedule of the same sweep
+            assert baseline in sweeps[audit["sweep"]], claim["id"]
+            baseline = None
         named = {
             audit.get("a"),
-            audit.get("baseline"),
+            baseline,
             *audit.get("b", []),
             *audit.get("series", []),
             *(s for pair in audit.get("pairs", []) for s in pair),
         } - {None}
         assert named <= series, claim["id"]
+    ids = {
+        c["id"]
+        for c in load_claims(ROOT / f"config/claims/{name}.yaml", SCHEMAS / "claims.schema.yaml")
+    }
+    assert set(exp.data.get("communication", {}).get("claims", {}).values()) <= ids
 
 
 def test_expansion_of_olucb(global_config):

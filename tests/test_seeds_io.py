@@ -68,6 +68,9 @@ def test_parquet_round_trip_is_byte_identical(tmp_path):
     assert a.read_bytes() == b.read_bytes()  # run time is not stored
     df = read_results([a])
     assert len(df) == 4 and list(df["t"]) == [25, 50, 25, 50] and list(df["trial"]) == [0, 0, 1, 1]
+    finals = read_results([a, b], at_horizon=True)  # T = 50: the rows at t = 50 of both files
+    assert list(finals["t"]) == [50] * 4 and list(finals["trial"]) == [0, 1, 0, 1]
+    assert finals["regret_pseudo"].tolist() == df.loc[df["t"] == 50, "regret_pseudo"].tolist() * 2
     assert read_metadata(a)["config_hash"] == "h" and "package_version" in read_metadata(a)
     assert pq.read_schema(a).field("nonpd_refreshes").type == "int64"
     assert not list(tmp_path.glob(".*.tmp"))

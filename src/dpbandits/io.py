@@ -95,11 +95,23 @@ def read_metadata(path: str | Path) -> dict:
     return json.loads(meta[META_KEY])
 
 
-def read_results(paths):
-    """Concatenate results files into one pandas DataFrame (columns as written)."""
+def read_results(paths, at_horizon: bool = False):
+    """Concatenate results files into one pandas DataFrame (columns as written).
+
+    Parameters
+    ----------
+    paths : path or list of paths
+    at_horizon : bool
+        Keep only the rows at the horizon (``t == T``), filtered while reading: the final values
+        of a paper-scale figure are a few MB where all its checkpoints are a few GB.
+    """
     import pandas as pd  # imported here: simulation jobs only write
+    import pyarrow.compute as pc
 
     paths = [paths] if isinstance(paths, str | Path) else list(paths)
     if not paths:
         raise ValueError("no results files given")
-    return pd.concat([pq.read_table(p).to_pandas() for p in paths], ignore_index=True)
+    where = pc.field("t") == pc.field("T") if at_horizon else None
+    return pd.concat(
+        [pq.read_table(p, filters=where).to_pandas() for p in paths], ignore_index=True
+    )

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import csv
 import json
 import logging
 import time
@@ -34,12 +35,13 @@ def _reward_seeds(cell: Cell) -> list[int]:
 
 def read_calibrations(paths) -> dict[str, float]:
     """Chosen value of every calibration table in ``paths``, by calibration id (file stem)."""
-    import pandas as pd  # here, not at module level: simulation jobs should not pay for it
-
     out = {}
-    for path in paths:
-        table = pd.read_csv(path)
-        out[Path(path).stem] = float(table.loc[table["chosen"], "value"].iloc[0])
+    for path in paths:  # csv, not pandas: a simulation job should not pay for importing it
+        with open(path, newline="") as fh:
+            chosen = [row for row in csv.DictReader(fh) if row["chosen"] == "True"]
+        if len(chosen) != 1:
+            raise ValueError(f"{path}: {len(chosen)} rows with chosen = True, expected one")
+        out[Path(path).stem] = float(chosen[0]["value"])
     return out
 
 
@@ -230,8 +232,6 @@ def _warm_up(cells: list[Cell], calibrated) -> None:
 
 def write_timings(cells: list[Cell], seconds: list[float], out: str | Path) -> None:
     """Wall seconds of each cell's simulation as CSV (configuration, panel, series, ...)."""
-    import pandas as pd
-
     rows = [
         {
             "configuration": c.configuration,
@@ -245,7 +245,10 @@ def write_timings(cells: list[Cell], seconds: list[float], out: str | Path) -> N
         for c, s in zip(cells, seconds, strict=True)
     ]
     Path(out).parent.mkdir(parents=True, exist_ok=True)
-    pd.DataFrame(rows).to_csv(out, index=False)
+    with open(out, "w", newline="") as fh:
+        writer = csv.DictWriter(fh, fieldnames=list(rows[0]))
+        writer.writeheader()
+        writer.writerows(rows)
 
 
 def _simulate_cell(cell: Cell, instances, rewards, calibrated, quiet: bool = False):

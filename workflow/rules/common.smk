@@ -3,7 +3,7 @@
 
 from snakemake.exceptions import WorkflowError
 
-from dpbandits.claims import load_claims, load_registry
+from dpbandits.claims import load_registry
 from dpbandits.config import ConfigError, check_schema, load_experiment, results_root
 
 SCHEMAS = "workflow/schemas"
@@ -24,10 +24,13 @@ try:
         )
         for name in config["experiments"]
     }
-    CLAIMS = {
-        name: load_claims(f"config/claims/{name}.yaml", f"{SCHEMAS}/claims.schema.yaml")
+    REGISTRIES = {
+        name: load_registry(
+            f"config/claims/{name}.yaml", f"{SCHEMAS}/claims.schema.yaml"
+        )
         for name in config["experiments"]
     }
+    CLAIMS = {name: registry["claims"] for name, registry in REGISTRIES.items()}
 except ConfigError as exc:
     raise WorkflowError(str(exc)) from None
 

@@ -13,9 +13,7 @@ def figure_timings(name):
 
 def paper_tables(name):
     """The paper's own tables (claims registry ``tables:``), validated when the workflow loads."""
-    return load_registry(
-        f"config/claims/{name}.yaml", f"{SCHEMAS}/claims.schema.yaml"
-    ).get("tables", {})
+    return REGISTRIES[name].get("tables", {})
 
 
 def paper_table_outputs(name):

@@ -13,7 +13,7 @@ with job_log(snakemake.log[0]) as log:
     p = snakemake.params
     claims = load_claims(snakemake.input.claims, p.claims_schema)
     sweep_files = list(snakemake.input.sweeps)
-    df = read_results(sweep_files) if sweep_files else None
+    df = read_results(sweep_files, at_horizon=True) if sweep_files else None  # finals
     options = {}
     for path in sweep_files:  # the schedules' options (alpha, ...) from the files' metadata
         cell = read_metadata(path)["cell"]

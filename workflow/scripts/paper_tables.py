@@ -11,7 +11,8 @@ from dpbandits.joblog import job_log
 with job_log(snakemake.log[0]):
     registry = load_registry(snakemake.input.claims, snakemake.params.claims_schema)
     claims = {c["id"]: c for c in registry["claims"]}
-    df = read_results(list(snakemake.input.results)) if snakemake.input.results else None
+    results = list(snakemake.input.results)
+    df = read_results(results, at_horizon=True) if results else None  # finals only
     for name in snakemake.params.tables:
         table = registry["tables"][name]
         frame = render(table, claims, df)

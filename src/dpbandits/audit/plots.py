@@ -50,8 +50,14 @@ def _fixed(text) -> dict:
 _VARIABLES = ("T", "1/epsilon", "d")
 
 
+#: The sweeps' results while :func:`render_rate_claims` runs: forked workers inherit them
+#: instead of receiving a pickled copy with every task.
+_SWEEPS: pd.DataFrame | None = None
+
+
 def _render(task) -> None:
-    members, claim, rows, sweeps, baseline, verdict, files = task
+    members, claim, rows, baseline, verdict, files = task
+    sweeps = _SWEEPS
     audit = claim["audit"]
     metric = audit.get("metric", "regret_pseudo")
     finals = final_values(sweeps[sweeps["figure"] == audit["sweep"]], metric)
@@ -188,11 +194,16 @@ def render_rate_claims(
     for members in groups.values():
         cid = members[0]
         rows = rates[(rates["claim_id"] == cid) & (rates["schedule"] != "all")]
-        tasks.append((members, by_id[cid], rows, sweeps, baseline, summary[cid], files))
-    if workers > 1 and len(tasks) > 1:
-        with ProcessPoolExecutor(max_workers=workers, mp_context=get_context("fork")) as pool:
-            list(pool.map(_render, tasks))
-    else:
-        for task in tasks:
-            _render(task)
+        tasks.append((members, by_id[cid], rows, baseline, summary[cid], files))
+    global _SWEEPS
+    _SWEEPS = sweeps
+    try:
+        if workers > 1 and len(tasks) > 1:
+            with ProcessPoolExecutor(max_workers=workers, mp_context=get_context("fork")) as pool:
+                list(pool.map(_render, tasks))
+        else:
+            for task in tasks:
+                _render(task)
+    finally:
+        _SWEEPS = None
     return list(groups.values())
