@@ -1,0 +1,56 @@
+"""rho-zCDP: the Gaussian calibration and the (epsilon, delta) conversions (spec
+open-problem-002 §1, §9 fact 1)."""
+
+import math
+
+import numpy as np
+import pytest
+
+from dpbandits.mechanisms.zcdp import dp_to_zcdp, gaussian_sigma, pure_dp_to_zcdp, zcdp_to_dp
+
+
+@pytest.mark.parametrize("eps", [0.1, 1.0, 100.0])
+def test_conversion_round_trip(eps):
+    rho = dp_to_zcdp(eps, 0.01)
+    assert zcdp_to_dp(rho, 0.01) == pytest.approx(eps, rel=1e-9)
+
+
+def test_conversion_values_of_the_spec():
+    assert dp_to_zcdp(1.0, 0.01) == pytest.approx(0.04909, abs=5e-6)
+    # the spec's values, rounded: within half a unit of their last digit
+    for rho, eps in ((0.01, 0.44), (0.1, 1.46), (1.0, 5.29)):
+        assert zcdp_to_dp(rho, 0.01) == pytest.approx(eps, abs=5e-3)
+    for eps, rho, unit in ((10.0, 2.81, 0.01), (100.0, 65.3, 0.1)):
+        assert dp_to_zcdp(eps, 0.01) == pytest.approx(rho, abs=unit / 2)
+    assert pure_dp_to_zcdp(2.0) == 2.0
+    assert math.isinf(zcdp_to_dp(math.inf, 0.01)) and gaussian_sigma(2.0, math.inf) == 0.0
+
+
+@pytest.mark.parametrize("rho", [0.01, 0.5, 3.0])
+def test_gaussian_calibration_against_dp_accounting(rho):
+    """sigma = Delta/sqrt(2 rho) has the Renyi curve rho*alpha (dp-accounting's Gaussian event
+    converts exactly like the curve rho*alpha), and the classical conversion rho + 2 sqrt(rho
+    ln(1/delta)) is an upper bound on dp-accounting's tighter one."""
+    from dp_accounting import GaussianDpEvent
+    from dp_accounting.rdp.rdp_privacy_accountant import RdpAccountant, compute_epsilon
+
+    Delta, delta = 2.0, 1e-5
+    sigma = gaussian_sigma(Delta, rho)
+    orders = np.concatenate([np.linspace(1.01, 10, 400), np.linspace(10.5, 2000, 800)])
+    acc = RdpAccountant(list(orders))
+    acc.compose(GaussianDpEvent(noise_multiplier=sigma / Delta))
+    eps_event = acc.get_epsilon(delta)
+    eps_curve, _ = compute_epsilon(orders, rho * orders, delta)
+    assert eps_event == pytest.approx(eps_curve, rel=1e-9)
+    assert eps_event <= zcdp_to_dp(rho, delta)
+
+
+def test_bad_parameters_are_refused():
+    for call in (
+        lambda: zcdp_to_dp(-1.0, 0.1),
+        lambda: zcdp_to_dp(1.0, 1.0),
+        lambda: dp_to_zcdp(0.0, 0.1),
+        lambda: gaussian_sigma(0.0, 1.0),
+    ):
+        with pytest.raises(ValueError):
+            call()
