@@ -1,0 +1,122 @@
+"""AdaC-OFUL (spec open-problem-002 §5.3; unit-test facts §9 item 7 and 10)."""
+
+import math
+
+import numpy as np
+import pytest
+
+from dpbandits.engine.adac_oful import (
+    SWITCH_LOG_RATIO,
+    OfulConstants,
+    gamma_width,
+    max_episodes,
+    run_adac_oful,
+    sqrt_beta,
+)
+from dpbandits.reference import argmax_ties
+
+C = OfulConstants()
+
+
+def _contexts(n, T, K, d, seed):
+    rng = np.random.default_rng(seed)
+    A = rng.normal(size=(n, T, K, d))
+    A /= np.linalg.norm(A, axis=-1, keepdims=True)
+    theta = rng.normal(size=(n, d))
+    theta /= np.linalg.norm(theta, axis=1, keepdims=True)
+    return A, rng.random((n, T, K)), theta
+
+
+def _reference(A, U, theta, rho, noise_rng):
+    """One trial, literally: V and its determinant recomputed from the played actions every
+    round, the episode estimate from the released sums."""
+    T, K, d = A.shape
+    sigma = 2.0 / math.sqrt(2.0 * rho) if not math.isinf(rho) else 0.0
+    played, rewards = [], []
+    released = np.zeros(d)
+    k, tau = 1, 1
+    Vt = np.eye(d) * C.lam
+    theta_t = np.zeros(d)
+    width = float(sqrt_beta(1, d, C))
+    switches, regret = [1], 0.0
+    for t in range(1, T + 1):
+        V = C.lam * np.eye(d) + sum((np.outer(a, a) for a in played), np.zeros((d, d)))
+        if t > 1 and np.linalg.slogdet(V)[1] - np.linalg.slogdet(Vt)[1] > SWITCH_LOG_RATIO:
+            episode = sum(
+                (a * r for a, r in zip(played[tau - 1 :], rewards[tau - 1 :], strict=True)),
+                np.zeros(d),
+            )
+            released = released + episode + (noise_rng.normal(0.0, sigma, size=d) if sigma else 0)
+            k, tau, Vt = k + 1, t, V
+            theta_t = np.linalg.inv(Vt) @ released
+            g = 0.0
+            if sigma:
+                lam_min = np.linalg.eigvalsh(Vt)[0]
+                g = (
+                    sigma
+                    * math.sqrt(k - 1)
+                    * (math.sqrt(d) + math.sqrt(2 * math.log(4 * k * k / C.delta_c)))
+                    / math.sqrt(lam_min)
+                )
+            width = float(sqrt_beta(t, d, C)) + g
+            switches.append(t)
+        Vinv = np.linalg.inv(Vt)
+        index = [
+            A[t - 1, j] @ theta_t + width * math.sqrt(A[t - 1, j] @ Vinv @ A[t - 1, j])
+            for j in range(K)
+        ]
+        j = argmax_ties(np.array(index))
+        mean = A[t - 1] @ theta
+        played.append(A[t - 1, j])
+        rewards.append(1.0 if U[t - 1, j] < (1 + mean[j]) / 2 else -1.0)
+        regret += mean.max() - mean[j]
+    return regret, switches
+
+
+@pytest.mark.parametrize("rho", [0.1, math.inf])
+def test_engine_matches_the_literal_loop_on_the_same_streams(rho):
+    n, T, K, d = 3, 300, 6, 3
+    A, U, theta = _contexts(n, T, K, d, 0)
+    run = run_adac_oful(
+        A, U, theta, rho, [np.random.default_rng([9, i]) for i in range(n)], np.array([T])
+    )
+    for i in range(n):
+        regret, switches = _reference(A[i], U[i], theta[i], rho, np.random.default_rng([9, i]))
+        assert run.switches[i] == switches
+        assert run.regret[i, 0] == pytest.approx(regret, rel=1e-12)
+
+
+def test_episode_count_and_first_width():
+    n, T, K, d = 4, 2000, 5, 4
+    A, U, theta = _contexts(n, T, K, d, 1)
+    run = run_adac_oful(
+        A, U, theta, 0.1, [np.random.default_rng(i) for i in range(n)], np.array([T])
+    )
+    for i in range(n):
+        assert len(run.switches[i]) <= max_episodes(T, d, C.lam)
+        assert run.gammas[i][0] == 0.0 and all(g > 0 for g in run.gammas[i][1:])
+
+
+def test_common_random_numbers_give_the_same_reward_to_the_same_choice():
+    """Two algorithms on the same streams: where they choose the same action at round t they see
+    the same reward (it is a function of (t, action) through U)."""
+    n, T, K, d = 2, 400, 5, 3
+    A, U, theta = _contexts(n, T, K, d, 2)
+    runs = [
+        run_adac_oful(A, U, theta, rho, [np.random.default_rng(i) for i in range(n)], np.array([T]))
+        for rho in (0.05, math.inf)
+    ]
+    same = runs[0].actions == runs[1].actions
+    assert same.any() and not same.all()
+    means = np.einsum("ntkd,nd->ntk", A, theta)
+    for run in runs:
+        chosen = np.take_along_axis(U, run.actions[..., None], axis=2)[..., 0]
+        mean = np.take_along_axis(means, run.actions[..., None], axis=2)[..., 0]
+        run.rewards = np.where(chosen < (1 + mean) / 2, 1.0, -1.0)
+    assert np.array_equal(runs[0].rewards[same], runs[1].rewards[same])
+
+
+def test_gamma_width_formula():
+    got = gamma_width(np.array([1, 3]), 2.0, 5, np.array([4.0, 4.0]), C)
+    want = 2.0 * math.sqrt(2) * (math.sqrt(5) + math.sqrt(2 * math.log(36 / 0.01))) / 2.0
+    assert got[0] == 0.0 and got[1] == pytest.approx(want, rel=1e-12)
