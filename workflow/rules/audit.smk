@@ -2,19 +2,6 @@
 # report page; across papers, `audit` writes results/audit/{rates,orderings}.csv and report.html.
 
 
-def communication_outputs(name):
-    """The analytic communication audit's tables (experiments with a `communication` section)."""
-    if "communication" not in EXPERIMENTS[name].data:
-        return {}
-    stem = f"{RESULTS}/audit/{name}_communication"
-    return {
-        "summary_csv": f"{stem}.csv",
-        "summary_md": f"{stem}.md",
-        "costs_csv": f"{stem}_costs.csv",
-        "costs_md": f"{stem}_costs.md",
-    }
-
-
 for _name, _exp in EXPERIMENTS.items():
     if communication_outputs(_name):
 
@@ -37,13 +24,6 @@ for _name, _exp in EXPERIMENTS.items():
                 experiment=_name,
                 settings=_exp.data["communication"],
                 tolerance=config["audit"]["tolerance"],
-                note=(
-                    "Phase schedule of Algorithm 1 with every support size at its bound S, "
-                    "n_l = ceil(2^(alpha l)) clients, completed phases only; bits of Algorithm 2 "
-                    "(Eq. 22). Exponents are log-log slopes over the last decade of horizons; "
-                    "an upper-bound claim is consistent when the slope is at most claimed + "
-                    "tolerance. No simulation: the measured costs are in the rate fits."
-                ),
             script:
                 "../scripts/communication_audit.py"
 

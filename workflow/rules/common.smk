@@ -97,3 +97,16 @@ def sweep_files(name):
 ALL_TARGETS = [f for fig in FIGURES.values() for f in figure_outputs(fig).values()] + [
     f for name in EXPERIMENTS for f in table_outputs(name).values()
 ]
+
+
+def communication_outputs(name):
+    """The analytic communication audit's tables (experiments with a `communication` section)."""
+    if "communication" not in EXPERIMENTS[name].data:
+        return {}
+    stem = f"{RESULTS}/audit/{name}_communication"
+    return {
+        "summary_csv": f"{stem}.csv",
+        "summary_md": f"{stem}.md",
+        "costs_csv": f"{stem}_costs.csv",
+        "costs_md": f"{stem}_costs.md",
+    }
