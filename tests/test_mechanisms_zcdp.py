@@ -54,3 +54,35 @@ def test_bad_parameters_are_refused():
     ):
         with pytest.raises(ValueError):
             call()
+
+
+@pytest.mark.parametrize(
+    "eps, rho_J, sigma_n, Upsilon, nu, unit",
+    [
+        (1.0, 0.0491, 36.1, 2231, 24.4, (1e-4, 0.1, 1, 0.1)),
+        (10.0, 2.81, 4.77, 295, 8.85, (0.01, 0.01, 1, 0.01)),
+        (100.0, 65.3, 0.99, 61.2, 4.03, (0.1, 0.01, 0.1, 0.01)),
+    ],
+)
+def test_jdp_linucb_constants_of_the_spec(eps, rho_J, sigma_n, Upsilon, nu, unit):
+    """Spec open-problem-002 §5.4 at T = 2^15, d = 5, delta = delta_c = 0.01 (m = 16): sigma_n^2
+    = 4 m / rho(eps, delta), Upsilon and nu of R7. The spec prints rounded values computed from
+    rounded intermediates: each must agree within one unit of its last printed digit."""
+    from dpbandits.mechanisms.tree import n_levels, sigma_zcdp_node
+    from dpbandits.policies.confidence import ZCDPTreeRegularizer
+
+    T, d = 2**15, 5
+    m = n_levels(T)
+    assert m == 16
+    rho = dp_to_zcdp(eps, 0.01)
+    assert rho == pytest.approx(rho_J, abs=unit[0])
+    s = sigma_zcdp_node(rho, m)
+    assert s**2 == pytest.approx(4 * m / rho, rel=1e-12)
+    assert s == pytest.approx(sigma_n, abs=unit[1])
+    reg = ZCDPTreeRegularizer(s, m, d, T, 0.01)
+    assert reg.Upsilon == pytest.approx(Upsilon, abs=unit[2])
+    assert reg.nu == pytest.approx(nu, abs=unit[3])
+    assert reg.shift == 2 * reg.Upsilon and reg.eig_floor == reg.Upsilon / 2
+    # the radius at t = 1 has no data term: sqrt(2 ln(2/delta_c)) + sqrt(3 Upsilon) + nu
+    want = math.sqrt(2 * math.log(200)) + math.sqrt(3 * reg.Upsilon) + reg.nu
+    assert float(reg.beta(1)) == pytest.approx(want, rel=1e-12)

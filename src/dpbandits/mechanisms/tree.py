@@ -90,6 +90,21 @@ def sigma_ss18_node(epsilon: float, delta: float, m: int, L_tilde_sq: float = 2.
     return 4.0 * math.sqrt(m) * L_tilde_sq * math.log(4.0 / delta) / epsilon
 
 
+def sigma_zcdp_node(rho: float, m: int, L_tilde_sq: float = 2.0) -> float:
+    """Node noise of the tree under zCDP accounting (spec open-problem-002 §5.4, R6).
+
+    Replacing one round changes each of its ``m`` nodes by a matrix whose upper triangle has L2
+    norm at most ``Delta = sqrt(2) L~^2``; ``m`` Gaussian releases of that sensitivity cost
+    ``m Delta^2 / (2 sigma_n^2)``, so ``rho``-zCDP needs ``sigma_n^2 = m Delta^2 / (2 rho)``
+    (``4 m / rho`` at ``L~^2 = 2``). Use ``rho = dp_to_zcdp(epsilon, delta)`` for (epsilon,
+    delta)-JDP.
+    """
+    if not (rho > 0 and m >= 1):
+        raise ValueError(f"need rho > 0 and m >= 1; got {rho!r}, {m!r}")
+    Delta = math.sqrt(2.0) * L_tilde_sq
+    return math.sqrt(m * Delta * Delta / (2.0 * rho))
+
+
 def s_standin_experiment(epsilon: float, delta: float, n: int) -> float:
     """Script's JDP node noise ``s = sqrt(ln n) ln(2.5/delta) / epsilon`` (Table E)."""
     return math.sqrt(math.log(n)) * math.log(2.5 / delta) / epsilon

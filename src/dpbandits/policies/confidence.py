@@ -167,3 +167,70 @@ class SS18Regularizer:
             + S * math.sqrt(rho_max)
             + self.gamma
         )
+
+
+@dataclass(frozen=True)
+class ZCDPTreeRegularizer:
+    """JDP-LinUCB's shift, noise bounds and radius under zCDP node noise (spec open-problem-002
+    §5.4, R5-R7): SS18's structure with paper 003's Lemma A.2 radius.
+
+    Parameters
+    ----------
+    sigma_n : float
+        Node noise std (:func:`dpbandits.mechanisms.tree.sigma_zcdp_node`).
+    m : int
+        Tree levels (a prefix sums at most ``m`` nodes).
+    d : int
+    T : int
+        Horizon (union bound over the rounds).
+    delta_c : float
+        Confidence (0.01).
+    """
+
+    sigma_n: float
+    m: int
+    d: int
+    T: int
+    delta_c: float = 0.01
+
+    @property
+    def s_eff(self) -> float:
+        """Entry std bound of a prefix noise: ``sigma_n sqrt(m)``."""
+        return self.sigma_n * math.sqrt(self.m)
+
+    @property
+    def Upsilon(self) -> float:
+        """``s_eff (3 sqrt(d+1) + 2 sqrt(ln(4T/delta_c)))``: spectral-norm bound of every prefix
+        noise matrix (R7)."""
+        L = math.log(4.0 * self.T / self.delta_c)
+        return self.s_eff * (3.0 * math.sqrt(self.d + 1) + 2.0 * math.sqrt(L))
+
+    @property
+    def shift(self) -> float:
+        """``2 Upsilon`` added to the noisy Gram prefix."""
+        return 2.0 * self.Upsilon
+
+    @property
+    def eig_floor(self) -> float:
+        """Small eigenvalues of the shifted noisy Gram are raised to ``Upsilon / 2``."""
+        return 0.5 * self.Upsilon
+
+    @property
+    def nu(self) -> float:
+        """``s_eff (sqrt(d) + sqrt(2 ln(4T/delta_c))) / sqrt(Upsilon)``."""
+        L = math.log(4.0 * self.T / self.delta_c)
+        return self.s_eff * (math.sqrt(self.d) + math.sqrt(2.0 * L)) / math.sqrt(self.Upsilon)
+
+    def beta(self, t, S: float = 1.0) -> np.ndarray:
+        """``sqrt(beta_t) = sqrt(2 ln(2/delta_c) + d ln(1 + (t-1)/(d Upsilon))) + S sqrt(3 Upsilon)
+        + nu`` at round ``t`` (Lemma A.2 of paper 003 with ``lambda_min = Upsilon``,
+        ``lambda_max = 3 Upsilon``)."""
+        t = np.asarray(t, dtype=float)
+        return (
+            np.sqrt(
+                2.0 * math.log(2.0 / self.delta_c)
+                + self.d * np.log1p((t - 1.0) / (self.d * self.Upsilon))
+            )
+            + S * math.sqrt(3.0 * self.Upsilon)
+            + self.nu
+        )
