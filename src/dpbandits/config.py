@@ -521,7 +521,7 @@ def _check_communication(comm: dict, source: str) -> None:
         if not 0 < Fraction(text) < 1:
             raise ConfigError(f"{where}.alphas: {text!r} is not in (0, 1)")
     lo, hi = comm["log2_T"]
-    if hi - lo < 4:  # the fit runs over the last decade of horizons: T_max / 10 needs 2^(hi - 4)
+    if hi - lo < 4:  # the exponent is fitted over T_max/10 ... T_max: 2^(hi-3) ... 2^hi
         raise ConfigError(
             f"{where}.log2_T = {[lo, hi]}: the last m must exceed the first by at least 4 "
             "(a decade of horizons)"
