@@ -1,0 +1,121 @@
+"""Verdict rules of the open-problem audit (spec open-problem-002 §7.4-§7.5)."""
+
+import math
+
+import numpy as np
+import pytest
+
+from dpbandits.audit.minimax_rules import (
+    aggregate,
+    loglog_slope,
+    rule_exc_t,
+    rule_gap_eps,
+    rule_gap_t,
+    rule_lb_cons,
+    rule_rho,
+    rule_up_t,
+    secant_exponent,
+)
+
+T_WIN = np.array([1e5, 10**5.5, 1e6, 10**6.5, 1e7])  # the OP-E1/E2 fit window (5 points)
+CP = 2.0 ** np.arange(12, 16)  # the OP-E3 checkpoints
+
+
+def _runs(T, f, n=30, cv=0.1, seed=0):
+    """Independent runs: trial values f(T) * (1 + cv * N(0, 1)) (mean exactly f in law)."""
+    rng = np.random.default_rng(seed)
+    return np.array([f(t) * (1 + cv * rng.standard_normal(n)) for t in T])
+
+
+def test_secant_exponents_of_the_spec():
+    """Spec §7.4: the claimed exponents over the fit windows, to the printed digit."""
+    lo, hi = 1e5, 1e7
+    assert secant_exponent(lambda T: math.sqrt(5 * T * math.log(T)), lo, hi) == pytest.approx(
+        0.537, abs=5e-4
+    )
+    assert secant_exponent(lambda T: math.sqrt(math.log(T)), lo, hi) == pytest.approx(
+        0.037, abs=5e-4
+    )
+    assert secant_exponent(lambda T: math.sqrt(5 * T * math.log(32 * T)), lo, hi) == pytest.approx(
+        0.529, abs=5e-4
+    )
+    assert secant_exponent(lambda T: math.log(10 * T) ** 1.5, lo, hi) == pytest.approx(
+        0.094, abs=5e-4
+    )
+    assert secant_exponent(lambda T: 5 * math.sqrt(T) * math.log(T), 2**12, 2**15) == pytest.approx(
+        0.607, abs=5e-4
+    )
+    assert secant_exponent(math.log, 2**12, 2**15) == pytest.approx(0.107, abs=5e-4)
+
+
+def test_slope_and_interval_recover_a_power_law():
+    R = _runs(T_WIN, lambda t: 3 * t**0.5)
+    s, lo, hi = loglog_slope(T_WIN, R)
+    # 30 trials at 10 % spread: each log-mean has sd ~ 0.018, the slope over 2 decades ~ 0.006
+    assert lo < 0.5 < hi and hi - lo < 0.05 and abs(s - 0.5) < 0.02
+    paired = loglog_slope(T_WIN, R, paired=True)
+    assert paired[0] == s  # the point estimate does not depend on the resampling
+
+
+def test_up_t_verdicts():
+    unif = np.full((5, 30), 1e9)
+    b = secant_exponent(lambda T: math.sqrt(5 * T * math.log(T)), 1e5, 1e7)
+    ok = rule_up_t(T_WIN, _runs(T_WIN, lambda t: math.sqrt(t)), unif, b)
+    bad = rule_up_t(T_WIN, _runs(T_WIN, lambda t: t**0.8), unif, b)
+    assert ok.verdict == "SUPPORTED" and bad.verdict == "CONTRADICTED"
+    sat = rule_up_t(T_WIN, _runs(T_WIN, lambda t: 0.9 * t), np.tile(T_WIN[:, None], 30), b)
+    assert sat.verdict == "PRE-ASYMPTOTIC"
+
+
+def test_exc_t_separates_an_additive_log_price_from_a_growing_one():
+    unif = np.full((5, 30), 1e12)
+    ref = _runs(T_WIN, lambda t: math.sqrt(t), seed=1)
+    flat = _runs(T_WIN, lambda t: math.sqrt(t) + 500 * math.sqrt(math.log(t)), seed=2)
+    grow = _runs(T_WIN, lambda t: math.sqrt(t) + 5 * t**0.5, seed=3)
+    b = secant_exponent(lambda T: math.sqrt(math.log(T)), 1e5, 1e7)
+    assert rule_exc_t(T_WIN, flat, ref, unif, b).verdict == "SUPPORTED"
+    res = rule_exc_t(T_WIN, grow, ref, unif, b)
+    assert res.verdict == "CONTRADICTED" and res.statistic == pytest.approx(0.5, abs=0.05)
+    none = rule_exc_t(T_WIN, ref, ref, unif, b)
+    assert none.verdict == "INCONCLUSIVE" and "excess" in none.note
+
+
+def test_exc_t_paired_on_common_random_numbers():
+    """With common random numbers the paired excess cancels the shared noise: a constant price
+    of 50 on top of noisy regret is measured with a tight interval around slope 0."""
+    rng = np.random.default_rng(4)
+    base = np.array([np.sqrt(t) * (1 + 0.3 * rng.standard_normal(8)) for t in CP])
+    res = rule_exc_t(CP, base + 50.0, base, np.full((4, 8), 1e9), 0.107, paired=True)
+    assert res.verdict == "SUPPORTED" and abs(res.statistic) < 1e-12
+    assert res.ci_high - res.ci_low < 1e-9
+
+
+def test_rho_rule():
+    rhos = np.array([1e-5, 1e-4, 1e-3, 1e-2])
+    good = _runs(rhos, lambda r: 30 / math.sqrt(r))
+    steep = _runs(rhos, lambda r: 0.3 / r)
+    flags = [False] * 4
+    assert rule_rho(rhos, good, 100.0, flags).verdict == "SUPPORTED"
+    assert rule_rho(rhos, steep, 100.0, flags).verdict == "CONTRADICTED"
+    assert rule_rho(rhos, good, 1e9, flags).verdict == "INCONCLUSIVE"
+
+
+def test_lower_bound_consistency():
+    T = T_WIN
+    lb = lambda t: math.sqrt(5 * t)  # noqa: E731
+    assert rule_lb_cons(T, _runs(T, lambda t: 2 * math.sqrt(5 * t)), lb).verdict == "CONSISTENT"
+    beating = _runs(T, lambda t: t**0.3)
+    assert rule_lb_cons(T, beating, lb).verdict == "INCONSISTENT"
+
+
+def test_gap_rules_and_aggregation():
+    assert rule_gap_t(CP, _runs(CP, lambda t: 3 * t**0.5)).verdict == "UB-LIKE"
+    assert rule_gap_t(CP, _runs(CP, lambda t: 300 + 0 * t)).verdict == "LB-LIKE"
+    eps = np.array([1.0, 10.0, 100.0])
+    assert rule_gap_eps(eps, _runs(eps, lambda e: 1000 / e)).verdict == "LB-LIKE"
+    assert rule_gap_eps(eps, _runs(eps, lambda e: 1000 / math.sqrt(e))).verdict == "UB-LIKE"
+    assert rule_gap_eps(eps[:2], _runs(eps[:2], lambda e: 1 / e)).verdict == "INCONCLUSIVE"
+    assert aggregate(["SUPPORTED", "PRE-ASYMPTOTIC", "SUPPORTED"]) == "SUPPORTED"
+    assert aggregate(["SUPPORTED", "CONTRADICTED"]) == "CONTRADICTED"
+    assert aggregate(["PRE-ASYMPTOTIC"]) == "INCONCLUSIVE"
+    assert aggregate(["SUPPORTED", "INCONCLUSIVE"]) == "INCONCLUSIVE"
