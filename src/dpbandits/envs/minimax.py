@@ -82,6 +82,11 @@ def finite_means(inst: str, K: int, T: int, rng: np.random.Generator) -> np.ndar
     raise ValueError(f"unknown finite-armed instance {inst!r}; allowed I1, I1b, I2, I3")
 
 
+def linear_K(inst: str, d: int) -> int:
+    """Number of actions of a linear instance: ``2^d`` (J2, the hypercube), else ``2d``."""
+    return 2**d if inst == "J2" else 2 * d
+
+
 def linear_instance(
     inst: str, d: int, T: int, rng: np.random.Generator
 ) -> tuple[np.ndarray, np.ndarray]:
@@ -142,6 +147,7 @@ __all__ = [
     "decision_sets",
     "finite_means",
     "instance_stream",
+    "linear_K",
     "linear_instance",
     "uniform_play_regret",
     "unit_sphere",
