@@ -8,12 +8,12 @@ import pytest
 from dpbandits.audit.communication import (
     analytic_costs,
     communication_audit,
-    decade_slope,
     phase_schedule,
 )
 from dpbandits.design import support_cap
 from dpbandits.mechanisms.shuffle_sum import vector_params
 from dpbandits.policies import Setting, make_policy
+from dpbandits.summaries import loglog_slope
 
 S = math.floor(support_cap(20))  # 103
 
@@ -70,9 +70,9 @@ def test_exponents_of_the_analytic_costs():
     assert a[24] < 0.8 < a[32] and a[40] > a[32]
 
 
-def test_decade_slope_recovers_a_power_law():
+def test_the_decade_fit_recovers_a_power_law():
     T = 2.0 ** np.arange(30, 41)
-    assert decade_slope(T, 3.0 * T**0.7) == pytest.approx(0.7, abs=1e-12)
+    assert loglog_slope(T, 3.0 * T**0.7) == pytest.approx(0.7, abs=1e-12)
 
 
 def test_bad_communication_settings_are_refused(global_config):

@@ -31,6 +31,7 @@ import pandas as pd
 
 from ..design import support_cap
 from ..mechanisms.shuffle_sum import vector_params
+from ..summaries import loglog_slope
 
 #: Algorithm 1's first phase length ``h_1`` (spec §2.1, A8).
 H1 = 2.0
@@ -99,14 +100,6 @@ def analytic_costs(
     return pd.DataFrame(rows)
 
 
-def decade_slope(T: np.ndarray, cost: np.ndarray) -> float:
-    """Least-squares slope of ``log cost`` against ``log T`` (points with positive cost)."""
-    keep = cost > 0
-    if keep.sum() < 2:
-        return math.nan
-    return float(np.polyfit(np.log(T[keep]), np.log(cost[keep]), 1)[0])
-
-
 def local_slopes(costs: pd.DataFrame, column: str) -> np.ndarray:
     """Per horizon, the slope over the decade of horizons ending there (NaN before a decade)."""
     T = costs["T"].to_numpy(dtype=float)
@@ -115,7 +108,7 @@ def local_slopes(costs: pd.DataFrame, column: str) -> np.ndarray:
     for i in range(len(T)):
         window = (T >= T[i] / 10.0) & (T <= T[i])
         if T[i] / T.min() >= 10.0:
-            out[i] = decade_slope(T[window], y[window])
+            out[i] = loglog_slope(T[window], y[window])
     return out
 
 
@@ -167,7 +160,7 @@ def communication_audit(
             ("reals", alpha, "O(d T^alpha) reals (Thm 5.1, 5.3, 5.4)"),
             ("bits", 1.5 * alpha, "O(d T^(3 alpha/2)) bits (Thm 5.5)"),
         ):
-            slope = decade_slope(last["T"].to_numpy(float), last[unit].to_numpy(float))
+            slope = loglog_slope(last["T"].to_numpy(float), last[unit].to_numpy(float))
             rows.append(
                 {
                     "alpha": text,
@@ -187,7 +180,6 @@ __all__ = [
     "H1",
     "analytic_costs",
     "communication_audit",
-    "decade_slope",
     "local_slopes",
     "phase_schedule",
 ]

@@ -24,6 +24,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .rates import _slopes, bootstrap_means, fit_exponent
+
 TAU_T = 0.10
 TAU_RHO = 0.15
 TAU_SCALE = 0.15
@@ -53,40 +55,19 @@ def secant_exponent(f: Callable[[float], float], T_lo: float, T_hi: float) -> fl
     return (math.log(f(T_hi)) - math.log(f(T_lo))) / (math.log(T_hi) - math.log(T_lo))
 
 
-def _slope(x: np.ndarray, y: np.ndarray) -> float:
-    return float(np.polyfit(x, y, 1)[0])
-
-
-def _resample(R: np.ndarray, paired: bool, rng: np.random.Generator) -> np.ndarray:
-    """Bootstrap replicates of the per-horizon means, shape (N_BOOT, n_T)."""
-    n_T, n = R.shape
-    if paired:
-        idx = rng.integers(0, n, size=(N_BOOT, n))
-        return R[:, idx].mean(axis=2).T
-    out = np.empty((N_BOOT, n_T))
-    for j in range(n_T):
-        out[:, j] = R[j, rng.integers(0, n, size=(N_BOOT, n))].mean(axis=1)
-    return out
-
-
 def loglog_slope(
     x: Sequence[float], R: np.ndarray, paired: bool = False
 ) -> tuple[float, float, float]:
-    """Slope of ``ln mean R`` on ``ln x`` with its 95 % percentile-bootstrap interval.
+    """Slope of ``ln mean R`` on ``ln x`` with its 95 % percentile-bootstrap interval
+    (:func:`dpbandits.audit.rates.fit_exponent`; ``R`` has one row per ``x``, one column per
+    trial)."""
+    fit = fit_exponent(x, np.asarray(R, dtype=float).T, N_BOOT, BOOT_SEED, paired=paired)
+    return fit.slope, fit.ci_low, fit.ci_high
 
-    ``R`` has one row per ``x`` and one column per trial. Replicates with a non-positive mean at
-    some ``x`` are dropped (their logarithm is undefined).
-    """
-    R = np.asarray(R, dtype=float)
-    lx = np.log(np.asarray(x, dtype=float))
-    mean = R.mean(axis=1)
-    if np.any(mean <= 0):
-        return math.nan, math.nan, math.nan
-    slope = _slope(lx, np.log(mean))
-    reps = _resample(R, paired, np.random.default_rng(BOOT_SEED))
-    ok = np.all(reps > 0, axis=1)
-    boots = np.polyfit(lx, np.log(reps[ok]).T, 1)[0] if ok.any() else np.array([math.nan])
-    return slope, float(np.percentile(boots, 2.5)), float(np.percentile(boots, 97.5))
+
+def _saturated(R: np.ndarray, regret_unif: np.ndarray) -> bool:
+    """Mean regret at the largest T at least 0.8 of random play's (spec §7.4)."""
+    return bool(np.mean(R[-1]) >= SATURATION * np.mean(regret_unif[-1]))
 
 
 def _upper(rule: str, s: float, lo: float, hi: float, claimed: float, tau: float) -> RuleResult:
@@ -109,8 +90,7 @@ def rule_up_t(
 ) -> RuleResult:
     """R-UP-T: the regret's T-slope against the leading term's secant exponent (upper bound).
     PRE-ASYMPTOTIC when the mean regret at the largest T is at least 0.8 of random play's."""
-    R = np.asarray(R, dtype=float)
-    if R[-1].mean() >= SATURATION * np.mean(regret_unif[-1]):
+    if _saturated(np.asarray(R, dtype=float), regret_unif):
         return RuleResult("R-UP-T", "PRE-ASYMPTOTIC", claimed=b_claim, note="saturated at T_max")
     return _upper("R-UP-T", *loglog_slope(T, R, paired), b_claim, tau)
 
@@ -128,24 +108,23 @@ def rule_exc_t(
     term's secant exponent. Usable only if the excess at the largest T is significantly positive
     (bootstrap interval above 0) and the private run is not saturated; else INCONCLUSIVE."""
     R_priv, R_ref = np.asarray(R_priv, float), np.asarray(R_ref, float)
-    if R_priv[-1].mean() >= SATURATION * np.mean(regret_unif[-1]):
+    if _saturated(R_priv, regret_unif):
         return RuleResult("R-EXC-T", "INCONCLUSIVE", claimed=b_claim, note="saturated")
     rng = np.random.default_rng(BOOT_SEED)
     if paired:  # per-trial differences (common random numbers)
-        reps = _resample(R_priv - R_ref, True, rng)
+        reps = bootstrap_means((R_priv - R_ref).T, N_BOOT, rng)
     else:  # independent runs: resample each side
-        reps = _resample(R_priv, False, rng) - _resample(R_ref, False, rng)
+        reps = bootstrap_means(R_priv.T, N_BOOT, rng, False) - bootstrap_means(
+            R_ref.T, N_BOOT, rng, False
+        )
     if np.percentile(reps[:, -1], 2.5) <= 0:
         return RuleResult("R-EXC-T", "INCONCLUSIVE", claimed=b_claim, note="excess not above 0")
-    mean = R_priv.mean(axis=1) - R_ref.mean(axis=1)
-    if np.any(mean <= 0):
+    x = np.asarray(T, dtype=float)
+    slope = float(_slopes(x, R_priv.mean(axis=1) - R_ref.mean(axis=1)))
+    if not np.isfinite(slope):
         return RuleResult("R-EXC-T", "INCONCLUSIVE", claimed=b_claim, note="excess <= 0 at some T")
-    lx = np.log(np.asarray(T, dtype=float))
-    slope = _slope(lx, np.log(mean))
-    ok = np.all(reps > 0, axis=1)
-    boots = np.polyfit(lx, np.log(reps[ok]).T, 1)[0]
-    lo, hi = float(np.percentile(boots, 2.5)), float(np.percentile(boots, 97.5))
-    return _upper("R-EXC-T", slope, lo, hi, b_claim, tau)
+    lo, hi = np.nanquantile(_slopes(x, reps), [0.025, 0.975])
+    return _upper("R-EXC-T", slope, float(lo), float(hi), b_claim, tau)
 
 
 def rule_rho(

@@ -91,7 +91,31 @@ def _slopes(x: np.ndarray, Y: np.ndarray) -> np.ndarray:
     return (y * xc).sum(axis=-1) / (xc**2).sum()
 
 
-def fit_exponent(levels, values, n_boot: int = 2000, seed: int = 0, level: float = 0.95) -> Fit:
+def bootstrap_means(
+    Y: np.ndarray, n_boot: int, rng: np.random.Generator, paired: bool = True
+) -> np.ndarray:
+    """Bootstrap replicates of the column means of ``Y`` (shape (n, L)), shape (n_boot, L).
+
+    ``paired``: resample whole rows (instance ``i`` at every level: common random numbers or
+    checkpoints of one run); otherwise resample each column on its own (independent runs per
+    level)."""
+    n, L = Y.shape
+    if paired:
+        return Y[rng.integers(0, n, size=(n_boot, n))].mean(axis=1)
+    out = np.empty((n_boot, L))
+    for j in range(L):
+        out[:, j] = Y[rng.integers(0, n, size=(n_boot, n)), j].mean(axis=1)
+    return out
+
+
+def fit_exponent(
+    levels,
+    values,
+    n_boot: int = 2000,
+    seed: int = 0,
+    level: float = 0.95,
+    paired: bool = True,
+) -> Fit:
     """Log-log slope of the mean of ``values`` against ``levels``, with a bootstrap interval.
 
     Parameters
@@ -106,6 +130,9 @@ def fit_exponent(levels, values, n_boot: int = 2000, seed: int = 0, level: float
         Seed of the bootstrap.
     level : float
         Coverage of the percentile interval.
+    paired : bool
+        Resample instances across levels (default) or each level on its own
+        (:func:`bootstrap_means`).
 
     Returns
     -------
@@ -124,9 +151,7 @@ def fit_exponent(levels, values, n_boot: int = 2000, seed: int = 0, level: float
     if not np.isfinite(slope):
         return Fit(float("nan"), float("nan"), float("nan"), float("nan"), len(x), n)
     intercept = float(np.log(means).mean() - slope * np.log(x).mean())
-    rng = np.random.default_rng(seed)
-    idx = rng.integers(0, n, size=(n_boot, n))
-    boot = _slopes(x, Y[idx].mean(axis=1))
+    boot = _slopes(x, bootstrap_means(Y, n_boot, np.random.default_rng(seed), paired))
     alpha = (1 - level) / 2
     if np.isnan(boot).mean() > alpha:  # too many resamples with a non-positive mean
         lo, hi = float("nan"), float("nan")

@@ -24,6 +24,8 @@ import math
 
 import numpy as np
 
+from .contextual import unit_sphere
+
 ROOT = 2002
 INSTANCES = {"I1": 1, "I1b": 2, "I2": 3, "I3": 4, "J1": 5, "J2": 6, "J3": 7, "C1": 8, "C2": 9}
 ALGORITHMS = {"adac_ucb": 1, "ucb": 2, "adac_gope": 3, "linucb": 4, "jdp_linucb": 5, "adac_oful": 6}
@@ -112,12 +114,6 @@ def linear_instance(
     raise ValueError(f"unknown linear instance {inst!r}; allowed J1, J2, J3")
 
 
-def unit_sphere(rng: np.random.Generator, shape: tuple[int, ...], d: int) -> np.ndarray:
-    """Points uniform on the unit sphere of ``R^d`` (normalised Gaussians)."""
-    g = rng.standard_normal((*shape, d))
-    return g / np.linalg.norm(g, axis=-1, keepdims=True)
-
-
 def decision_sets(ctx: str, T: int, K: int, d: int, rng: np.random.Generator) -> np.ndarray:
     """OP-E3 decision sets, shape (T, K, d): C1 uniform on the sphere; C2 weakly diverse,
     ``normalise(e_1 + 0.1 g)`` with ``g ~ N(0, I_d)`` (spec §7.3)."""
@@ -150,5 +146,4 @@ __all__ = [
     "linear_K",
     "linear_instance",
     "uniform_play_regret",
-    "unit_sphere",
 ]
