@@ -22,6 +22,7 @@ include: "workflow/rules/simulate.smk"
 include: "workflow/rules/figures.smk"
 include: "workflow/rules/papers.smk"
 include: "workflow/rules/audit.smk"
+include: "workflow/rules/bounds.smk"
 
 
 rule all:
@@ -29,3 +30,4 @@ rule all:
     input:
         ALL_TARGETS,
         rules.audit.output,
+        [f for name in BOUND_PLANS for f in bound_outputs(name).values()],

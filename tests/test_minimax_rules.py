@@ -77,7 +77,7 @@ def test_exc_t_separates_an_additive_log_price_from_a_growing_one():
     res = rule_exc_t(T_WIN, grow, ref, unif, b)
     assert res.verdict == "CONTRADICTED" and res.statistic == pytest.approx(0.5, abs=0.05)
     none = rule_exc_t(T_WIN, ref, ref, unif, b)
-    assert none.verdict == "INCONCLUSIVE" and "excess" in none.note
+    assert none.verdict == "UNUSABLE" and "excess" in none.note
 
 
 def test_exc_t_paired_on_common_random_numbers():
@@ -118,4 +118,6 @@ def test_gap_rules_and_aggregation():
     assert aggregate(["SUPPORTED", "PRE-ASYMPTOTIC", "SUPPORTED"]) == "SUPPORTED"
     assert aggregate(["SUPPORTED", "CONTRADICTED"]) == "CONTRADICTED"
     assert aggregate(["PRE-ASYMPTOTIC"]) == "INCONCLUSIVE"
+    assert aggregate(["UNUSABLE", "SUPPORTED"]) == "SUPPORTED"
+    assert aggregate(["UNUSABLE"]) == "INCONCLUSIVE"
     assert aggregate(["SUPPORTED", "INCONCLUSIVE"]) == "INCONCLUSIVE"

@@ -79,8 +79,16 @@ def test_dry_run_of_the_full_dag(project):
         "cz22_fig1_pseudo",
         "cz22_fig1c_theory",
         "cz22_tables",
+        "op24",
+        "op24_table1",
+        "op24_gap",
+        "audit_op24",
+        "op24_sim_e3_C1_d5_jdp",
     ):
         assert target in listed
+    # paper 002: one job per run of the core plan (spec open-problem-002 §7), then its audit
+    op24 = {k for k in counts if k.startswith("op24_sim_")}
+    assert len(op24) == 8 and counts["op24_verdicts"] == counts["audit_op24"] == "1"
 
 
 def test_bad_input_is_refused_before_any_job(project, tmp_path):
@@ -177,6 +185,8 @@ def test_rebuilds_are_byte_identical_with_any_cores(project):
         for p in "ab"
         for s in ("LinUCB", "LinUCB-JDP", "LinUCB-SDP-Amp", "LinUCB-SDP-Vec", "LinUCB-LDP")
     ]
+    # paper 002: a finite-armed run and the JDP-LinUCB run (tree noise, numba kernel)
+    targets += [f"results/quick/sim/op24/{r}.parquet" for r in ("e1_I1b", "e3_C1_d5_jdp")]
     snakemake(project, "--cores", "1", *targets, "--config", "scale=quick")
     paths = [project / t for t in targets]
     first = _sha(paths)
@@ -214,6 +224,21 @@ def test_quick_audit_builds_the_report(project):
     assert set(comm["verdict"]) <= {"consistent", "exceeds"}
     assert "Communication without simulation" in (res / "dpdpe.html").read_text()
     assert 'href="cz22.html"' in (res / "report.html").read_text()
+    # paper 002 (op24): verdicts of every claim of spec §4, Table 1, the figures, its page
+    claims = pd.read_csv(res / "op24_claims.csv").set_index("claim_id")
+    assert len(claims) == 14 and claims.loc["op.q1", "verdict"] == "NOT-AUDITED"
+    assert claims.loc["op.t1.finite.lower", "verdict"] in {"CONSISTENT", "INCONSISTENT"}
+    rows = pd.read_csv(res / "op24_verdicts.csv")
+    up = rows[(rows["claim_id"] == "op.t1.finite.upper") & (rows["rule"] == "R-UP-T")]
+    assert len(up) == 10 and up["statistic"].between(0.2, 0.8).all()  # sqrt(T)-like on I2
+    table = pd.read_csv(project / "results/quick/tables/op24_table1.csv")
+    assert list(table["algorithm"]) == ["AdaC-UCB", "AdaC-GOPE"]
+    assert "\\sqrt{KT\\log T}" in table.loc[0, "regret upper bound"]
+    assert (project / "results/quick/tables/op24_table1.tex").read_text().count("\\\\") >= 3
+    for fig in ("e1", "e2", "gap"):
+        assert (project / f"results/quick/figures/op24_{fig}.png").read_bytes()[:4] == b"\x89PNG"
+    assert "Verdict per claim" in (res / "op24.html").read_text()
+    assert 'href="op24.html"' in (res / "report.html").read_text()
     # paper 000: its calibration table, its rate fits (sweeps W and F) and its findings
     cal = pd.read_csv(project / "results/quick/calibration/olucb/c_beta.csv")
     assert len(cal) >= 15 and cal["chosen"].sum() == 1

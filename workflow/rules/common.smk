@@ -1,8 +1,12 @@
 # Loads and validates the configuration, expands every experiment into cells (simulations)
 # and figures (notebook executions). An invalid file stops the workflow here, before any job.
 
+import os
+
 from snakemake.exceptions import WorkflowError
 
+from dpbandits.bound_claims import load_bound_registry
+from dpbandits.bound_plan import load_plan
 from dpbandits.claims import load_registry
 from dpbandits.config import ConfigError, check_schema, load_experiment, results_root
 
@@ -31,6 +35,17 @@ try:
         for name in config["experiments"]
     }
     CLAIMS = {name: registry["claims"] for name, registry in REGISTRIES.items()}
+    BOUND_PLANS = {
+        name: load_plan(
+            f"config/experiments/{name}.yaml",
+            f"{SCHEMAS}/{name}.schema.yaml",
+            config["tier"],
+            config["scale"],
+        )
+        for name in config["bound_audits"]
+    }
+    for _plan in BOUND_PLANS.values():
+        load_bound_registry(_plan.claims, f"{SCHEMAS}/bound_claims.schema.yaml")
 except ConfigError as exc:
     raise WorkflowError(str(exc)) from None
 
@@ -110,3 +125,39 @@ def communication_outputs(name):
         "costs_csv": f"{stem}_costs.csv",
         "costs_md": f"{stem}_costs.md",
     }
+
+
+#: Figures of a bound audit (spec open-problem-002 §7.6): OP-E1, OP-E2 and the Section 3 gap.
+BOUND_FIGURES = ("e1", "e2", "gap")
+
+
+def bound_root(name):
+    """Root of a bound audit's outputs: the scale's root, plus /full for the full tier."""
+    return RESULTS if BOUND_PLANS[name].tier == "core" else f"{RESULTS}/full"
+
+
+def bound_sim_files(name):
+    """Parquet file of every run of a bound audit's plan."""
+    return [
+        f"{bound_root(name)}/sim/{name}/{run.id}.parquet"
+        for run in BOUND_PLANS[name].runs
+    ]
+
+
+def bound_outputs(name):
+    """Every output file of a bound audit (verdicts, table, figures, report page)."""
+    root = bound_root(name)
+    out = {
+        "verdicts_csv": f"{root}/audit/{name}_verdicts.csv",
+        "verdicts_md": f"{root}/audit/{name}_verdicts.md",
+        "claims_csv": f"{root}/audit/{name}_claims.csv",
+        "claims_md": f"{root}/audit/{name}_claims.md",
+        "page": f"{root}/audit/{name}.html",
+        "ipynb": f"{root}/audit/{name}.ipynb",
+    }
+    for ext in ("csv", "md", "tex"):
+        out[f"table1_{ext}"] = f"{root}/tables/{name}_table1.{ext}"
+    for fig in BOUND_FIGURES:
+        for ext in ("pdf", "png"):
+            out[f"{fig}_{ext}"] = f"{root}/figures/{name}_{fig}.{ext}"
+    return out

@@ -28,6 +28,15 @@ with job_log(snakemake.log[0]):
                 ),
             }
         )
+    for audit in p.bound_audits:  # papers audited by dedicated experiments (paper 002)
+        pages.append(
+            {
+                "experiment": audit["name"],
+                "title": audit["title"],
+                "page": audit["page"],
+                "overview": pd.read_csv(audit["claims"]).assign(claimed=lambda f: f["where"]),
+            }
+        )
     pd.concat(rates, ignore_index=True).to_csv(snakemake.output.rates, index=False)
     cols = ["experiment"] + [c for c in orderings[0].columns if c != "experiment"]
     pd.concat(orderings, ignore_index=True)[cols].to_csv(snakemake.output.orderings, index=False)

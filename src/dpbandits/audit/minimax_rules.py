@@ -34,6 +34,8 @@ N_BOOT = 2000
 BOOT_SEED = 0
 #: A configuration whose mean regret reaches this share of random play's is pre-asymptotic.
 SATURATION = 0.8
+#: Verdict of a privacy value R-EXC-T cannot use (excess not significantly positive, or saturated).
+UNUSABLE = "UNUSABLE"
 
 
 @dataclass(frozen=True)
@@ -83,14 +85,20 @@ def _upper(rule: str, s: float, lo: float, hi: float, claimed: float, tau: float
 def rule_up_t(
     T: Sequence[float],
     R: np.ndarray,
-    regret_unif: np.ndarray,
+    regret_unif: np.ndarray | None,
     b_claim: float,
     paired: bool = False,
     tau: float = TAU_T,
 ) -> RuleResult:
     """R-UP-T: the regret's T-slope against the leading term's secant exponent (upper bound).
-    PRE-ASYMPTOTIC when the mean regret at the largest T is at least 0.8 of random play's."""
-    if _saturated(np.asarray(R, dtype=float), regret_unif):
+    PRE-ASYMPTOTIC when the mean regret at the largest T is at least 0.8 of random play's.
+
+    ``regret_unif = None`` skips that gate: on the T-dependent hard families (I2, J2) random
+    play's regret itself grows like ``sqrt(T)`` (the gap shrinks like ``T^{-1/2}``), so every
+    algorithm's regret is a T-independent fraction of it (0.9-1.2 measured) and the gate would
+    flag every run whatever its slope; the slope is the statistic there (project decision,
+    spec §7.5 R-UP-T)."""
+    if regret_unif is not None and _saturated(np.asarray(R, dtype=float), regret_unif):
         return RuleResult("R-UP-T", "PRE-ASYMPTOTIC", claimed=b_claim, note="saturated at T_max")
     return _upper("R-UP-T", *loglog_slope(T, R, paired), b_claim, tau)
 
@@ -106,10 +114,11 @@ def rule_exc_t(
 ) -> RuleResult:
     """R-EXC-T: the T-slope of the private excess ``E = R_priv - R_ref`` against the privacy
     term's secant exponent. Usable only if the excess at the largest T is significantly positive
-    (bootstrap interval above 0) and the private run is not saturated; else INCONCLUSIVE."""
+    (bootstrap interval above 0) and the private run is not saturated; else UNUSABLE (left out
+    of :func:`aggregate`, spec §7.5)."""
     R_priv, R_ref = np.asarray(R_priv, float), np.asarray(R_ref, float)
     if _saturated(R_priv, regret_unif):
-        return RuleResult("R-EXC-T", "INCONCLUSIVE", claimed=b_claim, note="saturated")
+        return RuleResult("R-EXC-T", UNUSABLE, claimed=b_claim, note="saturated")
     rng = np.random.default_rng(BOOT_SEED)
     if paired:  # per-trial differences (common random numbers)
         reps = bootstrap_means((R_priv - R_ref).T, N_BOOT, rng)
@@ -118,11 +127,11 @@ def rule_exc_t(
             R_ref.T, N_BOOT, rng, False
         )
     if np.percentile(reps[:, -1], 2.5) <= 0:
-        return RuleResult("R-EXC-T", "INCONCLUSIVE", claimed=b_claim, note="excess not above 0")
+        return RuleResult("R-EXC-T", UNUSABLE, claimed=b_claim, note="excess not above 0")
     x = np.asarray(T, dtype=float)
     slope = float(_slopes(x, R_priv.mean(axis=1) - R_ref.mean(axis=1)))
     if not np.isfinite(slope):
-        return RuleResult("R-EXC-T", "INCONCLUSIVE", claimed=b_claim, note="excess <= 0 at some T")
+        return RuleResult("R-EXC-T", UNUSABLE, claimed=b_claim, note="excess <= 0 at some T")
     lo, hi = np.nanquantile(_slopes(x, reps), [0.025, 0.975])
     return _upper("R-EXC-T", slope, float(lo), float(hi), b_claim, tau)
 
@@ -196,8 +205,8 @@ def rule_gap_eps(eps: Sequence[float], E: np.ndarray) -> RuleResult:
 
 def aggregate(verdicts: Sequence[str]) -> str:
     """Per-claim verdict from per-value ones: any CONTRADICTED wins; SUPPORTED when every
-    non-saturated value is SUPPORTED (at least one); INCONCLUSIVE otherwise."""
-    used = [v for v in verdicts if v != "PRE-ASYMPTOTIC"]
+    non-saturated, usable value is SUPPORTED (at least one); INCONCLUSIVE otherwise."""
+    used = [v for v in verdicts if v not in ("PRE-ASYMPTOTIC", UNUSABLE)]
     if "CONTRADICTED" in used:
         return "CONTRADICTED"
     if used and all(v == "SUPPORTED" for v in used):

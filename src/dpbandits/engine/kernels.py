@@ -129,6 +129,25 @@ def lower_inverse(Lc, Linv):
 
 
 @njit(cache=True)
+def solve_with_lower_inverse(Linv, u, shift, z, out):
+    """``out = Linv^T Linv (u + shift[:d])`` (``= V^{-1}(u + shift)`` for ``V = L L^T``,
+    ``Linv = L^{-1}``); ``z`` is a length-d workspace. ``shift`` may be longer than ``d`` (a
+    packed noise row: its first ``d`` entries are the vector part) or empty (no shift)."""
+    d = Linv.shape[0]
+    has_shift = shift.shape[0] > 0
+    for i in range(d):
+        s = 0.0
+        for j in range(i + 1):
+            s += Linv[i, j] * (u[j] + shift[j] if has_shift else u[j])
+        z[i] = s
+    for j in range(d):
+        s = 0.0
+        for i in range(j, d):
+            s += Linv[i, j] * z[i]
+        out[j] = s
+
+
+@njit(cache=True)
 def gram_of_lower(Linv, out):
     """``out = Linv^T Linv`` (= ``V^{-1}``) for a lower-triangular ``Linv``."""
     d = Linv.shape[0]
@@ -184,17 +203,7 @@ def full_refresh(
     if pd:
         Linv = work[:, :d]
         lower_inverse(chol, Linv)
-        z = work[:, d]
-        for i in range(d):
-            s = 0.0
-            for j in range(i + 1):
-                s += Linv[i, j] * (U[j] + noise[j])
-            z[i] = s
-        for j in range(d):
-            s = 0.0
-            for i in range(j, d):
-                s += Linv[i, j] * z[i]
-            theta[j] = s
+        solve_with_lower_inverse(Linv, U, noise, work[:, d], theta)
         for i in range(d):
             ybuf[:] = 0.0
             for j in range(i + 1):

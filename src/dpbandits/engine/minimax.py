@@ -1,6 +1,7 @@
-"""Cells of the open-problem audit's OP-E1 and OP-E2 (spec open-problem-002 §7.1, §7.2): one
-(instance, K or d, T, privacy value) with all its trials, from the keyed streams of
-:mod:`dpbandits.envs.minimax`. Every horizon is a separate run (spec R8).
+"""Cells of the open-problem audit (spec open-problem-002 §7): OP-E1 and OP-E2 take one
+(instance, K or d, T, privacy value) with all its trials, every horizon a separate run (R8);
+OP-E3 takes one (context family, K, d, algorithm, privacy value) over ``T_max`` with the regret at
+checkpoints. All randomness comes from the keyed streams of :mod:`dpbandits.envs.minimax`.
 """
 
 from __future__ import annotations
@@ -11,14 +12,28 @@ import numpy as np
 
 from ..envs.minimax import (
     algorithm_streams,
+    contextual_trial,
     finite_means,
     instance_stream,
     linear_instance,
     linear_K,
     uniform_play_regret,
 )
+from ..policies.base import Setting
+from ..policies.jdp import JDPTree
+from ..policies.linucb import LinUCB
+from .adac_oful import run_adac_oful
 from .episodic import episode_regret, run_adac_ucb
+from .fresh_linucb import simulate_fresh
 from .gope import gope_regret, run_adac_gope
+
+#: OP-E3 algorithms and the privacy parameter each is indexed by (spec §7.3).
+OP_E3_ALGORITHMS = {"linucb": None, "jdp_linucb": "eps", "adac_oful": "rho"}
+#: delta of JDP-LinUCB's (epsilon, delta)-JDP (spec §7.3).
+OP_E3_DELTA = 0.01
+#: Decision sets of this many trials are held in memory at once (bytes); results do not depend
+#: on it (every trial has its own streams).
+OP_E3_CHUNK_BYTES = 256 * 2**20
 
 
 def op_e1_cell(
@@ -69,6 +84,79 @@ def op_e2_cell(
     return regret, unif
 
 
+def op_e3_cell(
+    ctx: str,
+    K: int,
+    d: int,
+    T_max: int,
+    algorithm: str,
+    privacy: float,
+    privacy_index: int,
+    trials: int,
+    checkpoints: np.ndarray,
+) -> dict[str, np.ndarray]:
+    """One OP-E3 algorithm on ``trials`` runs of ``T_max`` rounds (spec §7.3).
+
+    Parameters
+    ----------
+    ctx : {"C1", "C2"}
+    K, d, T_max : int
+        Every ``T``-dependent constant (tree size, ``Upsilon``, ``nu``) uses ``T_max`` [R8].
+    algorithm : {"linucb", "jdp_linucb", "adac_oful"}
+    privacy : float
+        ``epsilon`` of JDP-LinUCB (``delta = 0.01``), ``rho`` of AdaC-OFUL (``inf``: OFUL-RS);
+        ignored by LinUCB.
+    privacy_index : int
+        1-based position in the algorithm's privacy grid (0 for ``inf`` and for LinUCB).
+    trials : int
+    checkpoints : ndarray of int
+
+    Returns
+    -------
+    dict
+        ``regret`` and ``regret_unif`` (random play's ``sum_t max - mean``), shape (trials, C);
+        ``n_episodes`` (AdaC-OFUL: episodes started by each checkpoint; else 0) and
+        ``floor_events`` (JDP-LinUCB: rounds where the eigenvalue floor acted; else 0).
+    """
+    if algorithm not in OP_E3_ALGORITHMS:
+        raise ValueError(f"unknown OP-E3 algorithm {algorithm!r}; allowed {list(OP_E3_ALGORITHMS)}")
+    cps = np.asarray(checkpoints, dtype=np.int64)
+    out = {k: np.zeros((trials, cps.size)) for k in ("regret", "regret_unif", "n_episodes")}
+    out["floor_events"] = np.zeros((trials, cps.size))
+    policy = None
+    if algorithm == "linucb":
+        policy = LinUCB(Setting(T=T_max, d=d), calibration="op24")
+    elif algorithm == "jdp_linucb":
+        policy = JDPTree(
+            Setting(T=T_max, d=d, epsilon=privacy, delta=OP_E3_DELTA), calibration="op24"
+        )
+    chunk = max(1, OP_E3_CHUNK_BYTES // (8 * T_max * K * (d + 1)))
+    for lo in range(0, trials, chunk):
+        hi = min(trials, lo + chunk)
+        parts = [contextual_trial(ctx, K, d, T_max, i) for i in range(lo, hi)]
+        A = np.stack([p[0] for p in parts])
+        U = np.stack([p[1] for p in parts])
+        theta = np.stack([p[2] for p in parts])
+        del parts
+        rngs = [
+            algorithm_streams("OP-E3", ctx, K, d, T_max, i, algorithm, privacy_index)[1]
+            for i in range(lo, hi)
+        ]
+        if policy is None:
+            run = run_adac_oful(A, U, theta, privacy, rngs, cps)
+            out["regret"][lo:hi] = run.regret
+            for j, starts in enumerate(run.switches):
+                out["n_episodes"][lo + j] = np.searchsorted(np.asarray(starts), cps, side="right")
+        else:
+            run = simulate_fresh(policy, A, U, theta, rngs, cps)
+            out["regret"][lo:hi] = run.regret
+            out["floor_events"][lo:hi] = run.floor_events
+        means = np.einsum("ntkd,nd->ntk", A, theta)
+        gaps = np.cumsum(means.max(axis=2) - means.mean(axis=2), axis=1)
+        out["regret_unif"][lo:hi] = gaps[:, cps - 1]
+    return out
+
+
 def rho_index_of(rho: float, grid: list[float]) -> int:
     """1-based position of ``rho`` in the privacy grid, 0 for ``inf`` (spec §7.4)."""
     if math.isinf(rho):
@@ -76,4 +164,4 @@ def rho_index_of(rho: float, grid: list[float]) -> int:
     return grid.index(rho) + 1
 
 
-__all__ = ["op_e1_cell", "op_e2_cell", "rho_index_of"]
+__all__ = ["OP_E3_ALGORITHMS", "op_e1_cell", "op_e2_cell", "op_e3_cell", "rho_index_of"]

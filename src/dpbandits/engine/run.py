@@ -117,6 +117,11 @@ def simulate(
     -------
     SimulationResult
     """
+    if policy.calibration == "op24":
+        raise ValueError(
+            f"{policy.algorithm}: the op24 calibration runs on fresh decision sets "
+            "(dpbandits.engine.fresh_linucb.simulate_fresh), not on fixed arms"
+        )
     if policy.engine == "phased":
         return _simulate_phased(policy, instances, reward_seeds, noise_rngs, checkpoints, progress)
     if getattr(instances, "contextual", False):

@@ -126,6 +126,20 @@ def decision_sets(ctx: str, T: int, K: int, d: int, rng: np.random.Generator) ->
     raise ValueError(f"unknown context family {ctx!r}; allowed C1, C2")
 
 
+def contextual_trial(
+    ctx: str, K: int, d: int, T_max: int, trial: int
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``(A, U, theta*)`` of one OP-E3 trial, shared by all algorithms (spec §7.3, §7.4).
+
+    From the context stream: first ``theta*`` (uniform on the unit sphere), then the decision
+    sets (T_max, K, d) of :func:`decision_sets`; from the reward-uniform stream: ``U`` (T_max, K).
+    """
+    ctx_rng, u_rng = context_streams(ctx, K, d, T_max, trial)
+    theta = unit_sphere(ctx_rng, (), d)
+    A = decision_sets(ctx, T_max, K, d, ctx_rng)
+    return A, u_rng.random((T_max, K)), theta
+
+
 def uniform_play_regret(means: np.ndarray, T: int) -> float:
     """``T (mu* - mean mu)``: random play's regret (the saturation reference of §7.4)."""
     return float(T * (np.max(means) - np.mean(means)))
@@ -140,6 +154,7 @@ __all__ = [
     "ROOT",
     "algorithm_streams",
     "context_streams",
+    "contextual_trial",
     "decision_sets",
     "finite_means",
     "instance_stream",

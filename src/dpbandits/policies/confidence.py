@@ -30,6 +30,19 @@ def script_width(Gamma: float, d: int, n: int, L: float, t) -> np.ndarray:
     )
 
 
+def linucb_sqrt_beta(
+    t, d: int, lam: float = 1.0, delta_c: float = 0.01, S: float = 1.0
+) -> np.ndarray:
+    """LinUCB's radius at the 1-based round ``t`` for 1-sub-Gaussian rewards (spec
+    open-problem-002 §5.5): ``sqrt(2 ln(1/delta_c) + d ln(1 + (t-1)/(d lambda))) + sqrt(lambda) S``.
+    """
+    t = np.asarray(t, dtype=float)
+    return (
+        np.sqrt(2.0 * math.log(1.0 / delta_c) + d * np.log1p((t - 1.0) / (d * lam)))
+        + math.sqrt(lam) * S
+    )
+
+
 @dataclass(frozen=True)
 class TheoryRegularizer:
     """Explicit constants of spec 003 §3.10 (CZ22 Lemma A.2 / A.4 with numbers).

@@ -11,9 +11,18 @@ from __future__ import annotations
 
 import math
 
-from ..mechanisms.tree import n_levels, s_standin_experiment, sigma_ss18_node, standin_n0
-from .base import Policy
-from .confidence import SS18Regularizer
+import numpy as np
+
+from ..mechanisms.tree import (
+    n_levels,
+    s_standin_experiment,
+    sigma_ss18_node,
+    sigma_zcdp_node,
+    standin_n0,
+)
+from ..mechanisms.zcdp import dp_to_zcdp
+from .base import CALIBRATIONS, Policy
+from .confidence import SS18Regularizer, ZCDPTreeRegularizer
 
 
 class JDPTree(Policy):
@@ -21,12 +30,19 @@ class JDPTree(Policy):
 
     experiment: per-node ``s = sqrt(ln n) ln(2.5/delta)/epsilon``, ``Gamma = s sqrt(ln n) sqrt(d)``,
     ``lambda = 2 Gamma`` (Table E, with ``n`` = number of leaves); theory: SS18 (``sigma_n``,
-    shift ``2 Upsilon``, radius with ``rho_min, rho_max, gamma``).
+    shift ``2 Upsilon``, radius with ``rho_min, rho_max, gamma``); op24: JDP-LinUCB of spec
+    open-problem-002 §5.4 (zCDP accounting over the ``m`` nodes of a leaf, ``sigma_n^2 = 4m/rho_J``
+    with ``rho_J = rho(epsilon, delta)`` [R6], shift ``2 Upsilon``, eigenvalue floor
+    ``Upsilon/2``, paper 003's Lemma A.2 radius [R5, R7]; fresh decision sets, see
+    :mod:`dpbandits.engine.fresh_linucb`).
     """
 
     algorithm = "jdp_tree"
     label = "LinUCB-JDP (tree)"
+    calibrations = (*CALIBRATIONS, "op24")
     options = {"L_tilde_sq": 2.0}
+    #: ``delta_c`` of the op24 calibration's confidence statements (spec §5.4).
+    OP24_DELTA_C = 0.01
 
     def _noise_multiplier(self) -> float:
         return 1.0
@@ -46,6 +62,23 @@ class JDPTree(Policy):
             self.Gamma = std * math.sqrt(math.log(leaves)) * math.sqrt(s.d)
             self.lam = 2.0 * self.Gamma
             self.consts = {"s": std, "Gamma": self.Gamma, "leaves": leaves}
+        elif self.calibration == "op24":
+            m = n_levels(leaves)
+            rho_J = dp_to_zcdp(s.epsilon, s.delta)
+            sigma_n = sigma_zcdp_node(rho_J, m, self.opts["L_tilde_sq"])
+            self.noise_std = sigma_n
+            self.convention = "upper_mirror"  # entry variance sigma_n^2 on the upper triangle
+            self.reg = ZCDPTreeRegularizer(sigma_n, m, s.d, leaves, self.OP24_DELTA_C)
+            self.lam = self.reg.shift
+            self.consts = {
+                "rho_J": rho_J,
+                "sigma_n": sigma_n,
+                "m": m,
+                "Upsilon": self.reg.Upsilon,
+                "nu": self.reg.nu,
+                "eig_floor": self.reg.eig_floor,
+                "leaves": leaves,
+            }
         else:
             m = n_levels(leaves)
             sigma_n = (
@@ -63,6 +96,12 @@ class JDPTree(Policy):
                 "gamma": self.reg.gamma,
                 "leaves": leaves,
             }
+
+    def _radius_at(self, t: np.ndarray, L: float) -> np.ndarray:
+        """op24: ``sqrt(beta_t)`` at the 1-based round ``t + 1`` (spec §5.4)."""
+        if self.calibration == "op24":
+            return self.reg.beta(np.asarray(t) + 1)
+        return super()._radius_at(t, L)
 
 
 class JDPStandin(JDPTree):
@@ -88,6 +127,7 @@ class BatchedJDP(JDPTree):
 
     algorithm = "batched_jdp"
     label = "Batched-LinUCB-JDP"
+    calibrations = CALIBRATIONS
 
     def _batch(self) -> int:
         return self.setting.B
@@ -101,6 +141,7 @@ class JDPUser(JDPTree):
 
     algorithm = "jdp_user"
     label = "LinUCB-JDP (user level)"
+    calibrations = CALIBRATIONS
     options = {"L_tilde_sq": 2.0, "M0": 1}
 
     def _noise_multiplier(self) -> float:

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
-from .base import Policy
-from .confidence import TheoryRegularizer
+import numpy as np
+
+from .base import CALIBRATIONS, Policy
+from .confidence import TheoryRegularizer, linucb_sqrt_beta
 
 
 class LinUCB(Policy):
@@ -16,11 +18,17 @@ class LinUCB(Policy):
         corrected: ``lambda = Gamma = 1``.
     theory
         ``lambda = 1`` and the time-varying AY11 radius (spec §3.10 with ``sigma~ = 0``).
+    op24
+        Spec open-problem-002 §5.5: ``lambda = 1``, 1-sub-Gaussian rewards in ``{-1, +1}``,
+        ``delta_c = 0.01`` (:func:`~dpbandits.policies.confidence.linucb_sqrt_beta`).
     """
 
     algorithm = "linucb"
     label = "LinUCB"
     private = False
+    calibrations = (*CALIBRATIONS, "op24")
+    #: ``delta_c`` of the op24 calibration (spec open-problem-002 §5.5).
+    OP24_DELTA_C = 0.01
 
     def _calibrate(self) -> None:
         s = self.setting
@@ -29,6 +37,16 @@ class LinUCB(Policy):
             self.Gamma = 1.0
             self.lam = 1e-4 * self.Gamma if self.quirks.linucb_lambda_mismatch else self.Gamma
             self.consts = {"Gamma": self.Gamma}
+        elif self.calibration == "op24":
+            self.lam = 1.0
+            self.consts = {"delta_c": self.OP24_DELTA_C}
         else:
             self.reg = TheoryRegularizer(0.0, s.d, s.T, 1.0 / s.T)
             self.lam = self.reg.lam
+
+    def _radius_at(self, t: np.ndarray, L: float) -> np.ndarray:
+        """op24: ``sqrt(beta_t)`` at the 1-based round ``t + 1`` (spec open-problem-002 §5.5)."""
+        if self.calibration == "op24":
+            t1 = np.asarray(t) + 1
+            return linucb_sqrt_beta(t1, self.setting.d, self.lam, self.OP24_DELTA_C)
+        return super()._radius_at(t, L)

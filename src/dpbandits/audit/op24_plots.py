@@ -1,0 +1,204 @@
+"""Figures of the open-problem audit (spec open-problem-002 §7.6): OP-E1 and OP-E2 (regret and
+private excess against T and rho) and the Section 3 gap figure (OP-E3)."""
+
+from __future__ import annotations
+
+import math
+
+import matplotlib.pyplot as plt
+import numpy as np
+import pandas as pd
+
+from ..mechanisms.zcdp import zcdp_to_dp
+
+DELTA_EQUIV = 0.01
+
+
+def _means(df: pd.DataFrame) -> pd.DataFrame:
+    return df.groupby(["algorithm", "privacy", "t"], sort=True)["regret"].mean().reset_index()
+
+
+def _label(kind: str, p: float) -> str:
+    return f"{'ρ' if kind == 'rho' else 'ε'} = {'∞' if math.isinf(p) else f'{p:g}'}"
+
+
+def _guide(ax, x, y0, slope, label, style="--"):
+    """A dashed line of the given log-log slope through ``(x[0], y0)``."""
+    x = np.asarray(x, float)
+    ax.plot(x, y0 * (x / x[0]) ** slope, style, color="0.4", lw=1, label=label)
+
+
+def _curves(ax, df, title, guides=()):
+    m = _means(df)
+    privs = sorted(m["privacy"].unique())
+    cmap = plt.get_cmap("viridis")
+    finite = [p for p in privs if not math.isinf(p)]
+    for p in privs:
+        sub = m[m["privacy"] == p]
+        color = "black" if math.isinf(p) else cmap(finite.index(p) / max(1, len(finite) - 1))
+        ax.plot(sub["t"], sub["regret"], "o-", ms=3, color=color, label=_label("rho", p))
+    for g in guides:
+        g(ax)
+    ax.set(xscale="log", yscale="log", xlabel="T", ylabel="regret", title=title)
+
+
+def _excess(df: pd.DataFrame, ref: float = math.inf) -> pd.DataFrame:
+    m = _means(df)
+    base = m[m["privacy"] == ref].set_index("t")["regret"]
+    out = m[m["privacy"] != ref].copy()
+    out["excess"] = out["regret"].to_numpy() - base.reindex(out["t"]).to_numpy()
+    return out
+
+
+def finite_or_linear_figure(df: pd.DataFrame, experiment: str, out_pdf: str, out_png: str):
+    """OP-E1 (I1, I2, I1b) or OP-E2 (J1, J2): regret vs T on the fixed-gap and the hard family
+    with the bounds' non-private terms as guides, excess vs T, excess at T_max vs rho."""
+    fixed, hard = ("I1", "I2") if experiment == "OP-E1" else ("J1", "J2")
+    fig, axes = plt.subplots(2, 3, figsize=(15, 8.5))
+    dfx = df[df["instance"] == fixed]
+    dfh = df[df["instance"] == hard]
+    if not dfh.empty:  # the core configuration (K = 5, d = 5) when the full tier has several
+        key = "K" if experiment == "OP-E1" else "d"
+        values = sorted(dfh[key].unique())
+        dfh = dfh[dfh[key] == (5 if 5 in values else values[0])]
+    _curves(axes[0, 0], dfx, f"{experiment}: regret on {fixed} (fixed gaps)")
+    if not dfh.empty:
+        T = np.sort(dfh["t"].unique()).astype(float)
+        K, d = int(dfh["K"].iloc[0]), int(dfh["d"].iloc[0])
+        if experiment == "OP-E1":
+            up = lambda t: np.sqrt(K * t * np.log(t))  # noqa: E731
+            lb = lambda t: np.sqrt(K * t)  # noqa: E731
+            names = ("∝ sqrt(KT ln T) (UB)", "∝ sqrt(KT) (LB)")
+        else:
+            up = lambda t: np.sqrt(d * t * np.log(K * t))  # noqa: E731
+            lb = lambda t: d * np.sqrt(t)  # noqa: E731
+            names = ("∝ sqrt(dT ln(KT)) (UB)", "∝ d sqrt(T) (LB)")
+        r0 = _means(dfh)
+        y0 = r0[r0["t"] == T[0]]["regret"].mean()
+        guides = (
+            lambda ax: ax.plot(T, y0 * up(T) / up(T[0]), "--", color="0.3", lw=1, label=names[0]),
+            lambda ax: ax.plot(T, y0 * lb(T) / lb(T[0]), ":", color="0.3", lw=1, label=names[1]),
+        )
+        label = f"K = {K}" if experiment == "OP-E1" else f"d = {d}, K = {K}"
+        _curves(axes[0, 1], dfh, f"regret on {hard} (minimax, {label})", guides)
+    axes[0, 0].legend(fontsize=7, ncol=2)
+    axes[0, 1].legend(fontsize=7, ncol=2)
+    ex = _excess(dfx)
+    cmap = plt.get_cmap("viridis")
+    finite = sorted(ex["privacy"].unique())
+    ax = axes[0, 2]
+    for p in finite:
+        sub = ex[(ex["privacy"] == p) & (ex["excess"] > 0)]
+        color = cmap(finite.index(p) / max(1, len(finite) - 1))
+        ax.plot(sub["t"], sub["excess"], "o-", ms=3, color=color, label=_label("rho", p))
+    ax.set(xscale="log", yscale="log", xlabel="T", ylabel="excess regret over ρ = ∞",
+           title=f"private excess on {fixed}")  # fmt: skip
+    ax.legend(fontsize=7, ncol=2)
+    ax = axes[1, 0]
+    last = ex[ex["t"] == ex["t"].max()]
+    pos = last[last["excess"] > 0]
+    ax.plot(pos["privacy"], pos["excess"], "o-", color="C0", label="excess at T_max")
+    if len(pos):
+        _guide(ax, pos["privacy"].to_numpy(), pos["excess"].iloc[0], -0.5, "slope -1/2")
+    ax.set(xscale="log", yscale="log", xlabel="ρ", ylabel="excess at T_max",
+           title=f"excess vs ρ on {fixed} (T = {int(ex['t'].max()):,})")  # fmt: skip
+    ax.legend(fontsize=8)
+    ax = axes[1, 1]
+    if experiment == "OP-E1" and (df["instance"] == "I1b").any():
+        b = _means(df[df["instance"] == "I1b"])
+        b = b[b["t"] == b["t"].max()]
+        fin = b[~np.isinf(b["privacy"])]
+        ax.plot(fin["privacy"], fin["regret"], "o-", label="AdaC-UCB")
+        ax.axhline(b[np.isinf(b["privacy"])]["regret"].iloc[0], color="k", ls="--", label="ρ = ∞")
+        ax.set(xscale="log", yscale="log", xlabel="ρ", ylabel="regret at T_max",
+               title="I1b: regret at T_max vs ρ (two regimes)")  # fmt: skip
+        ax.legend(fontsize=8)
+    else:
+        ax.axis("off")
+    axes[1, 2].axis("off")
+    fig.tight_layout()
+    fig.savefig(out_pdf)
+    fig.savefig(out_png, dpi=110)
+    plt.close(fig)
+
+
+def gap_figure(df: pd.DataFrame, out_pdf: str, out_png: str, context: str = "C1"):
+    """OP-E3: regret vs T for LinUCB, JDP-LinUCB(eps), OFUL-RS, AdaC-OFUL(rho) with guides of
+    slope 0.5 and the secant exponent of ``d sqrt(T) ln T``; the excess over the non-private
+    reference vs T (guides 0.5 and 0); the excess at T_max vs eps (guides -1/2 and -1), AdaC-OFUL
+    placed at the equivalent eps of its rho at delta = 0.01."""
+    d3 = df[df["instance"] == context]
+    d3 = d3[(d3["d"] == d3["d"].min()) & (d3["T"] == d3["T"].max())]
+    m = _means(d3)
+    T = np.sort(m["t"].unique()).astype(float)
+    d = int(d3["d"].iloc[0])
+    fig, axes = plt.subplots(1, 3, figsize=(16, 5))
+    ax = axes[0]
+    styles = {"linucb": ("k", "LinUCB"), "jdp_linucb": ("C3", "JDP-LinUCB"),
+              "adac_oful": ("C0", "AdaC-OFUL")}  # fmt: skip
+    for alg, (color, name) in styles.items():
+        sub = m[m["algorithm"] == alg]
+        for k, p in enumerate(sorted(sub["privacy"].unique())):
+            s = sub[sub["privacy"] == p]
+            if alg == "linucb":
+                lab, c, ls = name, color, "-"
+            elif math.isinf(p):
+                lab, c, ls = "OFUL-RS (AdaC-OFUL ρ = ∞)", "0.5", "-"
+            else:
+                kind = "eps" if alg == "jdp_linucb" else "rho"
+                lab, c, ls = f"{name} {_label(kind, p)}", color, ["-", "--", ":", "-."][k % 4]
+            ax.plot(s["t"], s["regret"], ls, marker="o", ms=3, color=c, label=lab)
+    y0 = m[m["t"] == T[0]]["regret"].max()
+    _guide(ax, T, y0, 0.5, "slope 0.5 (both bounds' order)", ":")
+    sec = math.log((T[-1] ** 0.5 * math.log(T[-1])) / (T[0] ** 0.5 * math.log(T[0]))) / math.log(
+        T[-1] / T[0]
+    )
+    _guide(ax, T, y0 / 2, sec, f"slope {sec:.3f} (d sqrt(T) ln T)", "--")
+    ax.set(xscale="log", yscale="log", xlabel="T", ylabel="regret",
+           title=f"OP-E3 ({context}, d = {d}, K = {int(d3['K'].iloc[0])})")  # fmt: skip
+    ax.legend(fontsize=6, loc="upper left", ncol=2)
+    ax = axes[1]
+    lin = m[m["algorithm"] == "linucb"].set_index("t")["regret"]
+    oful = m[(m["algorithm"] == "adac_oful") & np.isinf(m["privacy"])].set_index("t")["regret"]
+    last = []
+    for alg, ref, color in (("jdp_linucb", lin, "C3"), ("adac_oful", oful, "C0")):
+        sub = m[(m["algorithm"] == alg) & ~np.isinf(m["privacy"])]
+        for k, p in enumerate(sorted(sub["privacy"].unique())):
+            s = sub[sub["privacy"] == p]
+            E = s["regret"].to_numpy() - ref.reindex(s["t"]).to_numpy()
+            kind = "eps" if alg == "jdp_linucb" else "rho"
+            ok = E > 0
+            ax.plot(s["t"].to_numpy()[ok], E[ok], ["-", "--", ":", "-."][k % 4], marker="o", ms=3,
+                    color=color, label=f"{styles[alg][1]} {_label(kind, p)}")  # fmt: skip
+            eq = p if alg == "jdp_linucb" else zcdp_to_dp(p, DELTA_EQUIV)
+            last.append((alg, p, eq, E[-1]))
+    pos = [e for e in last if e[3] > 0]
+    if pos:
+        y0 = max(e[3] for e in pos) / 3
+        _guide(ax, T, y0, 0.5, "slope 0.5 (UB privacy term)", ":")
+        _guide(ax, T, y0, 0.0, "slope 0 (LB privacy term)", "--")
+    ax.set(xscale="log", yscale="log", xlabel="T", ylabel="excess over LinUCB / OFUL-RS",
+           title="price of privacy vs T")  # fmt: skip
+    ax.legend(fontsize=7)
+    ax = axes[2]
+    for alg, color in (("jdp_linucb", "C3"), ("adac_oful", "C0")):
+        pts = sorted((e[2], e[3]) for e in last if e[0] == alg and e[3] > 0)
+        if pts:
+            x, y = zip(*pts, strict=True)
+            name = styles[alg][1] + (" (at ε of its ρ, δ = 0.01)" if alg == "adac_oful" else "")
+            ax.plot(x, y, "o-", color=color, label=name)
+    jdp = sorted((e[2], e[3]) for e in last if e[0] == "jdp_linucb" and e[3] > 0)
+    if jdp:
+        x = np.array([e[0] for e in jdp])
+        _guide(ax, x, jdp[0][1], -0.5, "slope -1/2 (UB: ε^-1/2)", ":")
+        _guide(ax, x, jdp[0][1], -1.0, "slope -1 (LB: 1/ε)", "--")
+    ax.set(xscale="log", yscale="log", xlabel="ε (δ = 0.01)", ylabel="excess at T_max",
+           title=f"excess at T = {int(T[-1]):,} vs ε")  # fmt: skip
+    ax.legend(fontsize=7)
+    fig.tight_layout()
+    fig.savefig(out_pdf)
+    fig.savefig(out_png, dpi=110)
+    plt.close(fig)
+
+
+__all__ = ["finite_or_linear_figure", "gap_figure"]

@@ -1,0 +1,236 @@
+"""The run plan of the open-problem audit (paper 002; ``config/experiments/op24.yaml``, spec
+open-problem-002 §7): which simulation jobs exist at a tier and scale, and what each computes.
+
+A *run* is one simulation job: an (experiment, instance, K, d[, algorithm]) with all its privacy
+values, horizons (OP-E1/E2) or checkpoints (OP-E3) and trials. The plan is validated here, before
+any job starts: the schema, then the cross-field rules the schema cannot state (K for finite
+instances, d for linear ones, privacy values inside the algorithm's grid, unique run ids).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import asdict, dataclass, field
+
+from .config import ConfigError, check_schema, load_yaml
+
+TIERS = ("core", "full")
+#: Instances of each experiment (spec §7.4 codes) and the algorithm of OP-E1/E2.
+EXPERIMENT_INSTANCES = {
+    "OP-E1": ("I1", "I1b", "I2", "I3"),
+    "OP-E2": ("J1", "J2", "J3"),
+    "OP-E3": ("C1", "C2"),
+}
+FIXED_ALGORITHM = {"OP-E1": "adac_ucb", "OP-E2": "adac_gope"}
+#: OP-E3 checkpoints: 2^(L - CHECKPOINT_SPAN) ... 2^L (spec §7.3: 2^10 ... 2^15 at L = 15).
+CHECKPOINT_SPAN = 5
+
+
+@dataclass(frozen=True)
+class Run:
+    """One simulation job of the plan.
+
+    Attributes
+    ----------
+    id : str
+        Run id (job ``op24_sim_<id>``, file ``<root>/sim/op24/<id>.parquet``).
+    experiment, instance, algorithm : str
+    K, d : int
+        Number of arms or actions and dimension (``K = 2^d`` or ``2d`` for the linear instances;
+        ``d = 1`` for the finite-armed ones).
+    privacy : tuple of float
+        rho (AdaC-*) or epsilon (JDP-LinUCB); ``inf``: the non-private reference; LinUCB: ``(0,)``.
+    privacy_index : tuple of int
+        1-based positions in the algorithm's grid (0 for ``inf`` and LinUCB), spec §7.4.
+    horizons : tuple of int
+        OP-E1/E2: one separate run per horizon; OP-E3: ``(T_max,)``.
+    checkpoints : tuple of int
+        OP-E3: rounds at which regret is recorded; OP-E1/E2: equal to ``horizons``.
+    trials : int
+    options : dict
+        AdaC-UCB's ``alpha`` and ``index``.
+    """
+
+    id: str
+    experiment: str
+    instance: str
+    algorithm: str
+    K: int
+    d: int
+    privacy: tuple[float, ...]
+    privacy_index: tuple[int, ...]
+    horizons: tuple[int, ...]
+    checkpoints: tuple[int, ...]
+    trials: int
+    options: dict = field(default_factory=dict)
+
+    def as_dict(self) -> dict:
+        """Plain dict (Snakemake params, parquet metadata); ``inf`` stays a float."""
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: dict) -> Run:
+        """Inverse of :meth:`as_dict`."""
+        data = dict(data)
+        for key in ("privacy", "privacy_index", "horizons", "checkpoints"):
+            data[key] = tuple(data[key])
+        return cls(**data)
+
+
+@dataclass(frozen=True)
+class Plan:
+    """The runs of one tier at one scale, and the settings the audit needs."""
+
+    title: str
+    paper: str
+    claims: str
+    tier: str
+    scale: str
+    runs: tuple[Run, ...]
+    horizons: tuple[int, ...]
+    fit_points: int
+    fit_checkpoints: int
+    grids: dict
+
+    def run(self, run_id: str) -> Run:
+        """The run with this id."""
+        for r in self.runs:
+            if r.id == run_id:
+                return r
+        raise KeyError(run_id)
+
+
+def horizon_grid(log10_first: float, log10_step: float, points: int) -> tuple[int, ...]:
+    """``T_j = round(10^(log10_first + j log10_step))`` (spec §7.1)."""
+    return tuple(round(10 ** (log10_first + j * log10_step)) for j in range(points))
+
+
+def op_e3_checkpoints(log2_T_max: int) -> tuple[int, ...]:
+    """``2^(L-5), ..., 2^L`` for ``T_max = 2^L``."""
+    return tuple(2**k for k in range(max(1, log2_T_max - CHECKPOINT_SPAN), log2_T_max + 1))
+
+
+def _privacy(entry: dict, grid: list[float], where: str) -> tuple[tuple, tuple]:
+    values = entry.get("privacy", grid)
+    index = []
+    for v in values:
+        if v not in grid:
+            raise ConfigError(
+                f"{where}.privacy = {v!r}: not in the algorithm's grid {grid} (config key grids)"
+            )
+        index.append(0 if math.isinf(v) else grid.index(v) + 1)
+    return tuple(float(v) for v in values), tuple(index)
+
+
+def load_plan(path: str, schema: str, tier: str = "core", scale: str = "paper") -> Plan:
+    """Read, validate and expand the experiment file.
+
+    Parameters
+    ----------
+    path, schema : str
+        ``config/experiments/op24.yaml`` and its JSON schema.
+    tier : {"core", "full"}
+    scale : {"paper", "quick"}
+        ``quick``: the tier's runs with the file's ``quick`` overrides (fewer trials, the first
+        ``horizon_points`` horizons, OP-E3 at ``2^log2_T_max``).
+
+    Raises
+    ------
+    ConfigError
+        Naming the key, the bad value and what is allowed.
+    """
+    if tier not in TIERS:
+        raise ConfigError(f"config key tier = {tier!r}: allowed {', '.join(TIERS)}")
+    data = load_yaml(path)
+    check_schema(data, schema, path)
+    grid = horizon_grid(**data["horizons"])
+    quick = data["quick"] if scale == "quick" else None
+    if quick:
+        grid = grid[: quick["horizon_points"]]
+    fit_points = min(data["fit_points"], len(grid))
+    if fit_points < 2:
+        raise ConfigError(f"{path}: fit_points = {data['fit_points']}: need at least 2 horizons")
+    spec = data["tiers"][tier]
+    runs, seen = [], set()
+    for i, e in enumerate(spec["runs"]):
+        where = f"{path}: tiers.{tier}.runs.{i}"
+        exp, inst = e["experiment"], e["instance"]
+        if e["id"] in seen:
+            raise ConfigError(f"{where}.id = {e['id']!r}: duplicate run id")
+        seen.add(e["id"])
+        if inst not in EXPERIMENT_INSTANCES[exp]:
+            raise ConfigError(
+                f"{where}.instance = {inst!r}: {exp} allows {', '.join(EXPERIMENT_INSTANCES[exp])}"
+            )
+        trials = quick["trials"] if quick else spec["trials"][exp]
+        if exp == "OP-E3":
+            missing = [k for k in ("K", "d", "log2_T_max", "algorithm") if k not in e]
+            if missing:
+                raise ConfigError(f"{where}: OP-E3 runs need {', '.join(missing)}")
+            algorithm = e["algorithm"]
+            if algorithm == "linucb":
+                if "privacy" in e:
+                    raise ConfigError(f"{where}.privacy: LinUCB is not private; remove the key")
+                privacy, index = (0.0,), (0,)
+            else:
+                privacy, index = _privacy(e, data["grids"][algorithm], where)
+            L = min(e["log2_T_max"], quick["log2_T_max"]) if quick else e["log2_T_max"]
+            cps = op_e3_checkpoints(L)
+            horizons, K, d = (2**L,), e["K"], e["d"]
+        else:
+            algorithm = FIXED_ALGORITHM[exp]
+            key = "K" if exp == "OP-E1" else "d"
+            if key not in e or ("d" if exp == "OP-E1" else "K") in e:
+                raise ConfigError(
+                    f"{where}: {exp} runs take {key} (and not {'d' if key == 'K' else 'K'})"
+                )
+            if "T" in e and "horizons" in e:
+                raise ConfigError(f"{where}: give either T or horizons, not both")
+            if "T" in e:
+                horizons = tuple(e["T"])
+                if quick:
+                    horizons = tuple(T for T in horizons if T <= grid[-1]) or (grid[-1],)
+            else:
+                horizons = grid[-1:] if e.get("horizons") == "last" else grid
+            privacy, index = _privacy(e, data["grids"][algorithm], where)
+            if exp == "OP-E1":
+                K, d = e["K"], 1
+                if inst in ("I1", "I1b") and K != 5:
+                    raise ConfigError(f"{where}.K = {K}: instance {inst} has 5 arms")
+            else:
+                d = e["d"]
+                K = 2**d if inst == "J2" else 2 * d
+                if inst == "J1" and d != 5:
+                    raise ConfigError(f"{where}.d = {d}: instance J1 is defined for d = 5")
+            cps = horizons
+        runs.append(
+            Run(
+                id=e["id"],
+                experiment=exp,
+                instance=inst,
+                algorithm=algorithm,
+                K=K,
+                d=d,
+                privacy=privacy,
+                privacy_index=index,
+                horizons=tuple(int(h) for h in horizons),
+                checkpoints=tuple(int(c) for c in cps),
+                trials=trials,
+                options=dict(data["adac_ucb"]) if algorithm == "adac_ucb" else {},
+            )
+        )
+    return Plan(
+        title=data["title"],
+        paper=data["paper"],
+        claims=data["claims"],
+        tier=tier,
+        scale=scale,
+        runs=tuple(runs),
+        horizons=grid,
+        fit_points=fit_points,
+        fit_checkpoints=data["fit_checkpoints"],
+        grids=data["grids"],
+    )
+
+
+__all__ = ["Plan", "Run", "horizon_grid", "load_plan", "op_e3_checkpoints"]

@@ -1,0 +1,26 @@
+"""Snakemake job: every verdict rule of the open-problem audit (spec open-problem-002 §7.5) on
+the results of one tier: one row per (claim, rule, configuration, privacy value), and one row
+per claim."""
+
+# `snakemake` is injected by Snakemake's script directive.
+# ruff: noqa: F821
+
+import pandas as pd
+
+from dpbandits.audit.op24 import VERDICT_SEMANTICS, Op24Audit
+from dpbandits.bound_claims import load_bound_registry
+from dpbandits.joblog import job_log
+from dpbandits.tables import write_table
+
+with job_log(snakemake.log[0]) as log:
+    p = snakemake.params
+    registry = load_bound_registry(snakemake.input.claims, p.claims_schema)
+    results = pd.concat([pd.read_parquet(f) for f in snakemake.input.results], ignore_index=True)
+    rows, claims = Op24Audit(results, registry["claims"], p.fit_points, p.fit_checkpoints).run()
+    out = snakemake.output
+    write_table(rows, out.csv, out.md, "Paper 002: verdict rows", VERDICT_SEMANTICS)
+    write_table(
+        claims, out.claims_csv, out.claims_md, "Paper 002: claim verdicts", VERDICT_SEMANTICS
+    )
+    for r in claims.itertuples():
+        log.info("%s: %s (%s)", r.claim_id, r.verdict, r.rules)
