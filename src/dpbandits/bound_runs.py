@@ -9,7 +9,6 @@ times go to a separate timing table (the parquet bytes must not depend on the ma
 
 from __future__ import annotations
 
-import csv
 import logging
 import time
 from pathlib import Path
@@ -19,7 +18,7 @@ import pyarrow as pa
 
 from .bound_plan import Run
 from .engine.minimax import op_e1_cell, op_e2_cell, op_e3_cell
-from .io import write_result
+from .io import write_result, write_rows_csv
 
 log = logging.getLogger("dpbandits")
 
@@ -98,11 +97,7 @@ def write_run(run: Run, out: str | Path, timing_out: str | Path, tier: str, scal
     table, timings = simulate_run(run)
     metadata = {"run": run.as_dict(), "tier": tier, "scale": scale, "seeds": SEEDS}
     write_result(out, table, metadata)
-    Path(timing_out).parent.mkdir(parents=True, exist_ok=True)
-    with open(timing_out, "w", newline="") as fh:
-        writer = csv.DictWriter(fh, fieldnames=list(timings[0]))
-        writer.writeheader()
-        writer.writerows(timings)
+    write_rows_csv(timings, timing_out)
 
 
 __all__ = ["COLUMNS", "simulate_run", "write_run"]

@@ -8,6 +8,7 @@ timing or host information is stored, so a rebuilt file is byte-identical.
 
 from __future__ import annotations
 
+import csv
 import json
 import os
 from pathlib import Path
@@ -87,6 +88,17 @@ def write_result(path: str | Path, table: pa.Table, metadata: dict) -> None:
     finally:
         if tmp.exists():
             tmp.unlink()
+
+
+def write_rows_csv(rows: list[dict], path: str | Path) -> None:
+    """Write dicts with the same keys as a CSV file (header from the first row), creating the
+    directory. For small side tables (job timings); results go to parquet."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with open(path, "w", newline="") as fh:
+        writer = csv.DictWriter(fh, fieldnames=list(rows[0]))
+        writer.writeheader()
+        writer.writerows(rows)
 
 
 def read_metadata(path: str | Path) -> dict:

@@ -13,7 +13,7 @@ import numpy as np
 from .config import Cell
 from .engine import checkpoint_rounds, simulate
 from .envs import make_instances, reward_tables
-from .io import result_table, write_result
+from .io import result_table, write_result, write_rows_csv
 from .policies import POLICIES
 from .seeds import noise_generator, noise_spawn_key
 
@@ -244,11 +244,7 @@ def write_timings(cells: list[Cell], seconds: list[float], out: str | Path) -> N
         }
         for c, s in zip(cells, seconds, strict=True)
     ]
-    Path(out).parent.mkdir(parents=True, exist_ok=True)
-    with open(out, "w", newline="") as fh:
-        writer = csv.DictWriter(fh, fieldnames=list(rows[0]))
-        writer.writeheader()
-        writer.writerows(rows)
+    write_rows_csv(rows, out)
 
 
 def _simulate_cell(cell: Cell, instances, rewards, calibrated, quiet: bool = False):
