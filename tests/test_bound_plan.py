@@ -133,3 +133,27 @@ def test_a_run_writes_one_row_per_privacy_horizon_and_trial():
     assert (df["t"].unique() == np.array(run.checkpoints)).all()
     assert (df.groupby("trial")["regret"].apply(lambda r: r.is_monotonic_increasing)).all()
     assert (df["regret"] < df["regret_unif"]).all()  # LinUCB beats random play on C1
+
+
+def test_plasso_registry_of_spec_001_parses_with_the_same_schema():
+    """Spec private-lasso-001 §3 (groundwork of issue 7): every row, every term evaluable."""
+    reg = load_bound_registry("config/claims/plasso.yaml", CLAIMS_SCHEMA)
+    claims = {c["id"]: c for c in reg["claims"]}
+    assert len(claims) == 10 and {"plasso.thm2", "plasso.thm3", "plasso.thm4"} <= set(claims)
+    v = {"T": 1e6, "s0": 5, "K": 2, "eps": 1.0, "delta": 0.01, "sigma": 1.0, "d": 100}
+    # Theorem 3: s0^{3/2} sqrt(T) ln^2 T ln(ln(T)/delta) / eps
+    L = math.log(1e6)
+    expected = 5**1.5 * 1e3 * L**2 * math.log(L / 0.01)
+    assert bound_value(claims["plasso.thm3"], v) == pytest.approx(expected)
+    # Theorem 4 (a min of two terms): sigma^2 ln T min(s0 ln d, s0 ln d / eps)
+    v2 = {**v, "eps": 4.0}
+    assert bound_value(claims["plasso.thm4"], v2) == pytest.approx(L * 5 * math.log(100) / 4)
+
+
+@pytest.mark.parametrize("expr", ["__import__('os')", "T.real", "exp(T)", "[T]"])
+def test_claim_expressions_allow_arithmetic_and_log_only(expr):
+    from dpbandits.bound_claims import evaluate
+
+    with pytest.raises((ValueError, KeyError)):
+        evaluate(expr, {"T": 10.0})
+    assert evaluate("log(T)/delta", {"T": math.e, "delta": 0.5}) == pytest.approx(2.0)

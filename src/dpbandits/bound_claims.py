@@ -26,7 +26,8 @@ _OPS = {
 
 
 def evaluate(expr: str, values: Mapping[str, float]) -> float:
-    """Value of an arithmetic expression (``+ - * / **``, numbers, variable names)."""
+    """Value of an arithmetic expression (``+ - * / **``, ``log(...)`` = natural log, numbers,
+    variable names)."""
 
     def ev(node):
         if isinstance(node, ast.Expression):
@@ -41,7 +42,17 @@ def evaluate(expr: str, values: Mapping[str, float]) -> float:
             return _OPS[type(node.op)](ev(node.left), ev(node.right))
         if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
             return -ev(node.operand)
-        raise ValueError(f"{expr!r}: only + - * / ** over numbers and variables are allowed")
+        if (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Name)
+            and node.func.id == "log"
+            and len(node.args) == 1
+            and not node.keywords
+        ):
+            return math.log(ev(node.args[0]))
+        raise ValueError(
+            f"{expr!r}: only + - * / ** and log(...) over numbers and variables are allowed"
+        )
 
     return ev(ast.parse(str(expr), mode="eval"))
 
@@ -91,7 +102,7 @@ def load_bound_registry(path: str, schema: str) -> dict:
     data = load_yaml(path)
     check_schema(data, schema, path)
     seen = set()
-    point = {"T": 1e6, "K": 10, "d": 5, "rho": 0.1, "eps": 1.0, "delta": 0.01}
+    point = {"T": 1e6, "K": 10, "d": 5, "rho": 0.1, "eps": 1.0, "delta": 0.01, "s0": 5, "sigma": 1}
     for i, claim in enumerate(data["claims"]):
         if claim["id"] in seen:
             raise ConfigError(f"{path}: claims.{i}.id = {claim['id']!r}: duplicate id")
