@@ -19,7 +19,9 @@ import numpy as np
 import pandas as pd
 
 from ..bound_claims import leading_term, t_secant_exponent, term_of, term_value
+from ..engine.minimax import OP_E3_DELTA
 from .minimax_rules import (
+    SATURATION,
     RuleResult,
     aggregate,
     rule_exc_t,
@@ -77,7 +79,7 @@ def _row(claim: str, res: RuleResult, cfg: dict, privacy=math.nan, C_impl=math.n
 
 
 def _values(run_key: dict, privacy: float, kind: str) -> dict:
-    v = {"K": run_key["K"], "d": run_key["d"], "delta": 0.01}
+    v = {"K": run_key["K"], "d": run_key["d"], "delta": OP_E3_DELTA}
     v["rho" if kind == "rho" else "eps"] = privacy
     return v
 
@@ -214,7 +216,7 @@ class Op24Audit:
                 _, R = _matrix(last, p)
                 _, unif = _matrix(last, p, "regret_unif")
                 E.append(R[-1] - R_inf[-1].mean())
-                sat.append(R[-1].mean() >= 0.8 * unif[-1].mean())
+                sat.append(R[-1].mean() >= SATURATION * unif[-1].mean())
             res = rule_rho(rhos, np.array(E), float(R_inf[-1].mean()), sat)
             self.rows.append(_row(claim_id, res, self._cfg(exp, inst, key, "rho")))
 
@@ -297,7 +299,7 @@ class Op24Audit:
             last = sub[sub["t"] == sub["t"].max()]
             for e in sorted(last["privacy"].unique()):
                 R = last[last["privacy"] == e]["regret"].to_numpy()
-                vals = {"K": key[0], "d": key[1], "eps": e, "delta": 0.01, "T": key[2]}
+                vals = {"K": key[0], "d": key[1], "eps": e, "delta": OP_E3_DELTA, "T": key[2]}
                 ratio = float(R.mean() / _bound(claim, vals))
                 res = RuleResult("NOT-AUDITED", "NOT-AUDITED", ratio, note="mean R / LB at T_max")
                 self.rows.append(_row(claim_id, res, self._cfg("OP-E3", inst, key, "eps"), e))

@@ -8,10 +8,14 @@ import math
 import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
+from matplotlib.ticker import NullFormatter
 
+from ..engine.minimax import OP_E3_DELTA
 from ..mechanisms.zcdp import zcdp_to_dp
+from ..plotting import close, save, set_style
 
-DELTA_EQUIV = 0.01
+#: delta of the equivalent epsilon of a rho: JDP-LinUCB's delta (spec §7.3, §7.6).
+DELTA_EQUIV = OP_E3_DELTA
 
 
 def _means(df: pd.DataFrame) -> pd.DataFrame:
@@ -54,6 +58,7 @@ def finite_or_linear_figure(df: pd.DataFrame, experiment: str, out_pdf: str, out
     """OP-E1 (I1, I2, I1b) or OP-E2 (J1, J2): regret vs T on the fixed-gap and the hard family
     with the bounds' non-private terms as guides, excess vs T, excess at T_max vs rho."""
     fixed, hard = ("I1", "I2") if experiment == "OP-E1" else ("J1", "J2")
+    set_style()
     fig, axes = plt.subplots(2, 3, figsize=(15, 8.5))
     dfx = df[df["instance"] == fixed]
     dfh = df[df["instance"] == hard]
@@ -116,10 +121,12 @@ def finite_or_linear_figure(df: pd.DataFrame, experiment: str, out_pdf: str, out
     else:
         ax.axis("off")
     axes[1, 2].axis("off")
+    for ax in np.ravel(axes):  # decade labels only (minor labels overlap on log axes)
+        ax.xaxis.set_minor_formatter(NullFormatter())
+        ax.yaxis.set_minor_formatter(NullFormatter())
     fig.tight_layout()
-    fig.savefig(out_pdf)
-    fig.savefig(out_png, dpi=110)
-    plt.close(fig)
+    save(fig, out_pdf, out_png, dpi=110)  # no timestamps in the files
+    close(fig)
 
 
 def gap_figure(df: pd.DataFrame, out_pdf: str, out_png: str, context: str = "C1"):
@@ -132,6 +139,7 @@ def gap_figure(df: pd.DataFrame, out_pdf: str, out_png: str, context: str = "C1"
     m = _means(d3)
     T = np.sort(m["t"].unique()).astype(float)
     d = int(d3["d"].iloc[0])
+    set_style()
     fig, axes = plt.subplots(1, 3, figsize=(16, 5))
     ax = axes[0]
     styles = {"linucb": ("k", "LinUCB"), "jdp_linucb": ("C3", "JDP-LinUCB"),
@@ -195,10 +203,12 @@ def gap_figure(df: pd.DataFrame, out_pdf: str, out_png: str, context: str = "C1"
     ax.set(xscale="log", yscale="log", xlabel="ε (δ = 0.01)", ylabel="excess at T_max",
            title=f"excess at T = {int(T[-1]):,} vs ε")  # fmt: skip
     ax.legend(fontsize=7)
+    for ax in np.ravel(axes):  # decade labels only (minor labels overlap on log axes)
+        ax.xaxis.set_minor_formatter(NullFormatter())
+        ax.yaxis.set_minor_formatter(NullFormatter())
     fig.tight_layout()
-    fig.savefig(out_pdf)
-    fig.savefig(out_png, dpi=110)
-    plt.close(fig)
+    save(fig, out_pdf, out_png, dpi=110)  # no timestamps in the files
+    close(fig)
 
 
 __all__ = ["finite_or_linear_figure", "gap_figure"]
