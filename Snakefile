@@ -23,6 +23,7 @@ include: "workflow/rules/figures.smk"
 include: "workflow/rules/papers.smk"
 include: "workflow/rules/audit.smk"
 include: "workflow/rules/bounds.smk"
+include: "workflow/rules/plasso.smk"
 
 
 rule all:
@@ -31,3 +32,4 @@ rule all:
         ALL_TARGETS,
         rules.audit.output,
         [f for name in BOUND_PLANS for f in bound_outputs(name).values()],
+        plasso_outputs().values() if PLASSO_PLAN else [],

@@ -89,6 +89,10 @@ def test_dry_run_of_the_full_dag(project):
     # paper 002: one job per run of the core plan (spec open-problem-002 §7), then its audit
     op24 = {k for k in counts if k.startswith("op24_sim_")}
     assert len(op24) == 8 and counts["op24_verdicts"] == counts["audit_op24"] == "1"
+    # paper 001: one job per (family, algorithm) of the core plan (spec private-lasso-001 §4.3)
+    plasso = {k for k in counts if k.startswith("plasso_sim_e1_")}
+    assert len(plasso) == 10 and counts["plasso_verdicts"] == counts["plasso_report"] == "1"
+    assert "plasso_audit" in listed and "plasso_sim_e1_F1_d100_K2_s5_private_lasso" in listed
 
 
 def test_bad_input_is_refused_before_any_job(project, tmp_path):
@@ -187,6 +191,11 @@ def test_rebuilds_are_byte_identical_with_any_cores(project):
     ]
     # paper 002: a finite-armed run and the JDP-LinUCB run (tree noise, numba kernel)
     targets += [f"results/quick/sim/op24/{r}.parquet" for r in ("e1_I1b", "e3_C1_d5_jdp")]
+    # paper 001: LASSO + sparse vector + tree noise (runs and episodes)
+    targets += [
+        f"results/quick/sim/plasso/e1_F2_d100_K2_s5_private_lasso{s}.parquet"
+        for s in ("", "_episodes")
+    ]
     snakemake(project, "--cores", "1", *targets, "--config", "scale=quick")
     paths = [project / t for t in targets]
     first = _sha(paths)
@@ -239,6 +248,20 @@ def test_quick_audit_builds_the_report(project):
         assert (project / f"results/quick/figures/op24_{fig}.png").read_bytes()[:4] == b"\x89PNG"
     assert "Verdict per claim" in (res / "op24.html").read_text()
     assert 'href="op24.html"' in (res / "report.html").read_text()
+    # paper 001 (plasso): a verdict for every claim of spec §3, the rows, figures and page
+    pl = pd.read_csv(res / "plasso_claims.csv").set_index("claim_id")
+    assert len(pl) == 10 and pl.loc["plasso.thm1", "verdict"] == "NOT-AUDITED"
+    assert pl.loc["plasso.intro.dim", "verdict"] == "NOT-RUN"  # PL-E2 is full tier
+    plrows = pd.read_csv(project / "results/quick/tables/plasso_claims.csv")
+    up = plrows[(plrows["claim_id"] == "plasso.thm2") & (plrows["rule"] == "R-UP-T")
+                & (plrows["algorithm"] == "private_lasso")]  # fmt: skip
+    assert len(up) == 2 * 8 and up["claimed"].between(0.3, 0.6).all()
+    for fig in ("regret_vs_T", "normalised", "eps", "ratio", "support", "scans"):
+        png = project / f"results/quick/figures/plasso_{fig}.png"
+        assert png.read_bytes()[:4] == b"\x89PNG"
+    page = (res / "plasso.html").read_text()
+    assert "Verdict per claim" in page and "non-shrinking Laplace noise" in page
+    assert 'href="plasso.html"' in (res / "report.html").read_text()
     # paper 000: its calibration table, its rate fits (sweeps W and F) and its findings
     cal = pd.read_csv(project / "results/quick/calibration/olucb/c_beta.csv")
     assert len(cal) >= 15 and cal["chosen"].sum() == 1

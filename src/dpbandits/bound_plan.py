@@ -26,8 +26,38 @@ FIXED_ALGORITHM = {"OP-E1": "adac_ucb", "OP-E2": "adac_gope"}
 CHECKPOINT_SPAN = 5
 
 
+class RunRecord:
+    """Conversions of a frozen run dataclass to and from the plain dict Snakemake passes as a
+    job parameter (and the parquet metadata stores); ``_TUPLES`` lists the tuple fields."""
+
+    _TUPLES: tuple[str, ...] = ()
+
+    def as_dict(self) -> dict:
+        """Plain dict (Snakemake params, parquet metadata); ``inf`` stays a float."""
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: dict):
+        """Inverse of :meth:`as_dict`."""
+        data = dict(data)
+        for key in cls._TUPLES:
+            data[key] = tuple(data[key])
+        return cls(**data)
+
+
+class RunLookup:
+    """``plan.run(id)`` for a plan dataclass with a ``runs`` tuple."""
+
+    def run(self, run_id: str):
+        """The run with this id."""
+        for r in self.runs:
+            if r.id == run_id:
+                return r
+        raise KeyError(run_id)
+
+
 @dataclass(frozen=True)
-class Run:
+class Run(RunRecord):
     """One simulation job of the plan.
 
     Attributes
@@ -64,21 +94,11 @@ class Run:
     trials: int
     options: dict = field(default_factory=dict)
 
-    def as_dict(self) -> dict:
-        """Plain dict (Snakemake params, parquet metadata); ``inf`` stays a float."""
-        return asdict(self)
-
-    @classmethod
-    def from_dict(cls, data: dict) -> Run:
-        """Inverse of :meth:`as_dict`."""
-        data = dict(data)
-        for key in ("privacy", "privacy_index", "horizons", "checkpoints"):
-            data[key] = tuple(data[key])
-        return cls(**data)
+    _TUPLES = ("privacy", "privacy_index", "horizons", "checkpoints")
 
 
 @dataclass(frozen=True)
-class Plan:
+class Plan(RunLookup):
     """The runs of one tier at one scale, and the settings the audit needs."""
 
     title: str
@@ -91,13 +111,6 @@ class Plan:
     fit_points: int
     fit_checkpoints: int
     grids: dict
-
-    def run(self, run_id: str) -> Run:
-        """The run with this id."""
-        for r in self.runs:
-            if r.id == run_id:
-                return r
-        raise KeyError(run_id)
 
 
 def horizon_grid(log10_first: float, log10_step: float, points: int) -> tuple[int, ...]:

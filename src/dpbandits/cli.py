@@ -34,6 +34,7 @@ from .audit.rates import evaluate_rate_claims
 from .claims import load_claims
 from .config import load_experiment, load_yaml
 from .engine import checkpoint_rounds, draw_raw, simulate
+from .engine.private_lasso import simulate_cell as plasso_cell
 from .envs import bernoulli_reward_table, make_instances, reward_tables, script_instances
 from .io import read_results
 from .pipeline import run_cells
@@ -75,6 +76,8 @@ def warmup() -> None:
                 [noise_generator(0, "warmup", "p", policy.algorithm, 0)],
                 checkpoint_rounds(40, 2),
             )
+    # PrivateLASSO (paper 001): the TBAP round kernel and the trust-region solver
+    plasso_cell("PL-E1", "F1", 10, 2, 2, 16, "private_lasso", 1e4, 3, 1)
     print("numba kernels compiled and cached")
 
 

@@ -119,8 +119,8 @@ for _name, _exp in EXPERIMENTS.items():
 rule audit:
     input:
         [f"{RESULTS}/audit/{name}.html" for name in EXPERIMENTS],
-        bound_pages=[bound_outputs(name)["page"] for name in BOUND_PLANS],
-        bound_claims=[bound_outputs(name)["claims_csv"] for name in BOUND_PLANS],
+        bound_pages=[entry["file"] for entry in bound_pages()],
+        bound_claims=[entry["claims"] for entry in bound_pages()],
         rates=[f"{RESULTS}/audit/{name}_rates.csv" for name in EXPERIMENTS],
         orderings=[table_outputs(name)["claims"] for name in EXPERIMENTS],
     output:
@@ -151,16 +151,6 @@ rule audit:
             }
             for name, exp in EXPERIMENTS.items()
         ],
-        bound_audits=[
-            {
-                "name": name,
-                "title": plan.title,
-                "claims": bound_outputs(name)["claims_csv"],
-                "page": os.path.relpath(
-                    bound_outputs(name)["page"], f"{RESULTS}/audit"
-                ),
-            }
-            for name, plan in BOUND_PLANS.items()
-        ],
+        bound_audits=bound_pages(),
     script:
         "../scripts/audit_summary.py"

@@ -7,6 +7,7 @@ from snakemake.exceptions import WorkflowError
 
 from dpbandits.bound_claims import load_bound_registry
 from dpbandits.bound_plan import load_plan
+from dpbandits.plasso_plan import load_plasso_plan
 from dpbandits.claims import load_registry
 from dpbandits.config import ConfigError, check_schema, load_experiment, results_root
 
@@ -43,8 +44,20 @@ try:
             config["scale"],
         )
         for name in config["bound_audits"]
+        if name != "plasso"
     }
-    for _plan in BOUND_PLANS.values():
+    # Paper 001 (PrivateLASSO) has its own plan format (workflow/rules/plasso.smk).
+    PLASSO_PLAN = (
+        load_plasso_plan(
+            "config/experiments/plasso.yaml",
+            f"{SCHEMAS}/plasso.schema.yaml",
+            config["tier"],
+            config["scale"],
+        )
+        if "plasso" in config["bound_audits"]
+        else None
+    )
+    for _plan in [*BOUND_PLANS.values(), *([PLASSO_PLAN] if PLASSO_PLAN else [])]:
         load_bound_registry(_plan.claims, f"{SCHEMAS}/bound_claims.schema.yaml")
 except ConfigError as exc:
     raise WorkflowError(str(exc)) from None
@@ -161,3 +174,66 @@ def bound_outputs(name):
         for ext in ("pdf", "png"):
             out[f"{fig}_{ext}"] = f"{root}/figures/{name}_{fig}.{ext}"
     return out
+
+
+#: Figures of the PrivateLASSO audit (spec private-lasso-001 §4.6); `scans` is PL-E2 (full tier).
+PLASSO_FIGURES = ("regret_vs_T", "normalised", "eps", "ratio", "support", "scans")
+
+
+def plasso_root():
+    """Root of the PrivateLASSO audit's outputs: the scale's root, plus /full for the full tier."""
+    return RESULTS if PLASSO_PLAN.tier == "core" else f"{RESULTS}/full"
+
+
+def plasso_sim_files(kind="runs"):
+    """Run (``runs``) or episode (``episodes``) parquet file of every run of the plan."""
+    suffix = "" if kind == "runs" else "_episodes"
+    return [
+        f"{plasso_root()}/sim/plasso/{run.id}{suffix}.parquet"
+        for run in PLASSO_PLAN.runs
+    ]
+
+
+def plasso_outputs():
+    """Every output of the PrivateLASSO audit: verdict tables, figures, report page."""
+    root = plasso_root()
+    out = {
+        "rows_csv": f"{root}/tables/plasso_claims.csv",
+        "rows_md": f"{root}/tables/plasso_claims.md",
+        "claims_csv": f"{root}/audit/plasso_claims.csv",
+        "claims_md": f"{root}/audit/plasso_claims.md",
+        "constants_csv": f"{root}/tables/plasso_constants.csv",
+        "constants_md": f"{root}/tables/plasso_constants.md",
+        "page": f"{root}/audit/plasso.html",
+        "ipynb": f"{root}/audit/plasso.ipynb",
+    }
+    for fig in PLASSO_FIGURES:
+        for ext in ("pdf", "png"):
+            out[f"{fig}_{ext}"] = f"{root}/figures/plasso_{fig}.{ext}"
+    return out
+
+
+def bound_pages():
+    """Report entries of the papers audited by dedicated experiments (op24, plasso): title,
+    claim verdicts, page file and its link relative to the report."""
+    entries = [
+        {
+            "name": name,
+            "title": plan.title,
+            "claims": bound_outputs(name)["claims_csv"],
+            "file": bound_outputs(name)["page"],
+            "page": os.path.relpath(bound_outputs(name)["page"], f"{RESULTS}/audit"),
+        }
+        for name, plan in BOUND_PLANS.items()
+    ]
+    if PLASSO_PLAN:
+        entries.append(
+            {
+                "name": "plasso",
+                "title": PLASSO_PLAN.title,
+                "claims": plasso_outputs()["claims_csv"],
+                "file": plasso_outputs()["page"],
+                "page": os.path.relpath(plasso_outputs()["page"], f"{RESULTS}/audit"),
+            }
+        )
+    return entries

@@ -1,0 +1,511 @@
+"""Verdicts of the PrivateLASSO audit (paper 001; spec private-lasso-001 §4.5, §4.7) from the
+PL-E1 / PL-E2 results: one row per (claim, rule, family, configuration, algorithm, eps), one
+aggregate row per (claim, rule, family), and one verdict per claim.
+
+Roles of a row: ``verdict`` (counts for the claim), ``control`` (families that violate the
+claim's assumptions: F2/F3 for Theorem 2, expected to fail; they show the test's power),
+``reference`` (non-private algorithms and PrivateLASSO(inf), shown for comparison) and
+``diagnostic`` (ablations, Oracle-TBAP, support recovery, K / s0 scans: reported, never a
+verdict).
+
+Statistics (§4.5): means over trials; 95 % percentile bootstrap with ``B = 2000`` replicates from
+a generator seeded with 0, resampling trials independently per horizon (runs at different ``T``
+are independent) and jointly across algorithms at one horizon (common random numbers: the
+environment streams do not depend on the algorithm). ``b_claim`` is the claim term's secant
+exponent over the fit window, log factors included; ``C_impl = max_{T in window} mean R(T) /
+f(T)`` with unit coefficients.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pandas as pd
+
+from ..bound_claims import bound_value, t_secant_exponent, term_value
+from ..policies.private_lasso import episode_length, episode_starts, plasso_constants
+from .minimax_rules import (
+    BOOT_SEED,
+    N_BOOT,
+    SATURATION,
+    RuleResult,
+    aggregate,
+    loglog_slope,
+    rule_up_t,
+)
+from .rates import _slopes
+
+TAU_T = 0.10
+TAU_EPS = 0.20
+TAU_D = 0.15
+#: R-DIM: CONTRADICTED when the d-slope surely exceeds this (spec §4.7).
+DIM_CONTRADICTED = 0.5
+#: K and s0 scans: claimed slopes on ln(K - 1) and ln s0 and their tolerances (spec §4.7).
+SCAN_CLAIMS = {"K": (1.0, 0.15), "s0": (1.5, 0.3)}
+#: Support diagnostics use the episodes starting at or after this round (spec §2.7: 4 lambda_t
+#: < theta_min from t ~ 2^9 with lambda0 = 0.2).
+SUPPORT_FROM = 2**9
+NOT_RUN = "NOT-RUN"
+BASE = {"d": 100, "K": 2, "s0": 5}
+VERDICT_SEMANTICS = (
+    "Upper bounds (Theorems 2, 3): SUPPORTED when the 95% bootstrap interval of the regret's "
+    "T-slope ends at or below the claim's effective exponent (secant over the fit window, log "
+    "factors included) plus 0.10; CONTRADICTED when it starts above; INCONCLUSIVE otherwise; "
+    "PRE-ASYMPTOTIC when the mean regret at the largest T is at least 0.8 of random play's. "
+    "A claim aggregates its finite eps values (any CONTRADICTED wins). R-EPS: the excess over "
+    "PrivateLASSO(inf) at T_max must fall like 1/eps or faster (slope <= -1 + 0.2). R-SHAPE: the "
+    "ratio to PrivateLASSO(inf) must not grow with T (slope <= 0.10). Controls are families that "
+    "violate the claim's assumptions (reported, not verdicts). NOT-AUDITED: privacy and accuracy "
+    "claims, covered by unit tests. NOT-RUN: the configuration belongs to the full tier."
+)
+COLUMNS = (
+    "claim_id", "rule", "role", "family", "d", "K", "s0", "algorithm", "eps", "T_max",
+    "statistic", "ci_low", "ci_high", "claimed", "C_impl", "verdict", "note",
+)  # fmt: skip
+CLAIM_COLUMNS = ("claim_id", "kind", "where", "claimed", "rules", "verdict", "notes")
+
+
+def _fmt_eps(eps: float) -> str:
+    return "inf" if math.isinf(eps) else f"{eps:g}"
+
+
+def aggregate_upper(verdicts) -> str:
+    """Spec §4.7 R-UP-T aggregate: CONTRADICTED if any value is; SUPPORTED if every
+    non-saturated value is (at least one); PRE-ASYMPTOTIC if all are saturated; else
+    INCONCLUSIVE."""
+    v = list(verdicts)
+    if v and all(x == "PRE-ASYMPTOTIC" for x in v):
+        return "PRE-ASYMPTOTIC"
+    return aggregate(v)
+
+
+class PlassoAudit:
+    """Every verdict rule of spec §4.7 on the results of one tier.
+
+    Parameters
+    ----------
+    runs : pandas.DataFrame
+        Rows of every run file (:mod:`dpbandits.plasso_runs`).
+    episodes : pandas.DataFrame
+        Episode rows of every run file.
+    claims : list of dict
+        The registry ``config/claims/plasso.yaml``.
+    fit_points : int
+        Top horizons of the T-slope window.
+    """
+
+    def __init__(self, runs, episodes, claims, fit_points: int):
+        self.runs = runs
+        self.episodes = episodes
+        self.claims = {c["id"]: c for c in claims}
+        self.fit_points = fit_points
+        e1 = runs[runs["experiment"] == "PL-E1"]
+        self.e1 = e1
+        self.families = sorted(e1["family"].unique())
+        self.T = np.sort(e1["T"].unique()).astype(float)
+        self.window = self.T[-fit_points:]
+        self.rows: list[dict] = []
+
+    # --- data -------------------------------------------------------------------------------
+    def matrix(self, family, algorithm, eps, column="regret_T", T=None, df=None):
+        """``M[j, i]``: value at horizon ``T[j]`` (default: the fit window) of trial ``i``."""
+        df = self.e1 if df is None else df
+        sub = df[(df["family"] == family) & (df["algorithm"] == algorithm) & (df["eps"] == eps)]
+        wide = sub.pivot_table(index="T", columns="trial", values=column, aggfunc="first")
+        T = self.window if T is None else T
+        return wide.loc[T].to_numpy(dtype=float)
+
+    def has(self, family, algorithm, eps) -> bool:
+        e = self.e1
+        return bool(
+            ((e["family"] == family) & (e["algorithm"] == algorithm) & (e["eps"] == eps)).any()
+        )
+
+    def eps_values(self, family, algorithm) -> list[float]:
+        e = self.e1
+        return sorted(e[(e["family"] == family) & (e["algorithm"] == algorithm)]["eps"].unique())
+
+    def _values(self, eps) -> dict:
+        return {**BASE, "eps": eps, "delta": 0.01, "sigma": 0.5, "T": self.window[-1]}
+
+    def _add(self, claim, res: RuleResult, role, family, algorithm, eps, cfg=None, C_impl=math.nan):
+        cfg = cfg or BASE
+        self.rows.append(
+            {
+                "claim_id": claim, "rule": res.rule, "role": role, "family": family,
+                "d": cfg["d"], "K": cfg["K"], "s0": cfg["s0"], "algorithm": algorithm,
+                "eps": eps, "T_max": self.window[-1] if cfg is BASE else cfg.get("T", math.nan),
+                "statistic": res.statistic, "ci_low": res.ci_low, "ci_high": res.ci_high,
+                "claimed": res.claimed, "C_impl": C_impl, "verdict": res.verdict, "note": res.note,
+            }
+        )  # fmt: skip
+
+    # --- rules ------------------------------------------------------------------------------
+    def up_t(self, claim_id: str, family: str, role: str) -> None:
+        """R-UP-T for every eps of PrivateLASSO on one family (finite eps: ``role``; inf,
+        baselines: reference; ablations and Oracle-TBAP: diagnostic)."""
+        claim = self.claims[claim_id]
+        term = claim["terms"][0]
+        series = [("private_lasso", e) for e in self.eps_values(family, "private_lasso")]
+        for alg in ("np_th_lasso", "oracle_ols", "oracle_tbap", "svt_noise_off", "tbap_noise_off"):
+            series += [(alg, e) for e in self.eps_values(family, alg)]
+        for alg, eps in series:
+            R = self.matrix(family, alg, eps)
+            U = self.matrix(family, alg, eps, "regret_unif_T")
+            # b_claim and C_impl at the claim's eps (inf: the eps-free shape at eps = 1).
+            values = self._values(1.0 if math.isinf(eps) else eps)
+            b_claim = t_secant_exponent(term, values, self.window[0], self.window[-1])
+            f = np.array([bound_value(claim, {**values, "T": t}) for t in self.window])
+            C_impl = float(np.max(R.mean(axis=1) / f))
+            res = rule_up_t(self.window, R, U, b_claim, tau=TAU_T)
+            if alg == "private_lasso" and not math.isinf(eps):
+                r = role
+            elif alg in ("np_th_lasso", "oracle_ols") or alg == "private_lasso":
+                r = "reference"
+            else:
+                r = "diagnostic"
+            self._add(claim_id, res, r, family, alg, eps, C_impl=C_impl)
+
+    def _excess(self, family, alg, ref, eps_list):
+        """Per-trial excess at T_max over ``ref`` (paired: common random numbers), usable eps."""
+        T_max = self.T[-1:]
+        R_ref = self.matrix(family, ref, math.inf, T=T_max)[0]
+        usable, E, notes = [], [], []
+        rng = np.random.default_rng(BOOT_SEED)
+        for eps in eps_list:
+            R = self.matrix(family, alg, eps, T=T_max)[0]
+            U = self.matrix(family, alg, eps, "regret_unif_T", T=T_max)[0]
+            diff = R - R_ref
+            boot = diff[rng.integers(0, diff.size, size=(N_BOOT, diff.size))].mean(axis=1)
+            if R.mean() >= SATURATION * U.mean():
+                notes.append(f"{_fmt_eps(eps)}: saturated")
+            elif np.percentile(boot, 2.5) <= 0:
+                notes.append(f"{_fmt_eps(eps)}: excess CI not above 0")
+            else:
+                usable.append(eps)
+                E.append(diff)
+        return usable, np.array(E), notes
+
+    def eps_rule(self, claim_id: str, family: str, role: str, alg="private_lasso", ref=None):
+        """R-EPS: slope of the excess at T_max on ln eps over the usable eps (>= 3)."""
+        ref = ref or alg
+        finite = [e for e in self.eps_values(family, alg) if not math.isinf(e)]
+        if ref == alg and not self.has(family, alg, math.inf):
+            return
+        usable, E, notes = self._excess(family, alg, ref if ref != alg else alg, finite)
+        note = "; ".join(notes)
+        if len(usable) < 3:
+            res = RuleResult("R-EPS", "INCONCLUSIVE", claimed=-1.0,
+                             note=f"not measurable: {len(usable)} usable eps. {note}")  # fmt: skip
+        else:
+            s, lo, hi = loglog_slope(usable, E, paired=True)
+            if hi <= -1 + TAU_EPS:
+                verdict = "SUPPORTED"
+            elif lo > -1 + TAU_EPS:
+                verdict = "CONTRADICTED"
+            else:
+                verdict = "INCONCLUSIVE"
+            used = ", ".join(_fmt_eps(e) for e in usable)
+            res = RuleResult("R-EPS", verdict, s, lo, hi, -1.0, f"usable eps: {used}. {note}")
+        self._add(claim_id, res, role, family, alg, math.nan)
+
+    def shape(self, claim_id: str, family: str = "F1", ref: str = "private_lasso") -> None:
+        """R-SHAPE: T-slope of ``q(T) = mean R_eps / mean R_ref`` (ref: PrivateLASSO(inf);
+        NP-TH-LASSO as reference rows)."""
+        ref_eps = math.inf
+        if not self.has(family, ref, ref_eps):
+            return
+        R_ref = self.matrix(family, ref, ref_eps)
+        x = self.window
+        for eps in self.eps_values(family, "private_lasso"):
+            if math.isinf(eps):
+                continue
+            R = self.matrix(family, "private_lasso", eps)
+            U = self.matrix(family, "private_lasso", eps, "regret_unif_T")
+            role = "verdict" if ref == "private_lasso" else "reference"
+            if R[-1].mean() >= SATURATION * U[-1].mean():
+                res = RuleResult("R-SHAPE", "PRE-ASYMPTOTIC", claimed=0.0, note="saturated")
+                self._add(claim_id, res, role, family, "private_lasso", eps)
+                continue
+            q = R.mean(axis=1) / R_ref.mean(axis=1)
+            s = float(_slopes(x, q))
+            rng = np.random.default_rng(BOOT_SEED)
+            n = R.shape[1]
+            idx = rng.integers(0, n, size=(N_BOOT, len(x), n))
+            rows = np.arange(len(x))[None, :, None]
+            qb = R[rows, idx].mean(axis=2) / R_ref[rows, idx].mean(axis=2)
+            lo, hi = np.nanquantile(_slopes(x, qb), [0.025, 0.975])
+            verdict = "SUPPORTED" if hi <= TAU_T else "CONTRADICTED" if lo > TAU_T else (
+                "INCONCLUSIVE")  # fmt: skip
+            res = RuleResult("R-SHAPE", verdict, s, float(lo), float(hi), 0.0, f"ratio to {ref}")
+            self._add(claim_id, res, role, family, "private_lasso", eps)
+
+    def lb_info(self, claim_id: str, family: str) -> None:
+        """R-LB-INFO: ``mean R(T_max) / LB(T_max)`` for every series; the flag row compares
+        Oracle-OLS's upper CI with ``LB(T)`` at ``eps <= 1`` at every T."""
+        claim = self.claims[claim_id]
+        e = self.e1[self.e1["family"] == family]
+        T_all = self.T
+        for (alg, eps), _ in e.groupby(["algorithm", "eps"], sort=True):
+            R = self.matrix(family, alg, eps, T=T_all[-1:])
+            lb = bound_value(claim, {**self._values(eps if eps < math.inf else 1.0),
+                                     "T": T_all[-1]})  # fmt: skip
+            res = RuleResult(
+                "R-LB-INFO", "INFO", float(R.mean() / lb), note=f"LB(T_max) = {lb:.4g}"
+            )
+            self._add(claim_id, res, "diagnostic", family, alg, eps)
+        R = self.matrix(family, "oracle_ols", math.inf, T=T_all)
+        rng = np.random.default_rng(BOOT_SEED)
+        below = []
+        for j, t in enumerate(T_all):
+            boot = R[j][rng.integers(0, R.shape[1], size=(N_BOOT, R.shape[1]))].mean(axis=1)
+            lb = bound_value(claim, {**self._values(1.0), "T": t})
+            if np.percentile(boot, 97.5) < lb:
+                below.append(int(t))
+        flag = "VIOLATION" if below else "NO-VIOLATION"
+        note = (
+            f"Oracle-OLS's upper CI below LB(T) at eps <= 1 for T = {below}: this instance is "
+            "easier than the minimax lower bound's hard instances (a minimax bound cannot be "
+            "contradicted by one instance)"
+            if below
+            else "Oracle-OLS above LB(T) at every T"
+        )
+        self._add(claim_id, RuleResult("R-LB-INFO", flag, note=note), "verdict", family,
+                  "oracle_ols", math.inf)  # fmt: skip
+
+    def support(self, claim_id: str, family: str) -> None:
+        """R-SUPP (diagnostic): share of episodes (``t_l >= 2^9``, runs at T_max) with ``S``
+        inside ``S_l``, and the mean number of false positives ``|S_l \\ S|``."""
+        ep = self.episodes
+        ep = ep[(ep["experiment"] == "PL-E1") & (ep["family"] == family)
+                & (ep["T"] == self.T[-1]) & (ep["t_l"] >= SUPPORT_FROM)]  # fmt: skip
+        for (alg, eps), sub in ep.groupby(["algorithm", "eps"], sort=True):
+            if alg == "oracle_ols" or alg == "oracle_tbap":
+                continue
+            full = (sub["true_in_S"] == sub["s0"]).mean()
+            fp = (sub["size_S"] - sub["true_in_S"]).mean()
+            note = f"mean |S_l \\ S| = {fp:.2f} over {len(sub)} episodes"
+            res = RuleResult("R-SUPP", "DIAGNOSTIC", float(full), note=note)
+            self._add(claim_id, res, "diagnostic", family, alg, eps)
+
+    def scans(self, claim_id: str) -> None:
+        """PL-E2 (full tier): R-DIM on d (verdict), and the K and s0 slopes (diagnostic)."""
+        e2 = self.runs[self.runs["experiment"] == "PL-E2"]
+        if e2.empty:
+            res = RuleResult("R-DIM", NOT_RUN, claimed=math.nan, note="PL-E2 runs in the full tier")
+            self._add(claim_id, res, "verdict", "F1", "private_lasso", math.nan)
+            return
+        claim = self.claims[claim_id]
+        for key in ("d", "K", "s0"):
+            others = [k for k in ("d", "K", "s0") if k != key]
+            sel = e2
+            for k in others:
+                sel = sel[sel[k] == BASE[k]]
+            sizes = np.sort(sel[key].unique()).astype(float)
+            if len(sizes) < 2:
+                continue
+            for (alg, eps), sub in sel.groupby(["algorithm", "eps"], sort=True):
+                wide = sub.pivot_table(index=key, columns="trial", values="regret_T")
+                R = wide.loc[sizes].to_numpy(float)
+                x = sizes - 1 if key == "K" else sizes
+                s, lo, hi = loglog_slope(x, R, paired=False)
+                T = float(sub["T"].iloc[0])
+                if key == "d":
+                    b = d_secant_exponent(claim, sizes[0], sizes[-1])
+                    verdict = ("SUPPORTED" if hi <= b + TAU_D else "CONTRADICTED"
+                               if lo > DIM_CONTRADICTED else "INCONCLUSIVE")  # fmt: skip
+                    rule = "R-DIM"
+                    role = "verdict" if alg == "private_lasso" and eps < math.inf else "reference"
+                else:
+                    b, tol = SCAN_CLAIMS[key]
+                    verdict = "SUPPORTED" if hi <= b + tol else "INCONCLUSIVE"
+                    rule, role = f"R-SCALE-{key}", "diagnostic"
+                cid = claim_id if key == "d" else "plasso.thm2"
+                res = RuleResult(
+                    rule,
+                    verdict,
+                    s,
+                    lo,
+                    hi,
+                    b,
+                    f"slope on ln({key}{' - 1' if key == 'K' else ''}) at T = {T:g}",
+                )
+                self._add(cid, res, role, "F1", alg, eps, cfg={**BASE, key: "scan", "T": T})
+
+    def run(self) -> tuple[pd.DataFrame, pd.DataFrame]:
+        """All rules; returns (rows with aggregates, claim verdicts)."""
+        for family in self.families:
+            self.up_t("plasso.thm2", family, "verdict" if family == "F1" else "control")
+            self.up_t("plasso.thm3", family, "verdict")
+            self.eps_rule("plasso.thm2", family, "verdict" if family == "F1" else "control")
+            self.eps_rule("plasso.thm3", family, "verdict")
+            if self.has(family, "oracle_ols", math.inf) and self.eps_values(family, "oracle_tbap"):
+                self.eps_rule("plasso.thm3", family, "diagnostic", "oracle_tbap", "oracle_ols")
+            self.lb_info("plasso.thm4", family)
+            self.support("plasso.lem4", family)
+        if "F1" in self.families:
+            self.shape("plasso.thm2.shape", "F1")
+            if self.has("F1", "np_th_lasso", math.inf):
+                self.shape("plasso.thm2.shape", "F1", "np_th_lasso")
+        self.scans("plasso.intro.dim")
+        rows = pd.DataFrame(self.rows, columns=list(COLUMNS))
+        agg = family_aggregates(rows)
+        return pd.concat([rows, agg], ignore_index=True), claim_verdicts(rows, agg, self.claims)
+
+
+def d_secant_exponent(claim: dict, d_lo: float, d_hi: float) -> float:
+    """The claim term's secant exponent in ``d`` (R-DIM: ``ln d`` gives 0.176 over 100 ... 1000)."""
+    term = claim["terms"][0]
+
+    def f(d):
+        return term_value(term, {**BASE, "d": d, "eps": 1.0, "delta": 0.01, "sigma": 0.5})
+
+    return math.log(f(d_hi) / f(d_lo)) / math.log(d_hi / d_lo)
+
+
+def family_aggregates(rows: pd.DataFrame) -> pd.DataFrame:
+    """One row per (claim, rule, family, role in verdict/control) aggregating the finite eps."""
+    out = []
+    sel = rows[rows["role"].isin(["verdict", "control"])
+               & rows["rule"].isin(["R-UP-T", "R-SHAPE"])]  # fmt: skip
+    for (cid, rule, fam, role), sub in sel.groupby(["claim_id", "rule", "family", "role"]):
+        sat = [
+            _fmt_eps(e)
+            for e, v in zip(sub["eps"], sub["verdict"], strict=True)
+            if v == "PRE-ASYMPTOTIC"
+        ]
+        out.append(
+            {
+                "claim_id": cid, "rule": rule, "role": role, "family": fam, "d": 100, "K": 2,
+                "s0": 5, "algorithm": "aggregate", "eps": math.nan,
+                "T_max": sub["T_max"].iloc[0], "statistic": math.nan, "ci_low": math.nan,
+                "ci_high": math.nan, "claimed": sub["claimed"].iloc[0],
+                "C_impl": math.nan, "verdict": aggregate_upper(sub["verdict"]),
+                "note": f"saturated eps: {', '.join(sat) or 'none'}",
+            }
+        )  # fmt: skip
+    return pd.DataFrame(out, columns=list(COLUMNS))
+
+
+def claim_verdicts(rows: pd.DataFrame, agg: pd.DataFrame, claims: dict) -> pd.DataFrame:
+    """One verdict per claim: the aggregate of its verdict-role rules (spec §4.7)."""
+    out = []
+    for cid, claim in claims.items():
+        audit = claim["audit"]
+        parts = []
+        if audit.get("rule") == "NOT-AUDITED":
+            verdict, parts = "NOT-AUDITED", ["unit tests (spec §6)"]
+        elif "R-SUPP" in audit.get("rules", []):
+            verdict, parts = "DIAGNOSTIC", ["R-SUPP: support recovery per episode"]
+        elif "R-LB-INFO" in audit.get("rules", []):
+            flags = rows[(rows["claim_id"] == cid) & (rows["role"] == "verdict")]
+            parts = [f"R-LB-INFO {r.family}: {r.verdict}" for r in flags.itertuples()]
+            verdict = "INFORMATIONAL"
+        else:
+            used = []
+            a = agg[agg["claim_id"] == cid]
+            for r in a.itertuples():
+                parts.append(f"{r.rule} {r.family}{' (control)' if r.role == 'control' else ''}: "
+                             f"{r.verdict}")  # fmt: skip
+                if r.role == "verdict":
+                    used.append(r.verdict)
+            single = rows[(rows["claim_id"] == cid) & (rows["role"] == "verdict")
+                          & rows["rule"].isin(["R-EPS", "R-DIM"])]  # fmt: skip
+            ctrl = rows[(rows["claim_id"] == cid) & (rows["role"] == "control")
+                        & (rows["rule"] == "R-EPS")]  # fmt: skip
+            for r in pd.concat([single, ctrl]).itertuples():
+                stat = "" if math.isnan(r.statistic) else (
+                    f" (slope {r.statistic:.2f} [{r.ci_low:.2f}, {r.ci_high:.2f}])")  # fmt: skip
+                tag = " (control)" if r.role == "control" else ""
+                parts.append(f"{r.rule} {r.family}{tag}: {r.verdict}{stat}")
+                if r.role == "verdict":
+                    used.append(r.verdict)
+            live = [v for v in used if v != NOT_RUN]
+            verdict = aggregate_upper(live) if live else NOT_RUN
+        out.append(
+            {
+                "claim_id": cid, "kind": claim["kind"], "where": claim["where"],
+                "claimed": claim.get("headline_latex", claim["latex"]),
+                "rules": "; ".join(parts) or "-", "verdict": verdict,
+                "notes": claim.get("notes", ""),
+            }
+        )  # fmt: skip
+    return pd.DataFrame(out, columns=list(CLAIM_COLUMNS))
+
+
+def laplace_finding(rows: pd.DataFrame, family: str = "F1") -> str:
+    """The spec's predicted finding (§2.7, §4.7), checked on the data: PrivateLASSO's regret
+    grows faster than ``ln^3 T`` at intermediate eps because the Laplace scale ``xi`` of the
+    sparse vector step does not shrink with t, and the svt-noise-off ablation at the same eps
+    does not. Returns a Markdown paragraph that says whether the data bear it out."""
+    r = rows[(rows["claim_id"] == "plasso.thm2") & (rows["rule"] == "R-UP-T")
+             & (rows["family"] == family)]  # fmt: skip
+    abl = r[r["algorithm"] == "svt_noise_off"]
+    if abl.empty:
+        return "The svt-noise-off ablation was not run: the Laplace finding cannot be checked."
+    lines, borne = [], []
+    for a in abl.itertuples():
+        pl = r[(r["algorithm"] == "private_lasso") & (r["eps"] == a.eps)]
+        if pl.empty:
+            continue
+        p = pl.iloc[0]
+        lines.append(
+            f"ε = {_fmt_eps(a.eps)}: PrivateLASSO T-slope {p.statistic:.2f} "
+            f"[{p.ci_low:.2f}, {p.ci_high:.2f}] ({p.verdict}); svt-noise-off "
+            f"{a.statistic:.2f} [{a.ci_low:.2f}, {a.ci_high:.2f}] ({a.verdict}); "
+            f"claim ln³T: {p.claimed:.3f} + {TAU_T}"
+        )
+        borne.append(p.verdict == "CONTRADICTED" and a.verdict != "CONTRADICTED")
+    head = (
+        "**Borne out.** " if borne and all(borne) else
+        "**Partly borne out.** " if any(borne) else "**Not borne out.** "
+    )  # fmt: skip
+    text = (
+        "Prediction (spec §2.7): the Laplace scale ξ of the sparse-vector step is constant in t "
+        "(the paper never states the LASSO coordinates' sensitivity, so ξ implicitly assumes "
+        "sensitivity 1), so while ξ is not negligible against θ_min = 1/√s0 every episode drops a "
+        "true coordinate with a t-independent probability and the regret grows like a power of T "
+        "instead of ln³T; switching the Laplace noise off (same ε, TBAP noise kept) removes the "
+        "growth. "
+    )
+    verdict = (
+        "On family " + family + ": " + "; ".join(lines) + ". This is a finding about the "
+        "paper's constants (the SVT calibration of Algorithm 2 at the audited ε), not a "
+        "statement about what a differentially private sparse bandit can achieve."
+    )
+    return head + text + verdict
+
+
+def constants_table(grid, T: int, d: int, s0: int, K: int, parameters: dict) -> pd.DataFrame:
+    """Spec §2.7's table for one instance: per eps the budget split, the SVT scale ``xi``,
+    ``Gamma``, the threshold coefficient ``4 Gamma sqrt(s_bar)`` (times ``lambda_t``), ``rho_ep``
+    and ``sigma_B / Delta`` for the longest episode, plus ``s_bar``, ``c_max``, ``alpha``."""
+    params = {k: v for k, v in parameters.items() if k != "sigma"}
+    n_last = max(episode_length(start, T) for start in episode_starts(T))
+    depth = math.ceil(math.log2(n_last)) if n_last > 1 else 0
+    out = []
+    for eps in grid:
+        c = plasso_constants(T, d, s0, K, eps, **params)
+        sigma_over_delta = c.sigma_B(s0, n_last) / c.tbap_delta(s0)
+        out.append(
+            {
+                "eps": eps, "eps1 = eps2": c.eps1, "xi": c.xi, "Gamma": c.Gamma,
+                "4 Gamma sqrt(s_bar)": 4 * c.Gamma * math.sqrt(c.s_bar), "rho_ep": c.rho_ep,
+                f"sigma_B / Delta (D = {depth})": sigma_over_delta, "s_bar": c.s_bar,
+                "c_max": c.c_max, "alpha": c.alpha, "n_L": c.n_L, "delta1 = delta2": c.delta1,
+            }
+        )  # fmt: skip
+    return pd.DataFrame(out)
+
+
+__all__ = [
+    "COLUMNS",
+    "constants_table",
+    "laplace_finding",
+    "PlassoAudit",
+    "VERDICT_SEMANTICS",
+    "aggregate_upper",
+    "claim_verdicts",
+    "family_aggregates",
+]

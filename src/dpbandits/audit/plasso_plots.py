@@ -1,0 +1,302 @@
+"""Figures of the PrivateLASSO audit (spec private-lasso-001 §4.6): regret against T with the
+claimed shapes as guides, the normalised regret, the excess at T_max against eps, the ratio to
+PrivateLASSO(inf), the support diagnostics and (full tier) the d / K / s0 scans.
+
+Every function takes the run (or episode) rows of the tier and writes one PDF and one PNG.
+Bands are 95 % percentile-bootstrap intervals of the mean over trials (``B = 2000``, seed 0).
+"""
+
+from __future__ import annotations
+
+import math
+
+import matplotlib.pyplot as plt
+import numpy as np
+import pandas as pd
+from matplotlib.ticker import NullFormatter
+
+from ..plotting import close, footnote, save, set_style
+from ..policies.private_lasso import plasso_constants
+from .minimax_rules import BOOT_SEED, N_BOOT, SATURATION
+
+BASELINES = {
+    "np_th_lasso": ("NP-TH-LASSO", "#D55E00", "-"),
+    "oracle_ols": ("Oracle-OLS", "#009E73", "-"),
+    "oracle_tbap": ("Oracle-TBAP", "#009E73", ":"),
+    "svt_noise_off": ("svt-noise-off", "#CC79A7", "--"),
+    "tbap_noise_off": ("tbap-noise-off", "#56B4E9", "--"),
+}
+BAND = "bands: 95% bootstrap interval of the mean over trials"
+
+
+def _eps_label(eps: float) -> str:
+    return "∞" if math.isinf(eps) else f"{eps:.0e}".replace("e+0", "e").replace("e+", "e")
+
+
+def _eps_color(eps: float, grid: list[float]):
+    finite = [e for e in grid if not math.isinf(e)]
+    if math.isinf(eps):
+        return "black"
+    return plt.get_cmap("viridis")(finite.index(eps) / max(1, len(finite) - 1))
+
+
+def _summary(df: pd.DataFrame, column: str = "regret_T") -> pd.DataFrame:
+    """Mean and 95 % bootstrap band per (algorithm, eps, T)."""
+    rng = np.random.default_rng(BOOT_SEED)
+    out = []
+    for (alg, eps, T), sub in df.groupby(["algorithm", "eps", "T"], sort=True):
+        v = sub[column].to_numpy(float)
+        boot = v[rng.integers(0, v.size, size=(N_BOOT, v.size))].mean(axis=1)
+        lo, hi = np.percentile(boot, [2.5, 97.5])
+        out.append({"algorithm": alg, "eps": eps, "T": T, "mean": v.mean(), "lo": lo, "hi": hi,
+                    "unif": sub["regret_unif_T"].mean()})  # fmt: skip
+    return pd.DataFrame(out)
+
+
+def _series(ax, s: pd.DataFrame, grid: list[float], transform=None, band=True):
+    """Draw every series of one family; ``transform(T, y)`` rescales (normalised plots)."""
+    tf = transform or (lambda T, y: y)
+    for (alg, eps), sub in s.groupby(["algorithm", "eps"], sort=True):
+        T = sub["T"].to_numpy(float)
+        if alg == "private_lasso":
+            color, ls, label = _eps_color(eps, grid), "-", f"PrivateLASSO ε={_eps_label(eps)}"
+        else:
+            name, color, ls = BASELINES[alg]
+            label = name if math.isinf(eps) else f"{name} ε={_eps_label(eps)}"
+            if not math.isinf(eps):
+                color = _eps_color(eps, grid) if eps in grid else color
+        ax.plot(T, tf(T, sub["mean"].to_numpy()), ls=ls, marker="o", ms=3, lw=1.2, color=color,
+                label=label)  # fmt: skip
+        if band:
+            ax.fill_between(T, tf(T, sub["lo"].to_numpy()), tf(T, sub["hi"].to_numpy()),
+                            color=color, alpha=0.12, lw=0)  # fmt: skip
+
+
+def _log_axes(ax, T):
+    ax.set_xscale("log", base=2)
+    ax.set_yscale("log")
+    ax.set_xticks(T)
+    ax.set_xticklabels([f"2^{int(round(math.log2(t)))}" for t in T], fontsize=8)
+    ax.xaxis.set_minor_formatter(NullFormatter())
+
+
+def regret_vs_T(runs: pd.DataFrame, grid: list[float], pdf: str, png: str) -> None:
+    """Plot 1: regret against T per family, guides ``ln^3 T`` and ``sqrt(T) ln^2 T`` anchored at
+    PrivateLASSO(inf) at ``T_min``, random play dotted."""
+    set_style()
+    e1 = runs[runs["experiment"] == "PL-E1"]
+    fams = sorted(e1["family"].unique())
+    fig, axes = plt.subplots(1, len(fams), figsize=(6.2 * len(fams), 5.0), squeeze=False)
+    for ax, fam in zip(axes[0], fams, strict=True):
+        s = _summary(e1[e1["family"] == fam])
+        _series(ax, s, grid)
+        T = np.sort(s["T"].unique()).astype(float)
+        unif = s.groupby("T")["unif"].mean()
+        ax.plot(T, unif.loc[T], ":", color="0.5", lw=1.5, label="random play")
+        ref = s[(s["algorithm"] == "private_lasso") & np.isinf(s["eps"])]
+        if not ref.empty:
+            y0 = float(ref.sort_values("T")["mean"].iloc[0])
+            guides = (
+                (lambda t: np.log(t) ** 3, "∝ ln³T", "--"),
+                (lambda t: np.sqrt(t) * np.log(t) ** 2, "∝ √T ln²T", "-."),
+            )
+            for f, name, st in guides:
+                ax.plot(T, y0 * f(T) / f(T[0]), st, color="0.3", lw=1, label=name)
+        _log_axes(ax, T)
+        ax.set(xlabel="T", ylabel="regret R_T", title=f"PL-E1, family {fam}")
+    axes[0][-1].legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0))
+    footnote(fig, BAND + "; guides anchored at PrivateLASSO(∞) at the smallest T")
+    save(fig, pdf, png)
+    close(fig)
+
+
+def normalised(runs: pd.DataFrame, grid: list[float], pdf: str, png: str) -> None:
+    """Plot 2: ``R_T / ln^3 T`` (top) and ``R_T / (sqrt(T) ln^2 T)`` (bottom) against T, linear
+    y; flat or decreasing curves are consistent with Theorem 2 resp. 3."""
+    set_style()
+    e1 = runs[(runs["experiment"] == "PL-E1") & (runs["algorithm"] != "svt_noise_off")
+              & (runs["algorithm"] != "tbap_noise_off")]  # fmt: skip
+    fams = sorted(e1["family"].unique())
+    fig, axes = plt.subplots(2, len(fams), figsize=(6.2 * len(fams), 8.4), squeeze=False)
+    norms = (
+        ("R_T / ln³T (Theorem 2)", lambda T, y: y / np.log(T) ** 3),
+        ("R_T / (√T ln²T) (Theorem 3)", lambda T, y: y / (np.sqrt(T) * np.log(T) ** 2)),
+    )
+    for col, fam in enumerate(fams):
+        s = _summary(e1[e1["family"] == fam])
+        T = np.sort(s["T"].unique()).astype(float)
+        for row, (label, tf) in enumerate(norms):
+            ax = axes[row][col]
+            _series(ax, s, grid, tf)
+            ax.set_xscale("log", base=2)
+            ax.set_xticks(T)
+            ax.set_xticklabels([f"2^{int(round(math.log2(t)))}" for t in T], fontsize=8)
+            ax.xaxis.set_minor_formatter(NullFormatter())
+            ax.set(xlabel="T", ylabel=label, title=f"family {fam}")
+    axes[0][-1].legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0))
+    footnote(fig, BAND + "; linear y: a flat or decreasing curve has the claim's shape")
+    save(fig, pdf, png)
+    close(fig)
+
+
+def _excess_at_Tmax(df, alg, ref):
+    T_max = df["T"].max()
+    d = df[df["T"] == T_max]
+    base = d[(d["algorithm"] == ref) & np.isinf(d["eps"])].set_index("trial")["regret_T"]
+    rng = np.random.default_rng(BOOT_SEED)
+    out = []
+    for eps, sub in d[(d["algorithm"] == alg) & np.isfinite(d["eps"])].groupby("eps"):
+        diff = sub.set_index("trial")["regret_T"] - base
+        v = diff.to_numpy(float)
+        boot = v[rng.integers(0, v.size, size=(N_BOOT, v.size))].mean(axis=1)
+        lo, hi = np.percentile(boot, [2.5, 97.5])
+        sat = sub["regret_T"].mean() >= SATURATION * sub["regret_unif_T"].mean()
+        out.append({"eps": eps, "mean": v.mean(), "lo": lo, "hi": hi, "saturated": sat})
+    return pd.DataFrame(out)
+
+
+def eps_figure(runs: pd.DataFrame, pdf: str, png: str) -> None:
+    """Plot 3: excess at T_max over PrivateLASSO(inf) against eps (log-log), reference slope -1;
+    saturated points hollow. Oracle-TBAP's excess over Oracle-OLS in grey."""
+    set_style()
+    e1 = runs[runs["experiment"] == "PL-E1"]
+    fams = sorted(e1["family"].unique())
+    fig, axes = plt.subplots(1, len(fams), figsize=(5.2 * len(fams), 4.4), squeeze=False)
+    for ax, fam in zip(axes[0], fams, strict=True):
+        d = e1[e1["family"] == fam]
+        for alg, ref, color, label in (("private_lasso", "private_lasso", "#0072B2",
+                                        "PrivateLASSO − PrivateLASSO(∞)"),
+                                       ("oracle_tbap", "oracle_ols", "0.45",
+                                        "Oracle-TBAP − Oracle-OLS")):  # fmt: skip
+            ex = _excess_at_Tmax(d, alg, ref)
+            if ex.empty:
+                continue
+            pos = ex[ex["mean"] > 0]
+            ax.errorbar(pos["eps"], pos["mean"], yerr=[np.minimum(pos["mean"] - pos["lo"],
+                        pos["mean"] * 0.999), pos["hi"] - pos["mean"]], fmt="none",
+                        ecolor=color, capsize=2, lw=1)  # fmt: skip
+            for sat, marker_face in ((False, color), (True, "white")):
+                p = pos[pos["saturated"] == sat]
+                ax.plot(p["eps"], p["mean"], "o", ms=6, color=color, mfc=marker_face,
+                        label=label if not sat else None)  # fmt: skip
+            if alg == "private_lasso":
+                ax.plot([], [], "o", color=color, mfc="white", label="saturated (hollow)")
+            if len(pos) >= 1 and alg == "private_lasso":
+                x = np.geomspace(pos["eps"].min(), pos["eps"].max(), 20)
+                x0, y0 = float(pos["eps"].iloc[0]), float(pos["mean"].iloc[0])
+                ax.plot(x, y0 * (x / x0) ** -1.0, "--", color="0.3", lw=1, label="slope −1")
+        ax.set(xscale="log", yscale="log", xlabel="ε", ylabel="excess regret at T_max",
+               title=f"family {fam}")  # fmt: skip
+        ax.legend(fontsize=7)
+    footnote(fig, "paired excess per trial (common random numbers); error bars: 95% bootstrap "
+             "interval; non-positive means not drawn")  # fmt: skip
+    save(fig, pdf, png)
+    close(fig)
+
+
+def ratio_figure(runs: pd.DataFrame, grid: list[float], pdf: str, png: str) -> None:
+    """Plot 4: ``R_eps(T) / R_inf(T)`` against T per eps (plasso.thm2.shape)."""
+    set_style()
+    e1 = runs[(runs["experiment"] == "PL-E1") & (runs["algorithm"] == "private_lasso")]
+    fams = sorted(e1["family"].unique())
+    fig, axes = plt.subplots(1, len(fams), figsize=(5.4 * len(fams), 4.4), squeeze=False)
+    for ax, fam in zip(axes[0], fams, strict=True):
+        m = e1[e1["family"] == fam].groupby(["eps", "T"])["regret_T"].mean().unstack("T")
+        if math.inf not in m.index:
+            continue
+        ref = m.loc[math.inf]
+        for eps in m.index:
+            if math.isinf(eps):
+                continue
+            ax.plot(m.columns, m.loc[eps] / ref, "o-", ms=3, color=_eps_color(eps, grid),
+                    label=f"ε={_eps_label(eps)}")  # fmt: skip
+        ax.axhline(1.0, color="0.3", lw=1, ls="--")
+        _log_axes(ax, np.asarray(m.columns, float))
+        ax.set(ylabel="R_ε(T) / R_∞(T)", xlabel="T", title=f"family {fam}")
+    axes[0][-1].legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0))
+    footnote(fig, "ratio of mean regrets; a ratio that does not grow with T is consistent with "
+             "plasso.thm2.shape")  # fmt: skip
+    save(fig, pdf, png)
+    close(fig)
+
+
+def support_figure(episodes: pd.DataFrame, grid: list[float], pdf: str, png: str) -> None:
+    """Plot 5: mean ``|S_l ∩ S| / s0`` (top) and ``|S_l \\ S|`` (bottom) against ``t_l`` per eps
+    (runs at T_max), with the cap's ``c_max - s0`` line."""
+    set_style()
+    ep = episodes[(episodes["experiment"] == "PL-E1")
+                  & episodes["algorithm"].isin(["private_lasso", "np_th_lasso"])]  # fmt: skip
+    ep = ep[ep["T"] == ep["T"].max()]
+    fams = sorted(ep["family"].unique())
+    fig, axes = plt.subplots(2, len(fams), figsize=(5.6 * len(fams), 7.6), squeeze=False)
+    for col, fam in enumerate(fams):
+        d = ep[(ep["family"] == fam) & (ep["t_l"] >= 2)].copy()
+        d["recall"] = d["true_in_S"] / d["s0"]
+        d["false_pos"] = d["size_S"] - d["true_in_S"]
+        m = d.groupby(["algorithm", "eps", "t_l"])[["recall", "false_pos"]].mean().reset_index()
+        for (alg, eps), sub in m.groupby(["algorithm", "eps"]):
+            if alg == "private_lasso":
+                color, ls, label = _eps_color(eps, grid), "-", f"ε={_eps_label(eps)}"
+            else:
+                color, ls, label = "#D55E00", "--", "NP-TH-LASSO (S0)"
+            axes[0][col].plot(sub["t_l"], sub["recall"], ls=ls, marker="o", ms=3, color=color,
+                              label=label)  # fmt: skip
+            axes[1][col].plot(sub["t_l"], sub["false_pos"], ls=ls, marker="o", ms=3,
+                              color=color)  # fmt: skip
+        r = d.iloc[0]
+        c_max = plasso_constants(int(r["T"]), int(r["d"]), int(r["s0"]), int(r["K"]), 1.0).c_max
+        s0 = int(r["s0"])
+        axes[1][col].axhline(c_max - s0, color="0.3", ls=":", lw=1, label="c_max − s0")
+        for row, ylabel in enumerate(("mean |S_ℓ ∩ S| / s0", "mean |S_ℓ \\ S|")):
+            ax = axes[row][col]
+            ax.set_xscale("log", base=2)
+            ax.set(xlabel="episode start t_ℓ", ylabel=ylabel, title=f"family {fam}")
+        axes[1][col].set_yscale("symlog", linthresh=1.0)
+        axes[1][col].legend(fontsize=7)
+    axes[0][-1].legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0))
+    footnote(fig, "means over the trials of the runs at the largest T (C_X = C_r = 4, φ² = 1)")
+    save(fig, pdf, png)
+    close(fig)
+
+
+def scans_figure(runs: pd.DataFrame, grid: list[float], pdf: str, png: str) -> None:
+    """Plot 6 (full tier): regret at T = 2^15 against d, K - 1 and s0 (PL-E2)."""
+    set_style()
+    e2 = runs[runs["experiment"] == "PL-E2"]
+    fig, axes = plt.subplots(1, 3, figsize=(15.0, 4.4), squeeze=False)
+    base = {"d": 100, "K": 2, "s0": 5}
+    if e2.empty:
+        for ax in axes[0]:
+            ax.text(0.5, 0.5, "PL-E2 runs in the full tier\n(--config tier=full)",
+                    ha="center", va="center", transform=ax.transAxes)  # fmt: skip
+            ax.set_axis_off()
+    for ax, key in zip(axes[0], ("d", "K", "s0"), strict=True):
+        sel = e2
+        for k in base:
+            if k != key:
+                sel = sel[sel[k] == base[k]]
+        if sel[key].nunique() < 2:
+            continue
+        for (alg, eps), sub in sel.groupby(["algorithm", "eps"], sort=True):
+            m = sub.groupby(key)["regret_T"].mean()
+            x = m.index.to_numpy(float) - (1 if key == "K" else 0)
+            if alg == "private_lasso":
+                color, label = _eps_color(eps, grid), f"PrivateLASSO ε={_eps_label(eps)}"
+            else:
+                label, color, _ = BASELINES[alg]
+            ax.plot(x, m.to_numpy(), "o-", ms=4, color=color, label=label)
+        ax.set(xscale="log", yscale="log", xlabel="K − 1" if key == "K" else key,
+               ylabel="regret at T = 2^15", title=f"PL-E2: {key} scan")  # fmt: skip
+    axes[0][0].legend(fontsize=7)
+    save(fig, pdf, png)
+    close(fig)
+
+
+__all__ = [
+    "eps_figure",
+    "normalised",
+    "ratio_figure",
+    "regret_vs_T",
+    "scans_figure",
+    "support_figure",
+]

@@ -1,0 +1,96 @@
+"""Sparse vector step of PrivateLASSO's SparseEstimation (paper 001, Algorithm 2 lines 4-14;
+spec private-lasso-001 §2.4) and its Laplace calibration.
+
+The calibration (Algorithm 2 line 1) lives next to the selection so that unit tests, tables and
+simulations use the same numbers:
+
+* ``eps' = eps1 / sqrt(8 s_bar ln(1/delta1))``, ``xi = sqrt(32 ln(1/delta1)) / eps'`` (the scale of
+  the threshold noise ``zeta ~ Lap(xi)``; the value noise is ``nu ~ Lap(2 xi)``);
+* ``Gamma = s_bar^{-1/2} [(xi ln((1 - delta)/eps) - C_theta) / sqrt(ln d ln T) - 1]``, taken
+  literally [R10] (negative as soon as ``eps > 1 - delta``);
+* cap ``s0 + sqrt(s_bar)``: the loop stops once that many coordinates have passed.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+
+def svt_xi(eps1: float, delta1: float, s_bar: float) -> float:
+    """Laplace scale ``xi = sqrt(32 ln(1/delta1)) / eps'`` with ``eps' = eps1 / sqrt(8 s_bar
+    ln(1/delta1))`` (Algorithm 2 line 1); 0 for ``eps1 = inf``."""
+    if math.isinf(eps1):
+        return 0.0
+    L = math.log(1.0 / delta1)
+    eps_prime = eps1 / math.sqrt(8.0 * s_bar * L)
+    return math.sqrt(32.0 * L) / eps_prime
+
+
+def svt_gamma(
+    xi: float, eps: float, delta: float, C_theta: float, d: int, T: int, s_bar: float
+) -> float:
+    """``Gamma`` of Algorithm 2 line 1, literally [R10]; ``-inf`` in the non-private limit
+    (``eps = inf``, §2.6)."""
+    if math.isinf(eps):
+        return -math.inf
+    inner = (xi * math.log((1.0 - delta) / eps) - C_theta) / math.sqrt(math.log(d) * math.log(T))
+    return (inner - 1.0) / math.sqrt(s_bar)
+
+
+def svt_cap(s0: int, s_bar: float) -> float:
+    """The count at which the loop stops, ``s0 + sqrt(s_bar)``; ``|S1| <= ceil`` of it."""
+    return s0 + math.sqrt(s_bar)
+
+
+def sparse_vector_select(
+    theta_hat: np.ndarray,
+    S0: np.ndarray,
+    threshold: float,
+    xi: float,
+    cap: float,
+    rng: np.random.Generator,
+) -> np.ndarray:
+    """Algorithm 2 lines 4-14: the coordinates of ``S0`` whose noisy value passes the noisy
+    threshold, visited in increasing index order [R14], stopping at the cap.
+
+    For each ``i`` the generator draws ``zeta_i ~ Lap(xi)`` then ``nu_i ~ Lap(2 xi)`` (no draws when
+    ``xi = 0``); ``i`` passes if ``|theta_hat_i| + nu_i > threshold + zeta_i`` ([R15]: absolute
+    value). ``S1``, ``c`` start empty and 0 [R13].
+
+    Parameters
+    ----------
+    theta_hat : numpy.ndarray
+        The LASSO estimate, shape ``(d,)``.
+    S0 : numpy.ndarray
+        Screened coordinates (sorted).
+    threshold : float
+        ``4 lambda_t Gamma sqrt(s_bar)`` (``-inf`` passes everything).
+    xi : float
+        Laplace scale (0: the noise-free limit).
+    cap : float
+        ``s0 + sqrt(s_bar)``.
+    rng : numpy.random.Generator
+        The algorithm's SVT stream.
+
+    Returns
+    -------
+    numpy.ndarray
+        ``S1`` (sorted int array), a subset of ``S0`` with at most ``ceil(cap)`` elements.
+    """
+    selected = []
+    for i in np.sort(np.asarray(S0, dtype=np.int64)):
+        if xi > 0:
+            zeta = rng.laplace(0.0, xi)
+            nu = rng.laplace(0.0, 2.0 * xi)
+        else:
+            zeta = nu = 0.0
+        if abs(theta_hat[i]) + nu > threshold + zeta:
+            selected.append(int(i))
+            if len(selected) >= cap:
+                break
+    return np.array(selected, dtype=np.int64)
+
+
+__all__ = ["sparse_vector_select", "svt_cap", "svt_gamma", "svt_xi"]

@@ -1,0 +1,179 @@
+"""The run plan of the PrivateLASSO audit (paper 001; ``config/experiments/plasso.yaml``, spec
+private-lasso-001 §4.3): which simulation jobs exist at a tier and scale.
+
+A *run* is one simulation job: one (experiment, family, d, K, s0, algorithm) with all its eps
+values, horizons (separate runs per T, spec §4.3) and trials. The plan is validated before any
+job starts: the schema, then what the schema cannot state (eps values inside the algorithm's
+grid, non-private algorithms at eps = inf only, at least two horizons for a T fit).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from .bound_plan import RunLookup, RunRecord
+from .config import ConfigError, check_schema, load_yaml
+
+TIERS = ("core", "full")
+#: Algorithms without privacy noise: their only eps is inf (eps index 0).
+NON_PRIVATE = ("np_th_lasso", "oracle_ols")
+SHORT = {"PL-E1": "e1", "PL-E2": "e2"}
+
+
+@dataclass(frozen=True)
+class PlassoRun(RunRecord):
+    """One simulation job of the plan.
+
+    Attributes
+    ----------
+    id : str
+        Run id (job ``plasso_sim_<id>``, file ``<root>/sim/plasso/<id>.parquet``).
+    experiment, family, algorithm : str
+    d, K, s0 : int
+    eps, eps_index : tuple
+        Privacy levels (``inf``: non-private) and their 1-based positions in the algorithm's grid
+        (0 for ``inf``), spec §4.1.
+    horizons : tuple of int
+        One independent run per horizon.
+    trials : int
+    parameters : dict
+        Fixed parameters (sigma, C_theta, C_X, C_r, lambda0, delta, phi2).
+    """
+
+    id: str
+    experiment: str
+    family: str
+    algorithm: str
+    d: int
+    K: int
+    s0: int
+    eps: tuple
+    eps_index: tuple
+    horizons: tuple
+    trials: int
+    parameters: dict
+
+    _TUPLES = ("eps", "eps_index", "horizons")
+
+
+@dataclass(frozen=True)
+class PlassoPlan(RunLookup):
+    """The runs of one tier at one scale and the settings of the audit."""
+
+    title: str
+    paper: str
+    claims: str
+    tier: str
+    scale: str
+    runs: tuple
+    fit_points: int
+    grids: dict
+    parameters: dict
+
+
+def _eps(algorithm: str, values, grids: dict, where: str) -> tuple[tuple, tuple]:
+    if algorithm in NON_PRIVATE:
+        if list(values) != [math.inf]:
+            raise ConfigError(f"{where} = {values!r}: {algorithm} is non-private; allowed [.inf]")
+        return (math.inf,), (0,)
+    grid = grids[algorithm]
+    values = grid if values == "grid" else values
+    index = []
+    for v in values:
+        if v not in grid:
+            raise ConfigError(f"{where} = {v!r}: not in grids.{algorithm} = {grid}")
+        index.append(0 if math.isinf(v) else grid.index(v) + 1)
+    return tuple(float(v) for v in values), tuple(index)
+
+
+def _configs(entry: dict) -> list[dict]:
+    base = entry["config"]
+    out = [dict(base)]
+    for key, values in entry.get("scans", {}).items():
+        for v in values:
+            c = {**base, key: v}
+            if c not in out:
+                out.append(c)
+    return out
+
+
+def load_plasso_plan(path: str, schema: str, tier: str = "core", scale: str = "paper"):
+    """Read, validate and expand ``config/experiments/plasso.yaml``.
+
+    Parameters
+    ----------
+    path, schema : str
+        The experiment file and its JSON schema.
+    tier : {"core", "full"}
+    scale : {"paper", "quick"}
+        ``quick``: horizons up to ``2^quick.log2_T_max``, ``quick.trials`` trials.
+
+    Raises
+    ------
+    ConfigError
+        Naming the key, the bad value and what is allowed.
+    """
+    if tier not in TIERS:
+        raise ConfigError(f"config key tier = {tier!r}: allowed {', '.join(TIERS)}")
+    data = load_yaml(path)
+    check_schema(data, schema, path)
+    quick = data["quick"] if scale == "quick" else None
+    spec = data["tiers"][tier]
+    fit_points = min(spec["fit_points"], quick["fit_points"]) if quick else spec["fit_points"]
+    runs = []
+    for i, e in enumerate(spec["experiments"]):
+        where = f"{path}: tiers.{tier}.experiments.{i}"
+        log2_T = sorted(e["log2_T"])
+        if quick:
+            log2_T = [k for k in log2_T if k <= quick["log2_T_max"]] or [quick["log2_T_max"]]
+        if e["experiment"] == "PL-E1" and len(log2_T) < fit_points:
+            raise ConfigError(
+                f"{where}.log2_T = {e['log2_T']}: PL-E1 needs at least fit_points = {fit_points}"
+                " horizons"
+            )
+        trials = quick["trials"] if quick else e["trials"]
+        for family in e["families"]:
+            for c in _configs(e):
+                for algorithm, values in e["algorithms"].items():
+                    eps, index = _eps(
+                        algorithm, values, data["grids"], f"{where}.algorithms.{algorithm}"
+                    )
+                    run_id = (
+                        f"{SHORT[e['experiment']]}_{family}_d{c['d']}_K{c['K']}_s{c['s0']}_"
+                        f"{algorithm}"
+                    )
+                    runs.append(
+                        PlassoRun(
+                            run_id,
+                            e["experiment"],
+                            family,
+                            algorithm,
+                            c["d"],
+                            c["K"],
+                            c["s0"],
+                            eps,
+                            index,
+                            tuple(2**k for k in log2_T),
+                            trials,
+                            dict(data["parameters"]),
+                        )  # fmt: skip
+                    )
+    ids = [r.id for r in runs]
+    dup = sorted({i for i in ids if ids.count(i) > 1})
+    if dup:
+        raise ConfigError(f"{path}: tiers.{tier}: duplicate runs {dup} (same experiment/config)")
+    return PlassoPlan(
+        title=data["title"],
+        paper=data["paper"],
+        claims=data["claims"],
+        tier=tier,
+        scale=scale,
+        runs=tuple(runs),
+        fit_points=fit_points,
+        grids=data["grids"],
+        parameters=dict(data["parameters"]),
+    )
+
+
+__all__ = ["PlassoPlan", "PlassoRun", "load_plasso_plan"]

@@ -1,0 +1,111 @@
+# PrivateLASSO audit (paper 001 = plasso; spec private-lasso-001 §4): one simulation job per run
+# of the plan (config/experiments/plasso.yaml at the chosen tier), the verdict tables, and the
+# report page with the figures. Handles: plasso_audit (everything), plasso_verdicts, plasso_report.
+
+
+if PLASSO_PLAN:
+
+    for _run in PLASSO_PLAN.runs:
+
+        rule:
+            name:
+                f"plasso_sim_{_run.id}"
+            output:
+                runs=f"{plasso_root()}/sim/plasso/{_run.id}.parquet",
+                episodes=f"{plasso_root()}/sim/plasso/{_run.id}_episodes.parquet",
+                timing=f"{plasso_root()}/timing/plasso/{_run.id}.csv",
+            log:
+                f"{LOGS}/sim/plasso/{PLASSO_PLAN.tier}/{_run.id}.log",
+            benchmark:
+                f"{BENCH}/sim/plasso/{PLASSO_PLAN.tier}/{_run.id}.tsv"
+            conda:
+                CONDA_ENV
+            threads: 1
+            resources:
+                mem_mb=4096,
+                runtime=120,
+            params:
+                run=_run.as_dict(),
+                tier=PLASSO_PLAN.tier,
+                scale=PLASSO_PLAN.scale,
+            script:
+                "../scripts/plasso_simulate.py"
+
+    rule plasso_verdicts:
+        input:
+            runs=plasso_sim_files("runs"),
+            episodes=plasso_sim_files("episodes"),
+            claims=PLASSO_PLAN.claims,
+        output:
+            rows_csv=plasso_outputs()["rows_csv"],
+            rows_md=plasso_outputs()["rows_md"],
+            claims_csv=plasso_outputs()["claims_csv"],
+            claims_md=plasso_outputs()["claims_md"],
+            constants_csv=plasso_outputs()["constants_csv"],
+            constants_md=plasso_outputs()["constants_md"],
+        log:
+            f"{LOGS}/audit/plasso_{PLASSO_PLAN.tier}_verdicts.log",
+        benchmark:
+            f"{BENCH}/audit/plasso_{PLASSO_PLAN.tier}_verdicts.tsv"
+        conda:
+            CONDA_ENV
+        threads: 1
+        resources:
+            mem_mb=2048,
+            runtime=10,
+        params:
+            claims_schema=f"{SCHEMAS}/bound_claims.schema.yaml",
+            fit_points=PLASSO_PLAN.fit_points,
+            grids=PLASSO_PLAN.grids,
+            parameters=PLASSO_PLAN.parameters,
+        script:
+            "../scripts/plasso_verdicts.py"
+
+    rule plasso_report:
+        input:
+            notebook="notebooks/plasso_audit.ipynb",
+            runs=plasso_sim_files("runs"),
+            episodes=plasso_sim_files("episodes"),
+            rows=plasso_outputs()["rows_csv"],
+            claims=plasso_outputs()["claims_csv"],
+            constants=plasso_outputs()["constants_md"],
+        output:
+            **{
+                f"{fig}_{ext}": plasso_outputs()[f"{fig}_{ext}"]
+                for fig in PLASSO_FIGURES
+                for ext in ("pdf", "png")
+            },
+            ipynb=plasso_outputs()["ipynb"],
+            html=plasso_outputs()["page"],
+        log:
+            f"{LOGS}/audit/plasso_{PLASSO_PLAN.tier}.log",
+        benchmark:
+            f"{BENCH}/audit/plasso_{PLASSO_PLAN.tier}.tsv"
+        conda:
+            CONDA_ENV
+        threads: 1
+        resources:
+            mem_mb=2048,
+            runtime=10,
+        params:
+            parameters=lambda wc, input, output: {
+                "title": PLASSO_PLAN.title,
+                "tier": PLASSO_PLAN.tier,
+                "scale": PLASSO_PLAN.scale,
+                "grid": PLASSO_PLAN.grids["private_lasso"],
+                "run_files": list(input.runs),
+                "episode_files": list(input.episodes),
+                "rows_csv": input.rows,
+                "claims_csv": input.claims,
+                "constants_md": input.constants,
+                "figures": {
+                    fig: {"pdf": output[f"{fig}_pdf"], "png": output[f"{fig}_png"]}
+                    for fig in PLASSO_FIGURES
+                },
+            },
+        script:
+            "../scripts/render_notebook.py"
+
+    rule plasso_audit:
+        input:
+            plasso_outputs().values(),
