@@ -8,7 +8,8 @@ trial, the speed ratio and the peak memory of the process; then it times the rat
 CZ22 at paper scale (sweeps and fits, two processes) and the three Figure 1 panels of paper 000
 (OnlineUCB with Maler and the five baselines, 50 trials, two processes) and all Figure 2 panels
 of paper 004 (configurations F and T, T = 10^6, 20 runs, with the calibration of U; two
-processes).
+processes) and the core tier of paper 001's PrivateLASSO audit (two processes). ``dpb bench
+--only plasso`` times only the latter.
 """
 
 # ruff: noqa: E402  (the thread variables below must be set before numpy is imported)
@@ -313,6 +314,36 @@ def bench_dpdpe(root: Path, workers: int = 2) -> None:
         )
 
 
+def _plasso_task(run) -> tuple[str, float, int]:
+    """Simulate one run of the PrivateLASSO plan (a worker of bench_plasso)."""
+    from .plasso_runs import simulate_run
+
+    start = time.perf_counter()
+    simulate_run(run)
+    rounds = len(run.eps) * sum(run.horizons) * run.trials
+    return run.id, time.perf_counter() - start, rounds
+
+
+def bench_plasso(root: Path, workers: int = 2) -> None:
+    """Time the core tier of the PrivateLASSO audit (paper 001, spec §4.3: every PL-E1 run) in
+    ``workers`` processes against the issue's budget of 6 minutes on 2 cores."""
+    from .plasso_plan import load_plasso_plan
+
+    plan = load_plasso_plan(
+        root / "config" / "experiments" / "plasso.yaml",
+        root / "workflow" / "schemas" / "plasso.schema.yaml",
+    )
+    runs = sorted(plan.runs, key=lambda r: -len(r.eps))  # longest first
+    print(f"\nPrivateLASSO core tier: {len(runs)} runs, {workers} processes")
+    start = time.perf_counter()
+    with ProcessPoolExecutor(max_workers=workers, mp_context=get_context("fork")) as pool:
+        results = list(pool.map(_plasso_task, runs))
+    wall = time.perf_counter() - start
+    for name, sec, rounds in results:
+        print(f"  {name}: {sec:5.1f} s ({1e6 * sec / rounds:.0f} µs per round per trial)")
+    print(f"  all runs {wall:.1f} s wall (target <= 360 s on 2 cores, simulation only)")
+
+
 def main(argv: list[str] | None = None) -> int:
     """Entry point of ``dpb``."""
     parser = argparse.ArgumentParser(
@@ -328,15 +359,22 @@ def main(argv: list[str] | None = None) -> int:
     b.add_argument("--ref-T", type=int, default=2000)
     b.add_argument("--no-audit", action="store_true", help="skip the rate-audit timing")
     b.add_argument("--root", type=Path, default=Path.cwd(), help="project root (config/)")
+    b.add_argument(
+        "--only", choices=["plasso"], help="time only this part (plasso: paper 001's core tier)"
+    )
     args = parser.parse_args(argv)
     if args.command == "warmup":
         warmup()
+    elif args.only == "plasso":
+        warmup()
+        bench_plasso(args.root)
     else:
         bench(args.trials, args.T, args.d, args.ref_trials, args.ref_T)
         if not args.no_audit:
             bench_audit(args.root)
         bench_olucb(args.root)
         bench_dpdpe(args.root)
+        bench_plasso(args.root)
     return 0
 
 

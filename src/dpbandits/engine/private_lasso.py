@@ -12,8 +12,9 @@ TBAP noise (§2.5): ``N_H`` at the episode start, then the node first used at pr
 node of the lowest set bit of ``n'``) for ``n' = 1, 2, ...``; each a symmetric Gaussian matrix
 (full ``(m+1)^2`` standard-normal draw, row-major, upper triangle mirrored). The prefix noise is
 kept as ``partial[h]`` = sum of the decomposition's nodes at levels ``>= h``, so a round costs
-``O((m+1)^2)`` amortised. Ties (``S = {}`` or all scores equal) take ``floor(K u_t)`` with one
-uniform ``u_t`` per round from the tie stream. Variants:
+``O((m+1)^2)`` amortised. An episode with an empty support releases nothing (no draws: its
+estimate is 0 whatever the statistics). Ties (``S = {}`` or all scores equal) take
+``floor(K u_t)`` with one uniform ``u_t`` per round from the tie stream. Variants:
 
 =================  =============  ======================  ============
 algorithm          support        SVT noise               TBAP noise
