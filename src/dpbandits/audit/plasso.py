@@ -24,7 +24,12 @@ import numpy as np
 import pandas as pd
 
 from ..bound_claims import bound_value, t_secant_exponent, term_value
-from ..policies.private_lasso import episode_length, episode_starts, plasso_constants
+from ..policies.private_lasso import (
+    episode_length,
+    episode_starts,
+    lambda_t,
+    plasso_constants,
+)
 from .minimax_rules import (
     BOOT_SEED,
     N_BOOT,
@@ -558,7 +563,8 @@ def laplace_finding(rows: pd.DataFrame, family: str = "F1") -> str:
 def constants_table(grid, T: int, d: int, s0: int, K: int, parameters: dict) -> pd.DataFrame:
     """Spec §2.7's table for one instance: per eps the budget split, the SVT scale ``xi``,
     ``Gamma``, the threshold coefficient ``4 Gamma sqrt(s_bar)`` (times ``lambda_t``), ``rho_ep``
-    and ``sigma_B / Delta`` for the longest episode, plus ``s_bar``, ``c_max``, ``alpha``."""
+    and ``sigma_B / Delta`` for the longest episode, plus ``s_bar``, ``c_max``, ``alpha`` and
+    Lemma 4's ``s1`` (analysis quantities, reported only)."""
     params = {k: v for k, v in parameters.items() if k != "sigma"}
     n_last = max(episode_length(start, T) for start in episode_starts(T))
     depth = math.ceil(math.log2(n_last)) if n_last > 1 else 0
@@ -566,12 +572,16 @@ def constants_table(grid, T: int, d: int, s0: int, K: int, parameters: dict) -> 
     for eps in grid:
         c = plasso_constants(T, d, s0, K, eps, **params)
         sigma_over_delta = c.sigma_B(s0, n_last) / c.tbap_delta(s0)
+        # Lemma 4's s1 = max_l s_{1,l} over the episodes with data (t_l >= 2) [R8]; NaN when
+        # a bracket is not positive (Gamma < 0, spec §1.4).
+        s1 = max(c.s1_episode(lambda_t(t, c.lambda0, d)) for t in episode_starts(T)[1:])
         out.append(
             {
                 "eps": eps, "eps1 = eps2": c.eps1, "xi": c.xi, "Gamma": c.Gamma,
                 "4 Gamma sqrt(s_bar)": 4 * c.Gamma * math.sqrt(c.s_bar), "rho_ep": c.rho_ep,
                 f"sigma_B / Delta (D = {depth})": sigma_over_delta, "s_bar": c.s_bar,
-                "c_max": c.c_max, "alpha": c.alpha, "n_L": c.n_L, "delta1 = delta2": c.delta1,
+                "c_max": c.c_max, "alpha": c.alpha, "s1": s1, "n_L": c.n_L,
+                "delta1 = delta2": c.delta1,
             }
         )  # fmt: skip
     return pd.DataFrame(out)

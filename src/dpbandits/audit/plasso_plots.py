@@ -21,10 +21,10 @@ from .minimax_rules import BOOT_SEED, N_BOOT, SATURATION
 
 BASELINES = {
     "np_th_lasso": ("NP-TH-LASSO", "#D55E00", "-"),
-    "oracle_ols": ("Oracle-OLS", "#009E73", "-"),
-    "oracle_tbap": ("Oracle-TBAP", "#009E73", ":"),
+    "oracle_ols": ("Oracle-OLS", "#56B4E9", "-"),
+    "oracle_tbap": ("Oracle-TBAP", "#56B4E9", ":"),
     "svt_noise_off": ("svt-noise-off", "#CC79A7", "--"),
-    "tbap_noise_off": ("tbap-noise-off", "#56B4E9", "--"),
+    "tbap_noise_off": ("tbap-noise-off", "#999999", "--"),
 }
 BAND = "bands: 95% bootstrap interval of the mean over trials"
 
@@ -287,6 +287,7 @@ def scans_figure(runs: pd.DataFrame, grid: list[float], pdf: str, png: str) -> N
             ax.plot(x, m.to_numpy(), "o-", ms=4, color=color, label=label)
         ax.set(xscale="log", yscale="log", xlabel="K − 1" if key == "K" else key,
                ylabel="regret at T = 2^15", title=f"PL-E2: {key} scan")  # fmt: skip
+        ax.xaxis.set_minor_formatter(NullFormatter())
     axes[0][0].legend(fontsize=7)
     save(fig, pdf, png)
     close(fig)
