@@ -8,7 +8,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
-from matplotlib.ticker import FuncFormatter, LogLocator, MaxNLocator  # noqa: E402
+from matplotlib.ticker import FuncFormatter, LogLocator, MaxNLocator, NullFormatter  # noqa: E402
 
 #: Stable colours by series label (Okabe-Ito, colour-blind safe), the same in every figure.
 SERIES_COLORS = {
@@ -224,6 +224,13 @@ def footnote(fig, text: str) -> None:
     """A one-line note under the axes (e.g. what the band is), so a PNG explains itself."""
     fig.tight_layout(rect=(0, 0.05, 1, 1))
     fig.text(0.5, 0.012, text, ha="center", va="bottom", fontsize=8, color="0.3")
+
+
+def decade_labels(axes) -> None:
+    """Label only the major ticks of log axes (minor labels overlap); ``axes``: one or many."""
+    for ax in np.ravel(axes):
+        ax.xaxis.set_minor_formatter(NullFormatter())
+        ax.yaxis.set_minor_formatter(NullFormatter())
 
 
 def save(fig, pdf: str, png: str, dpi: int = 150) -> None:

@@ -8,11 +8,10 @@ import math
 import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
-from matplotlib.ticker import NullFormatter
 
 from ..engine.minimax import OP_E3_DELTA
 from ..mechanisms.zcdp import zcdp_to_dp
-from ..plotting import close, save, set_style
+from ..plotting import close, decade_labels, save, set_style
 
 #: delta of the equivalent epsilon of a rho: JDP-LinUCB's delta (spec §7.3, §7.6).
 DELTA_EQUIV = OP_E3_DELTA
@@ -121,9 +120,7 @@ def finite_or_linear_figure(df: pd.DataFrame, experiment: str, out_pdf: str, out
     else:
         ax.axis("off")
     axes[1, 2].axis("off")
-    for ax in np.ravel(axes):  # decade labels only (minor labels overlap on log axes)
-        ax.xaxis.set_minor_formatter(NullFormatter())
-        ax.yaxis.set_minor_formatter(NullFormatter())
+    decade_labels(axes)
     fig.tight_layout()
     save(fig, out_pdf, out_png, dpi=110)  # no timestamps in the files
     close(fig)
@@ -203,9 +200,7 @@ def gap_figure(df: pd.DataFrame, out_pdf: str, out_png: str, context: str = "C1"
     ax.set(xscale="log", yscale="log", xlabel="ε (δ = 0.01)", ylabel="excess at T_max",
            title=f"excess at T = {int(T[-1]):,} vs ε")  # fmt: skip
     ax.legend(fontsize=7)
-    for ax in np.ravel(axes):  # decade labels only (minor labels overlap on log axes)
-        ax.xaxis.set_minor_formatter(NullFormatter())
-        ax.yaxis.set_minor_formatter(NullFormatter())
+    decade_labels(axes)
     fig.tight_layout()
     save(fig, out_pdf, out_png, dpi=110)  # no timestamps in the files
     close(fig)

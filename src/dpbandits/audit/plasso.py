@@ -39,7 +39,7 @@ from .minimax_rules import (
     loglog_slope,
     rule_up_t,
 )
-from .rates import _slopes
+from .rates import _slopes, bootstrap_means
 
 TAU_T = 0.10
 TAU_EPS = 0.20
@@ -182,7 +182,7 @@ class PlassoAudit:
             R = self.matrix(family, alg, eps, T=T_max)[0]
             U = self.matrix(family, alg, eps, "regret_unif_T", T=T_max)[0]
             diff = R - R_ref
-            boot = diff[rng.integers(0, diff.size, size=(N_BOOT, diff.size))].mean(axis=1)
+            boot = bootstrap_means(diff[:, None], N_BOOT, rng)[:, 0]
             if R.mean() >= SATURATION * U.mean():
                 notes.append(f"{_fmt_eps(eps)}: saturated")
             elif np.percentile(boot, 2.5) <= 0:
@@ -264,7 +264,7 @@ class PlassoAudit:
         rng = np.random.default_rng(BOOT_SEED)
         below = []
         for j, t in enumerate(T_all):
-            boot = R[j][rng.integers(0, R.shape[1], size=(N_BOOT, R.shape[1]))].mean(axis=1)
+            boot = bootstrap_means(R[j][:, None], N_BOOT, rng)[:, 0]
             lb = bound_value(claim, {**self._values(1.0), "T": t})
             if np.percentile(boot, 97.5) < lb:
                 below.append(int(t))

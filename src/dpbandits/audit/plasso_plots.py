@@ -13,11 +13,11 @@ import math
 import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
-from matplotlib.ticker import NullFormatter
 
-from ..plotting import close, footnote, save, set_style
+from ..plotting import close, decade_labels, footnote, save, set_style
 from ..policies.private_lasso import plasso_constants
 from .minimax_rules import BOOT_SEED, N_BOOT, SATURATION
+from .rates import bootstrap_means
 
 BASELINES = {
     "np_th_lasso": ("NP-TH-LASSO", "#D55E00", "-"),
@@ -46,7 +46,7 @@ def _summary(df: pd.DataFrame, column: str = "regret_T") -> pd.DataFrame:
     out = []
     for (alg, eps, T), sub in df.groupby(["algorithm", "eps", "T"], sort=True):
         v = sub[column].to_numpy(float)
-        boot = v[rng.integers(0, v.size, size=(N_BOOT, v.size))].mean(axis=1)
+        boot = bootstrap_means(v[:, None], N_BOOT, rng)[:, 0]
         lo, hi = np.percentile(boot, [2.5, 97.5])
         out.append({"algorithm": alg, "eps": eps, "T": T, "mean": v.mean(), "lo": lo, "hi": hi,
                     "unif": sub["regret_unif_T"].mean()})  # fmt: skip
@@ -72,12 +72,14 @@ def _series(ax, s: pd.DataFrame, grid: list[float], transform=None, band=True):
                             color=color, alpha=0.12, lw=0)  # fmt: skip
 
 
-def _log_axes(ax, T):
+def _log_axes(ax, T, ylog: bool = True):
+    """Log2 x axis labelled 2^k at the horizons (log y unless ``ylog`` is False)."""
     ax.set_xscale("log", base=2)
-    ax.set_yscale("log")
+    if ylog:
+        ax.set_yscale("log")
     ax.set_xticks(T)
     ax.set_xticklabels([f"2^{int(round(math.log2(t)))}" for t in T], fontsize=8)
-    ax.xaxis.set_minor_formatter(NullFormatter())
+    decade_labels(ax)
 
 
 def regret_vs_T(runs: pd.DataFrame, grid: list[float], pdf: str, png: str) -> None:
@@ -128,10 +130,7 @@ def normalised(runs: pd.DataFrame, grid: list[float], pdf: str, png: str) -> Non
         for row, (label, tf) in enumerate(norms):
             ax = axes[row][col]
             _series(ax, s, grid, tf)
-            ax.set_xscale("log", base=2)
-            ax.set_xticks(T)
-            ax.set_xticklabels([f"2^{int(round(math.log2(t)))}" for t in T], fontsize=8)
-            ax.xaxis.set_minor_formatter(NullFormatter())
+            _log_axes(ax, T, ylog=False)
             ax.set(xlabel="T", ylabel=label, title=f"family {fam}")
     axes[0][-1].legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0))
     footnote(fig, BAND + "; linear y: a flat or decreasing curve has the claim's shape")
@@ -148,7 +147,7 @@ def _excess_at_Tmax(df, alg, ref):
     for eps, sub in d[(d["algorithm"] == alg) & np.isfinite(d["eps"])].groupby("eps"):
         diff = sub.set_index("trial")["regret_T"] - base
         v = diff.to_numpy(float)
-        boot = v[rng.integers(0, v.size, size=(N_BOOT, v.size))].mean(axis=1)
+        boot = bootstrap_means(v[:, None], N_BOOT, rng)[:, 0]
         lo, hi = np.percentile(boot, [2.5, 97.5])
         sat = sub["regret_T"].mean() >= SATURATION * sub["regret_unif_T"].mean()
         out.append({"eps": eps, "mean": v.mean(), "lo": lo, "hi": hi, "saturated": sat})
@@ -287,7 +286,7 @@ def scans_figure(runs: pd.DataFrame, grid: list[float], pdf: str, png: str) -> N
             ax.plot(x, m.to_numpy(), "o-", ms=4, color=color, label=label)
         ax.set(xscale="log", yscale="log", xlabel="K − 1" if key == "K" else key,
                ylabel="regret at T = 2^15", title=f"PL-E2: {key} scan")  # fmt: skip
-        ax.xaxis.set_minor_formatter(NullFormatter())
+        decade_labels(ax)
     axes[0][0].legend(fontsize=7)
     save(fig, pdf, png)
     close(fig)
