@@ -24,6 +24,7 @@ include: "workflow/rules/papers.smk"
 include: "workflow/rules/audit.smk"
 include: "workflow/rules/bounds.smk"
 include: "workflow/rules/plasso.smk"
+include: "workflow/rules/privacy.smk"
 
 
 rule all:
@@ -33,3 +34,4 @@ rule all:
         rules.audit.output,
         [f for name in BOUND_PLANS for f in bound_outputs(name).values()],
         plasso_outputs().values() if PLASSO_PLAN else [],
+        rules.privacy.input,

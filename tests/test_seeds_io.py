@@ -5,6 +5,7 @@ import sys
 
 import numpy as np
 import pyarrow.parquet as pq
+import pytest
 
 from dpbandits.engine import SimulationResult
 from dpbandits.io import read_metadata, read_results, result_table, write_result
@@ -74,3 +75,32 @@ def test_parquet_round_trip_is_byte_identical(tmp_path):
     assert read_metadata(a)["config_hash"] == "h" and "package_version" in read_metadata(a)
     assert pq.read_schema(a).field("nonpd_refreshes").type == "int64"
     assert not list(tmp_path.glob(".*.tmp"))
+
+
+def test_corrupt_or_foreign_results_are_refused_with_the_file_and_how_to_rebuild(tmp_path):
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from dpbandits.io import CorruptResultError, read_results, write_result
+
+    table = pa.table({"trial": [0, 0], "t": [1, 2], "T": [2, 2], "regret": [0.5, 1.0]})
+    good = tmp_path / "good.parquet"
+    write_result(good, table, {"cell": {}})
+    assert len(read_results([good])) == 2
+    # truncated (a crash while copying, a full disk): detected when read
+    cut = tmp_path / "cut.parquet"
+    cut.write_bytes(good.read_bytes()[: good.stat().st_size // 2])
+    # written by something else (no dpbandits metadata) and by an older schema
+    foreign = tmp_path / "foreign.parquet"
+    pq.write_table(table, foreign)
+    old = tmp_path / "old.parquet"
+    pq.write_table(table.replace_schema_metadata({b"dpbandits": b'{"schema_version": 0}'}), old)
+    # a file lacking a column the readers need
+    short = tmp_path / "short.parquet"
+    write_result(short, table.drop(["t"]), {})
+    for bad, why in ((cut, "not a readable parquet"), (foreign, "no 'dpbandits' metadata"),
+                     (old, "schema version 0"), (short, "missing columns ['t']")):  # fmt: skip
+        with pytest.raises(CorruptResultError) as err:
+            read_results([good, bad])
+        msg = str(err.value)
+        assert str(bad) in msg and why in msg and f"snakemake --cores all {bad}" in msg

@@ -101,13 +101,47 @@ def write_rows_csv(rows: list[dict], path: str | Path) -> None:
         writer.writerows(rows)
 
 
+class CorruptResultError(RuntimeError):
+    """A results file that cannot be read, or was not written by this version's schema."""
+
+
+def _rebuild_hint(path) -> str:
+    return (
+        f"delete it and rebuild it: `rm {path} && snakemake --cores all {path}` "
+        "(add `--config scale=quick` for files under results/quick/)"
+    )
+
+
 def read_metadata(path: str | Path) -> dict:
-    """The ``dpbandits`` metadata of one results file."""
-    meta = pq.read_schema(path).metadata or {}
-    return json.loads(meta[META_KEY])
+    """The ``dpbandits`` metadata of one results file.
+
+    Raises
+    ------
+    CorruptResultError
+        If the file is truncated or not a parquet file, has no ``dpbandits`` metadata, or was
+        written with another schema version; the message names the file and how to rebuild it.
+    """
+    try:
+        meta = pq.read_schema(path).metadata or {}
+    except (OSError, pa.ArrowException) as err:
+        raise CorruptResultError(
+            f"{path}: not a readable parquet file ({err}); {_rebuild_hint(path)}"
+        ) from None
+    if META_KEY not in meta:
+        raise CorruptResultError(
+            f"{path}: no '{META_KEY.decode()}' metadata, not written by the pipeline; "
+            f"{_rebuild_hint(path)}"
+        )
+    data = json.loads(meta[META_KEY])
+    if data.get("schema_version") != SCHEMA_VERSION:
+        raise CorruptResultError(
+            f"{path}: schema version {data.get('schema_version')!r}, this version reads "
+            f"{SCHEMA_VERSION}; {_rebuild_hint(path)}"
+        )
+    return data
 
 
-def read_results(paths, at_horizon: bool = False):
+def read_results(paths, at_horizon: bool = False, required=("trial", "t", "T")):
     """Concatenate results files into one pandas DataFrame (columns as written).
 
     Parameters
@@ -116,6 +150,13 @@ def read_results(paths, at_horizon: bool = False):
     at_horizon : bool
         Keep only the rows at the horizon (``t == T``), filtered while reading (paper 004's
         figures: 5 MB in memory at the horizon, 1 GB with every checkpoint).
+    required : tuple of str
+        Columns every file must have.
+
+    Raises
+    ------
+    CorruptResultError
+        For a truncated, foreign, old-schema or column-less file, naming it and how to rebuild it.
     """
     import pandas as pd  # imported here: simulation jobs only write
     import pyarrow.compute as pc
@@ -124,6 +165,15 @@ def read_results(paths, at_horizon: bool = False):
     if not paths:
         raise ValueError("no results files given")
     where = pc.field("t") == pc.field("T") if at_horizon else None
-    return pd.concat(
-        [pq.read_table(p, filters=where).to_pandas() for p in paths], ignore_index=True
-    )
+    frames = []
+    for p in paths:
+        read_metadata(p)  # truncated, foreign or old-schema files fail here, naming the file
+        try:
+            table = pq.read_table(p, filters=where)
+        except (OSError, pa.ArrowException) as err:
+            raise CorruptResultError(f"{p}: cannot be read ({err}); {_rebuild_hint(p)}") from None
+        missing = [c for c in required if c not in table.column_names]
+        if missing:
+            raise CorruptResultError(f"{p}: missing columns {missing}; {_rebuild_hint(p)}")
+        frames.append(table.to_pandas())
+    return pd.concat(frames, ignore_index=True)

@@ -64,6 +64,8 @@ except ConfigError as exc:
 
 # Generated files of a non-paper scale live under results/<scale>, logs/<scale>, benchmarks/<scale>.
 RESULTS = results_root(config["scale"])
+#: The privacy audit's root: the scale's root, plus /full for the full tier (more auditor samples).
+PRIVACY_ROOT = RESULTS if config["tier"] == "core" else f"{RESULTS}/full"
 LOGS = RESULTS.replace("results", "logs", 1)
 BENCH = RESULTS.replace("results", "benchmarks", 1)
 

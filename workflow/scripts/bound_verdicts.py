@@ -5,17 +5,16 @@ per claim."""
 # `snakemake` is injected by Snakemake's script directive.
 # ruff: noqa: F821
 
-import pandas as pd
-
 from dpbandits.audit.op24 import VERDICT_SEMANTICS, Op24Audit
 from dpbandits.bound_claims import load_bound_registry
+from dpbandits.io import read_results
 from dpbandits.joblog import job_log
 from dpbandits.tables import write_table
 
 with job_log(snakemake.log[0]) as log:
     p = snakemake.params
     registry = load_bound_registry(snakemake.input.claims, p.claims_schema)
-    results = pd.concat([pd.read_parquet(f) for f in snakemake.input.results], ignore_index=True)
+    results = read_results(snakemake.input.results)
     rows, claims = Op24Audit(results, registry["claims"], p.fit_points, p.fit_checkpoints).run()
     out = snakemake.output
     write_table(rows, out.csv, out.md, "Paper 002: verdict rows", VERDICT_SEMANTICS)

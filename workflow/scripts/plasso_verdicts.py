@@ -6,18 +6,17 @@ the results of one tier: the verdict rows (results/tables/plasso_claims.*), one 
 # `snakemake` is injected by Snakemake's script directive.
 # ruff: noqa: F821
 
-import pandas as pd
-
 from dpbandits.audit.plasso import VERDICT_SEMANTICS, PlassoAudit, constants_table
 from dpbandits.bound_claims import load_bound_registry
+from dpbandits.io import read_results
 from dpbandits.joblog import job_log
 from dpbandits.tables import write_table
 
 with job_log(snakemake.log[0]) as log:
     p, inp, out = snakemake.params, snakemake.input, snakemake.output
     registry = load_bound_registry(inp.claims, p.claims_schema)
-    runs = pd.concat([pd.read_parquet(f) for f in inp.runs], ignore_index=True)
-    episodes = pd.concat([pd.read_parquet(f) for f in inp.episodes], ignore_index=True)
+    runs = read_results(inp.runs, required=("trial",))
+    episodes = read_results(inp.episodes, required=("trial",))
     rows, claims = PlassoAudit(runs, episodes, registry["claims"], p.fit_points).run()
     write_table(rows, out.rows_csv, out.rows_md, "Paper 001: verdict rows", VERDICT_SEMANTICS)
     write_table(

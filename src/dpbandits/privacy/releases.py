@@ -1,0 +1,511 @@
+"""What each algorithm releases about one user, as accountable noise components.
+
+A :class:`Release` lists the Gaussian / Laplace releases that one user's data enters (with their
+noise scale and their sensitivity under a data universe), so that
+:func:`dpbandits.privacy.accounting.composed_epsilon` turns it into the epsilon the calibration
+delivers. Sensitivities are computed from a :class:`Universe`, the bounds of the data: the bounds
+of the instances an experiment actually simulates (``instance_universe``), or the normalisation
+the paper assumes (``paper``).
+
+Linear contextual bandits of paper 003 (and its baselines in paper 000): a user's data is the
+pair ``(x, r)``, ``||x|| <= L``, ``r in [0, 1]``; the released statistics are ``x r`` and the upper
+triangle of ``x x^T`` (spec shuffle-linucb-003 §5.3).
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ..design import support_cap
+from ..mechanisms import amplification as amp
+from ..mechanisms.shuffle_sum import scalar_params, vector_params
+from ..mechanisms.tree import n_levels
+from ..policies.dpdpe import pe_sigma_noise, sigma_nl
+from .accounting import Component, composed_epsilon, zcdp_epsilon
+
+#: Largest arm norm ``L`` and reward range of every instance family (envs/linear.py,
+#: envs/contextual.py): the script's arms have norm sqrt(2) (a unit vector with a 1 appended,
+#: spec 003 §4.1); the paper-text, ill-conditioned and fixed-sphere arms lie in the unit ball;
+#: Bernoulli rewards in {0, 1}, setting F's Rademacher rewards in {-1, 1} (spec 000 §6.2).
+INSTANCE_BOUNDS: dict[str, tuple[float, float, float]] = {
+    "script": (math.sqrt(2.0), 0.0, 1.0),
+    "paper_text": (1.0, 0.0, 1.0),
+    "illcond": (1.0, 0.0, 1.0),
+    "fixed_sphere": (1.0, 0.0, 1.0),
+    "two_action": (1.0, 0.0, 1.0),
+    "fresh_sphere": (1.0, -1.0, 1.0),
+}
+
+
+@dataclass(frozen=True)
+class Universe:
+    """Bounds of one user's data: ``||x|| <= L``, reward in ``[r_lo, r_hi]``."""
+
+    name: str
+    L: float
+    r_lo: float = 0.0
+    r_hi: float = 1.0
+
+    @property
+    def reward_range(self) -> float:
+        """``r_hi - r_lo``: the sensitivity of a released reward."""
+        return self.r_hi - self.r_lo
+
+
+#: The normalisation of the papers (CZ22 Assumption 3.1, paper 000 §1: ``||x|| <= 1``,
+#: ``|y| <= 1``); paper 003's rewards are in [0, 1].
+PAPER_CZ22 = Universe("paper (||x|| <= 1, r in [0, 1])", 1.0, 0.0, 1.0)
+PAPER_OLUCB = Universe("paper (||x|| <= 1, |y| <= 1)", 1.0, -1.0, 1.0)
+
+
+def instance_universe(family: str) -> Universe:
+    """The bounds of the instances a cell simulates (see :data:`INSTANCE_BOUNDS`)."""
+    try:
+        L, lo, hi = INSTANCE_BOUNDS[family]
+    except KeyError:
+        raise ValueError(
+            f"no data bounds for instance family {family!r}; known: {', '.join(INSTANCE_BOUNDS)}"
+        ) from None
+    return Universe(f"instances '{family}' (||x|| <= {L:.4g}, r in [{lo:g}, {hi:g}])", L, lo, hi)
+
+
+def joint_sensitivity(L: float) -> float:
+    """``Delta_J(L) = sqrt(2 L^4 + 2 L^2 + 1/2)``: L2 sensitivity of ``(x r, x x^T)`` with the
+    matrix in Frobenius norm, ``||x|| <= L``, ``r in [0, 1]`` (spec 003 §5.3; 2.1213 at L = 1,
+    3.5355 at L = sqrt 2). Exact for the ``(W + W^T)/2`` symmetrisation (off-diagonal entries
+    carry half the variance, so rescaling them by sqrt 2 gives i.i.d. noise and the Frobenius
+    norm); an upper bound for the mirrored upper triangle."""
+    return math.sqrt(2.0 * L**4 + 2.0 * L**2 + 0.5)
+
+
+def ss18_sensitivity(L: float) -> float:
+    """Sensitivity of ``(x r, x x^T)`` under SS18's node noise (Gram diagonal variance
+    ``2 sigma^2``, off-diagonal and vector ``sigma^2``): ``sup sqrt(||x r - x' r'||^2 +
+    ||x x^T - x' x'^T||_F^2 / 2) = L^2 + 1`` (= SS18's ``L~^2``; attained at ``r = r' = 1``,
+    ``cos(x, x') = -1/L^2``; valid for ``L >= 1``)."""
+    if L < 1:
+        return max(joint_sensitivity(L), 2.0 * L)  # crude but valid upper bound below L = 1
+    return L * L + 1.0
+
+
+@dataclass(frozen=True)
+class Release:
+    """One user's exposure under one algorithm and calibration.
+
+    Attributes
+    ----------
+    mechanism : str
+        Plain description.
+    components : tuple of Component
+        The Gaussian/Laplace releases the user's data enters (empty if ``private`` is False).
+    private : bool
+        False for a mechanism that is not differentially private at all (delivered ``inf``).
+    certified : bool
+        False when the accounting is an approximation (e.g. binomial noise treated as Gaussian).
+    shuffle_n : int
+        Users shuffled together (0: no shuffler); the amplification bound FMT20 (CZ22 Lemma B.4)
+        is applied where its condition holds.
+    method : str
+        How the epsilon is obtained.
+    notes : str
+    """
+
+    mechanism: str
+    components: tuple[Component, ...] = ()
+    private: bool = True
+    certified: bool = True
+    shuffle_n: int = 0
+    method: str = ""
+    notes: str = ""
+    extra: dict = field(default_factory=dict)
+
+
+def delivered_epsilon(release: Release, delta: float) -> tuple[float, str]:
+    """The epsilon at ``delta`` that the release's noise delivers, and a note on how.
+
+    Shuffled local randomizers (``shuffle_n > 0``): the local guarantee (post-processing) and, if
+    FMT20's condition ``eps0 <= ln(n / (16 ln(2/delta')))`` holds at ``delta' = delta/2`` and a
+    local ``delta0 = delta / (8 n)``, the amplified ``eps~`` when its ``delta~ <= delta``.
+    """
+    if not release.private:
+        return math.inf, "not a private mechanism"
+    if "epsilon_at" in release.extra:  # computed by the release itself (explicit distributions)
+        return release.extra["epsilon_at"](delta), ""
+    if "rho" in release.extra:
+        return zcdp_epsilon(release.extra["rho"], delta), ""
+    local = composed_epsilon(release.components, delta)
+    if not release.shuffle_n:
+        return local, ""
+    n = release.shuffle_n
+    d_prime, delta0 = delta / 2.0, delta / (8.0 * n)
+    eps0 = composed_epsilon(release.components, delta0)
+    if not amp.fmt20_condition_holds(eps0, n, d_prime):
+        need = amp.fmt20_condition_rhs(n, d_prime)
+        return local, (
+            f"shuffling certifies only the local guarantee: FMT20 (CZ22 Lemma B.4) needs "
+            f"eps0 <= ln(n/(16 ln(2/delta'))) = {need:.3g} with n = {n}, eps0 = {eps0:.3g}"
+        )
+    eps_t = amp.fmt20_epsilon(eps0, n, d_prime)
+    if amp.fmt20_delta(eps_t, eps0, n, d_prime, delta0) > delta or eps_t >= local:
+        return local, "FMT20 applies but does not improve on the local guarantee"
+    return eps_t, f"amplified by shuffling n = {n} (FMT20, CZ22 Lemma B.4; eps0 = {eps0:.3g})"
+
+
+# --- paper 003 (CZ22) and its baselines ---------------------------------------------------------
+
+
+def _per_user_std(policy) -> float:
+    return policy.noise_std / math.sqrt(policy.period)
+
+
+def _gram_sensitivity(policy, L: float) -> tuple[float, str]:
+    if policy.convention == "half_sum":
+        return joint_sensitivity(L), "Delta_J(L) exact for (W + W^T)/2 (spec 003 §5.3)"
+    if policy.convention == "ss18":
+        return ss18_sensitivity(L), "L^2 + 1 under SS18's (W + W^T)/sqrt 2 node noise"
+    return joint_sensitivity(L), "Delta_J(L), an upper bound for the mirrored upper triangle"
+
+
+#: The LinUCB-type algorithms of paper 003 that :func:`cz22_release` describes.
+CZ22_ALGORITHMS = (
+    "ldp",
+    "batched_ldp",
+    "sdp_amp",
+    "sdp_amp_ru",
+    "jdp_standin",
+    "jdp_tree",
+    "batched_jdp",
+    "jdp_user",
+    "sdp_vec",
+    "sdp_vec_ru",
+)
+
+
+def cz22_release(policy, universe: Universe) -> Release:
+    """Release of a LinUCB-type policy of paper 003 (``ldp``, ``sdp_amp``, ``jdp_*``, ``sdp_vec``,
+    batched and returning-user variants) under ``universe``."""
+    alg, L, s = policy.algorithm, universe.L, policy.setting
+    if not (universe.r_lo >= 0.0 and universe.r_hi <= 1.0):
+        raise ValueError(f"{alg}: paper 003's sensitivities assume rewards in [0, 1]")
+    if alg == "jdp_standin":
+        return Release(
+            "the script's stand-in for the tree: a running sum of pre-drawn node noises; two "
+            "consecutive releases with the same k(t) differ by exactly x_t x_t^T",
+            private=False,
+            method="none (spec 003 §3.3)",
+        )
+    sens, how = _gram_sensitivity(policy, L)
+    if alg in ("ldp", "batched_ldp", "sdp_amp", "sdp_amp_ru"):
+        std = _per_user_std(policy)
+        batches = s.T // s.B if alg == "sdp_amp_ru" else 1
+        shuffled = alg.startswith("sdp_amp")
+        return Release(
+            "per-user Gaussian randomizer on (x r, x x^T)"
+            + (", shuffled in batches of B (P_Amp)" if shuffled else ""),
+            (Component("gaussian", std, sens, count=batches),),
+            shuffle_n=s.B if shuffled and batches == 1 else 0,
+            method=f"analytic Gaussian (dp-accounting); sensitivity {how}",
+            notes=(
+                f"a returning user is in all M = {batches} batches: M-fold composition"
+                if batches > 1
+                else ""
+            ),
+        )
+    if alg in ("jdp_tree", "batched_jdp", "jdp_user"):
+        leaves = s.T // policy.period
+        m = n_levels(leaves)
+        group = int(policy.opts.get("M0", 1)) if alg == "jdp_user" else 1
+        return Release(
+            f"binary-tree aggregation: a user's data is in one node per level, m = {m} nodes",
+            (Component("gaussian", policy.noise_std, group * sens, count=m),),
+            method=f"analytic Gaussian (dp-accounting) over the m nodes; sensitivity {how}",
+            notes=f"user level: up to M0 = {group} rounds per user" if group > 1 else "",
+        )
+    if alg in ("sdp_vec", "sdp_vec_ru"):
+        prm = policy.vec
+        Delta = policy.encoding_range(L)
+        std = prm.noise_std_per_batch(s.B, Delta)
+        batches = s.T // s.B if alg == "sdp_vec_ru" else 1
+        cert = vec_certified_epsilon(prm, s.B, s.d, s.delta) if batches == 1 else math.inf
+        return Release(
+            "bit-sum protocol P_Vec: binomial noise on the per-entry counts of a batch",
+            (Component("gaussian", std, joint_sensitivity(L), count=batches),)
+            if prm.b_trials > 0
+            else (Component("gaussian", 0.0, joint_sensitivity(L)),),
+            certified=False,
+            method=(
+                "Gaussian approximation of the binomial count noise, value-unit std "
+                "(Delta/g) sqrt(B floor(b) p(1-p)) (spec 003 §5.3); not a certificate"
+            ),
+            notes=f"certificate of CZ22 Thm C.1 (CJMP21) at this b: eps = {cert:.4g}"
+            + (" (Thm C.1 needs eps <= 15, integer g and b)" if not math.isfinite(cert) else ""),
+            extra={"certified_epsilon": cert},
+        )
+    raise ValueError(f"no release description for algorithm {alg!r}")
+
+
+def vec_certified_epsilon(prm, B: int, d: int, delta: float) -> float:
+    """The epsilon CZ22 Thm. C.1 certifies for P_Vec at the drawn ``b``: the smallest ``eps``
+    with ``b >= 24e4 g^2 ln^2(4(d^2+1)/delta) / (eps^2 B)``, i.e.
+    ``eps = sqrt(24e4 g^2 ln^2(4(d^2+1)/delta) / (b B))``; ``inf`` when the theorem does not apply
+    (``g`` or ``b`` not an integer, no binomial bits, or ``eps > 15``)."""
+    g, b = prm.g, prm.b_trials
+    if b <= 0 or not float(g).is_integer() or float(prm.b) != float(b) or prm.p != 0.25:
+        return math.inf
+    eps = math.sqrt(24e4 * g * g * math.log(4.0 * (d * d + 1) / delta) ** 2 / (b * B))
+    return eps if eps <= 15.0 else math.inf
+
+
+# --- paper 000 (OnlineUCB) -----------------------------------------------------------------------
+
+
+def olucb_release(policy, universe: Universe) -> Release:
+    """Release of OnlineUCB and its combiner / doubling wrappers (spec 000 §2.9): every user
+    releases ``x~ = x + zeta + eta_x`` and ``y~ = y + eta_y`` once, ``eta ~ N(0, sigma^2)``,
+    ``zeta ~ N(0, Delta^2 I)`` (the perturbation; 0 for the combiner's worst base). The pair is
+    one Gaussian mechanism with joint sensitivity ``sqrt(Delta_x^2 + Delta_y^2)``."""
+    sigma = policy.sigma
+    perturb = float(getattr(policy, "Delta2", 0.0))  # a variance; wrappers: worst base has 0
+    sx = math.sqrt(sigma**2 + perturb)
+    dx, dy = 2.0 * universe.L, universe.reward_range
+    return Release(
+        "per-user Gaussian on (x, y) (x~ and y~ of Algorithm 1)",
+        (Component("gaussian", sx, dx), Component("gaussian", sigma, dy)),
+        method="analytic Gaussian (dp-accounting), joint sensitivity of the pair (x~, y~)",
+        notes=(f"x carries the perturbation Delta^2 = {perturb:.4g} too" if perturb else "")
+        + " the paper composes the two releases as (2 eps, 2 delta) (spec 000 §2.9)",
+    )
+
+
+# --- paper 004 (DP-DPE, DP-PE) -------------------------------------------------------------------
+
+#: Phases at which DP-DPE's shuffle protocol is evaluated: 1 .. 25 spaced out (a run has at most 22
+#: phases, at T = 1e7). The count view's epsilon hardly changes with the phase (the count shift
+#: over the binomial std is ``g / sqrt(s n b p (1 - p))`` with ``b ~ 1/n``).
+SHUFFLE_PHASES = (1, 2, 4, 8, 12, 16, 20, 25)
+
+
+def count_pmf_pair(prm, lo: float, hi: float) -> tuple[dict, dict]:
+    """Distributions of one coordinate's count of ones when one client's input is ``lo`` or
+    ``hi`` and every other client's encoding is an integer (no rounding noise): the client's
+    ``floor(z) + Bernoulli(frac(z))`` plus ``Binomial(n b, p)`` (shuffle_sum count level, I5-I7).
+    Returned as ``{count: probability}`` over the binomial's mean +- 14 standard deviations (the
+    mass left out is below 1e-40)."""
+    from scipy.stats import binom
+
+    N = prm.n * prm.b
+    mean, sd = N * prm.p, math.sqrt(N * prm.p * (1.0 - prm.p))
+    k0 = max(0, int(mean - 14.0 * sd) - 2)
+    k1 = min(N, int(mean + 14.0 * sd) + 2)
+    base = binom.pmf(np.arange(k0, k1 + 1), N, prm.p)
+    out = []
+    for y in (lo, hi):
+        z = (y + prm.shift) * prm.g / prm.scale
+        f = math.floor(z)
+        q = z - f
+        pmf = np.zeros(k1 - k0 + 2)
+        pmf[:-1] += (1.0 - q) * base
+        pmf[1:] += q * base
+        out.append({k0 + f + i: float(v) for i, v in enumerate(pmf) if v > 0})
+    return out[0], out[1]
+
+
+@functools.lru_cache(maxsize=4096)
+def _shuffle_pld(prm, lo: float, hi: float, coords: int):
+    """Privacy loss distributions of the count view, both directions (cached per protocol)."""
+    from dp_accounting.pld import privacy_loss_distribution as pld
+
+    p, q = count_pmf_pair(prm, lo, hi)
+    out = []
+    for a, b in ((p, q), (q, p)):
+        la = {k: math.log(v) for k, v in a.items()}
+        lb = {k: math.log(v) for k, v in b.items()}
+        dist = pld.from_two_probability_mass_functions(la, lb, symmetric=False)
+        out.append(dist.self_compose(coords) if coords > 1 else dist)
+    return tuple(out)
+
+
+def shuffle_sum_epsilon(prm, delta: float, lo: float, hi: float, coords: int) -> float:
+    """Epsilon at ``delta`` of the shuffler's view (counts of ones) of a bit-sum protocol for the
+    extreme pair ``lo``/``hi`` in each of ``coords`` coordinates (composed), by privacy loss
+    distributions of the exact count distributions (:func:`count_pmf_pair`), both directions."""
+    return max(float(d.get_epsilon_for_delta(delta)) for d in _shuffle_pld(prm, lo, hi, coords))
+
+
+#: Users per action and phase at which DP-PE's scalar protocol is evaluated (its count shift over
+#: noise std, ``g / sqrt(n b p (1 - p))``, hardly depends on ``n``).
+PE_USERS = (1, 10, 100, 1000, 10000)
+
+
+@functools.lru_cache(maxsize=1024)
+def _shuffle_worst(
+    eps: float, delta: float, d: int, B: float, pe: bool, alpha: float, eps_hat, query: float
+) -> float:
+    """Largest count-view epsilon at ``query`` over the phases (DP-DPE, ``n_l =
+    ceil(2^(alpha l))`` clients, ``s`` = the support cap) or user counts (DP-PE)."""
+    if pe:
+        prms = [(scalar_params(eps, delta, n, B), 1) for n in PE_USERS]
+    else:
+        s = int(math.floor(support_cap(d)))
+        prms = [
+            (
+                vector_params(
+                    eps, delta, math.ceil(2.0 ** (alpha * l) - 1e-9), s, B * s**0.5, eps_hat
+                ),
+                s,
+            )
+            for l in SHUFFLE_PHASES
+        ]
+    return max(shuffle_sum_epsilon(prm, query, -B, B, k) for prm, k in prms)
+
+
+def dpdpe_release(policy, universe: Universe | None = None) -> Release:
+    """Release of DP-DPE / DP-PE (paper 004, spec dpdpe-004 §1.4, §2.4, §3.3).
+
+    Clients are fresh in every phase (parallel composition; the engine enforces it), so the whole
+    run delivers what one phase delivers. Reports are clipped to ``[-B, B]`` per coordinate, the
+    bound the proofs use, so the sensitivity is the paper's (Eq. 19: ``2 B sqrt(s)/n`` for the
+    central average, ``2 B sqrt(s)`` for a client's local report, ``2B`` for DP-PE's scalar).
+    Gaussian privatizers: ``sigma = Delta sqrt(2 ln(1.25/delta))/eps`` in every phase, so
+    ``Delta/sigma`` does not depend on ``s``, ``n`` or the phase. Shuffle privatizers: exact count
+    distributions of the extreme pair, maximised over :data:`SHUFFLE_PHASES`.
+    """
+    st, B = policy.setting, float(policy.opts["reward_bound"])
+    eps, delta = st.epsilon, st.delta
+    priv = policy.privatizer
+    pe = policy.algorithm.endswith("_pe")
+    if priv in ("central", "local"):
+        sigma = pe_sigma_noise(eps, delta, B) if pe else sigma_nl(1, eps, delta, B)
+        where = (
+            "the phase's noisy sum per action"
+            if pe
+            else (
+                "the server's noisy average ``y_hat``"
+                if priv == "central"
+                else "each client's report"
+            )
+        )
+        return Release(
+            f"{priv} Gaussian mechanism on {where}",
+            (Component("gaussian", sigma, 2.0 * B),),
+            method=(
+                "analytic Gaussian (dp-accounting); Delta/sigma = eps / sqrt(2 ln(1.25/delta)) in "
+                "every phase (the classical calibration, proven for eps <= 1)"
+            ),
+            notes="parallel composition over phases: fresh clients in every phase",
+        )
+    if priv == "shuffle":
+        if policy.opts.get("U") is not None:
+            raise ValueError(f"{policy.algorithm}: a fixed client count U is not private")
+        s = int(math.floor(support_cap(st.d)))
+        s1 = not pe and policy.opts["width"] == "s1"
+        alpha = 0.0 if pe else float(policy.opts["alpha"])
+        key = (eps, delta, st.d, B, pe, alpha, eps if s1 else None)
+        what = (
+            f"Algorithm 4 (scalar sum at eps/2), n users per action in {PE_USERS}"
+            if pe
+            else f"Algorithm 2 (vector sum), s = {s} coordinates, phases {SHUFFLE_PHASES}"
+        )
+        return Release(
+            f"shuffle bit-sum protocol, {what}",
+            (),
+            certified=False,
+            method=(
+                "exact count distributions of the extreme pair (one client at -B vs +B in every "
+                "coordinate, the others with integer encodings), privacy loss distributions "
+                "(dp-accounting); the extreme pair is assumed, not proven, to be the worst"
+            ),
+            notes="parallel composition over phases: fresh clients in every phase",
+            extra={"epsilon_at": functools.partial(_shuffle_worst, *key)},
+        )
+    raise ValueError(f"no release description for privatizer {priv!r}")
+
+
+# --- paper 002 (op24): AdaC-UCB, AdaC-GOPE, AdaC-OFUL, JDP-LinUCB --------------------------------
+
+#: delta at which the rho-zCDP algorithms' nominal rho is read as an epsilon (the conversion the
+#: op24 figures use, ``audit/op24_plots.DELTA_EQUIV``) and JDP-LinUCB's delta (``engine/minimax``).
+OP24_DELTA = 0.01
+
+
+def op24_release(algorithm: str, privacy: float, T: int) -> Release:
+    """Release of one op24 algorithm at one privacy level (spec open-problem-002 §5).
+
+    AdaC-UCB (a Gaussian per arm-episode mean, sd ``1/(L sqrt(2 rho))``, sensitivity ``1/L``),
+    AdaC-GOPE (``V^{-1/2} xi``, ``sigma^2 = 2 g^V / rho``, sensitivity ``2 sqrt(g^V)``) and
+    AdaC-OFUL (``sigma^2 = 2/rho``, sensitivity 2) are each one Gaussian with
+    ``Delta/sigma = sqrt(2 rho)`` per reward (adaptive parallel composition over episodes or
+    phases, spec R9): exact analytic Gaussian. JDP-LinUCB: the tree over the ``m`` levels, node
+    std ``sigma_n`` of :func:`~dpbandits.mechanisms.tree.sigma_zcdp_node` (which assumes
+    ``Delta = sqrt 2 L~^2 = 2 sqrt 2``); the released ``(sum a r, upper(sum a a^T))`` with
+    ``||a|| <= 1``, ``|r| <= 1`` has sensitivity at most ``Delta_J(1) = 3/sqrt 2``.
+    """
+    from ..mechanisms.tree import sigma_zcdp_node
+    from ..mechanisms.zcdp import dp_to_zcdp
+
+    if algorithm in ("adac_ucb", "adac_gope", "adac_oful"):
+        return Release(
+            "Gaussian mechanism per released episode/phase statistic, each reward released once",
+            (Component("gaussian", 1.0 / math.sqrt(2.0 * privacy), 1.0),),
+            method="analytic Gaussian (dp-accounting) at Delta/sigma = sqrt(2 rho)",
+            notes=f"nominal rho = {privacy:g} (zCDP), read as epsilon at delta = {OP24_DELTA:g}",
+        )
+    if algorithm == "jdp_linucb":
+        m = n_levels(T)
+        sigma_n = sigma_zcdp_node(dp_to_zcdp(privacy, OP24_DELTA), m)
+        return Release(
+            f"binary-tree aggregation over rounds, m = {m} nodes per round",
+            (Component("gaussian", sigma_n, joint_sensitivity(1.0), count=m),),
+            method=(
+                "analytic Gaussian (dp-accounting) over the m nodes; sensitivity Delta_J(1) = "
+                "3/sqrt 2 of (a r, upper(a a^T)), the calibration assumes 2 sqrt 2"
+            ),
+            notes=f"released prefixes reach T - 1: only {(T - 1).bit_length()} levels are used",
+        )
+    raise ValueError(f"no release description for op24 algorithm {algorithm!r}")
+
+
+# --- paper 001 (plasso): PrivateLASSO and its ablations ----------------------------------------
+
+
+def plasso_release(algorithm: str, const) -> Release:
+    """Release of a PrivateLASSO variant (spec private-lasso-001 §2.2-§2.5, §2.8).
+
+    ``SparseEstimation`` screens ``S0 = {i : |theta_hat_i| > 4 lambda_t}`` *without noise* and the
+    sparse vector step only ever selects inside ``S0``; the released support ``S1`` (a coordinate
+    outside it is exactly 0) therefore changes with probability ``P(pass)`` when a neighbouring
+    dataset moves ``|theta_hat_i|`` across ``4 lambda_t``, and ``P(pass) > 1/2`` because the literal
+    threshold ``4 lambda_t Gamma sqrt(s_bar)`` is negative [R10]. No finite epsilon at
+    ``delta < 1/2``: the variants with the sparse vector step (``private_lasso``,
+    ``svt_noise_off``, ``tbap_noise_off``) are not private as implemented (the paper's Lemma 2
+    argument needs the ``S1`` threshold far above the ``S0`` one; spec R18). ``oracle_tbap``
+    (TBAP on the true support): every episode's mechanism is ``rho_ep``-zCDP w.r.t. any record
+    (§2.5), ``n_L`` episodes compose to ``n_L rho_ep``-zCDP (converted by dp-accounting's RDP
+    accountant).
+    """
+    if algorithm == "oracle_tbap":
+        rho = const.n_L * const.rho_ep
+        return Release(
+            f"TBAP on the true support: {const.n_L} episodes, "
+            f"each rho_ep = {const.rho_ep:.4g}-zCDP",
+            (),
+            method="zCDP composition over the episodes, converted by dp-accounting (RDP)",
+            extra={"rho": rho},
+        )
+    if algorithm in ("private_lasso", "svt_noise_off", "tbap_noise_off"):
+        return Release(
+            "LASSO screening S0 without noise, sparse vector step inside S0, TBAP on S1",
+            private=False,
+            method="none: the noiseless screening S0 leaks (delta >= 1/2, see notes)",
+            notes=(
+                f"threshold 4 lambda Gamma sqrt(s_bar) < 0 (Gamma = {const.Gamma:.3g}), so a "
+                "coordinate of S0 passes with probability > 1/2 and one outside S0 never does"
+                if math.isfinite(const.Gamma)
+                else "non-private limit"
+            ),
+        )
+    raise ValueError(f"no release description for plasso algorithm {algorithm!r}")

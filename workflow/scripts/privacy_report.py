@@ -1,0 +1,13 @@
+"""Snakemake job: the privacy audit's report page (results/audit/privacy.html)."""
+
+# `snakemake` is injected by Snakemake's script directive.
+# ruff: noqa: F821
+
+import pandas as pd
+
+from dpbandits.audit.privacy import write_page
+from dpbandits.joblog import job_log
+
+with job_log(snakemake.log[0]):
+    inp = snakemake.input
+    write_page(pd.read_csv(inp.delivered), pd.read_csv(inp.empirical), snakemake.output.html)
