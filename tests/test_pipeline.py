@@ -191,6 +191,12 @@ def test_rebuilds_are_byte_identical_with_any_cores(project):
     ]
     # paper 002: a finite-armed run and the JDP-LinUCB run (tree noise, numba kernel)
     targets += [f"results/quick/sim/op24/{r}.parquet" for r in ("e1_I1b", "e3_C1_d5_jdp")]
+    # paper 000 (OnlineUCB with the calibrated radius) and paper 004 (central and shuffle DP-DPE)
+    targets += [
+        "results/quick/sim/olucb/worst/onlineucb_w/eps1_T500.parquet",
+        "results/quick/sim/dpdpe/gap_private/cdp_a80/eps10_T500.parquet",
+        "results/quick/sim/dpdpe/gap_private/sdp_a80/eps10_T500.parquet",
+    ]
     # paper 001: LASSO + sparse vector + tree noise (runs and episodes)
     targets += [
         f"results/quick/sim/plasso/e1_F2_d100_K2_s5_private_lasso{s}.parquet"
@@ -287,3 +293,67 @@ def test_editing_one_number_reruns_only_what_depends_on_it(project, tmp_path):
     sims = re.findall(r"rule (simulate_\w+):", out)
     assert sims == ["simulate_cz22_fig1c_r1"]
     assert "rule cz22_fig1:" in out or "localrule cz22_fig1:" in out
+
+
+def _descendants(pid: int) -> list[int]:
+    """Process ids below ``pid`` (from /proc)."""
+    children: dict[int, list[int]] = {}
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        children.setdefault(int(fields[1]), []).append(int(stat.parent.name))
+    out, todo = [], [pid]
+    while todo:
+        for c in children.get(todo.pop(), []):
+            out.append(c)
+            todo.append(c)
+    return out
+
+
+def _cmdline(pid: int) -> str:
+    try:
+        return Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode()
+    except OSError:
+        return ""
+
+
+def test_a_killed_job_leaves_no_output_and_the_rerun_equals_an_uninterrupted_run(project, tmp_path):
+    """SIGKILL to a simulation job mid-run: Snakemake reports the failure, no partial or corrupt
+    parquet remains, and the rerun's files are byte-identical to an uninterrupted build."""
+    import signal
+    import time
+
+    target = "results/quick/sim/cz22/cz22_fig1c/r1"
+    files = [f"{target}/{s}.parquet" for s in ("LinUCB", "LinUCB-SDP-Vec", "LinUCB-LDP")]
+    crash = tmp_path / "crash"
+    shutil.copytree(project, crash, ignore=shutil.ignore_patterns("results", "logs", ".snakemake"))
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "snakemake", "--cores", "1", *files, "--config", "scale=quick"],
+        cwd=crash,
+        env=_env(),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        start_new_session=True,
+    )
+    killed = None
+    deadline = time.monotonic() + 120
+    while killed is None and time.monotonic() < deadline and proc.poll() is None:
+        for pid in _descendants(proc.pid):
+            if ".snakemake/scripts" in _cmdline(pid):  # the job's script process
+                os.kill(pid, signal.SIGKILL)
+                killed = pid
+                break
+        time.sleep(0.05)
+    out = proc.communicate(timeout=120)[0]
+    assert killed is not None, f"the job was never seen running:\n{out}"
+    assert proc.returncode != 0 and "Error in rule simulate_cz22_fig1c_r1" in out
+    sim_dir = crash / target
+    assert not sim_dir.exists() or not list(sim_dir.glob("*.parquet"))
+    # the rerun resumes (no --unlock or --rerun-incomplete needed) and cleans temporary leftovers
+    snakemake(crash, "--cores", "2", *files, "--config", "scale=quick")
+    assert not list(sim_dir.glob(".*.tmp"))
+    snakemake(project, "--cores", "2", *files, "--config", "scale=quick")
+    assert _sha([crash / f for f in files]) == _sha([project / f for f in files])

@@ -73,3 +73,49 @@ def load_registry(path: str | Path, schema: str | Path) -> dict:
         raise ConfigError(f"{path}: invalid claims\n  " + "\n  ".join(problems))
     data.setdefault("verdict_metric", "realized")
     return data
+
+
+def check_claim_targets(claims: list[dict], experiment, path: str | Path) -> None:
+    """Every claim's audit must point at things the experiment file defines: its experiment, the
+    sweep and schedules of a fit, the panels, configurations and series of a figure check.
+
+    Raises
+    ------
+    ConfigError
+        Listing every dangling reference with its key, value and what is allowed.
+    """
+    panels = sorted({c.panel for c in experiment.cells})
+    series = sorted({c.series for c in experiment.cells})
+    confs = sorted({c.configuration for c in experiment.cells})
+    sweeps = {s.id: list(s.schedules) for s in experiment.sweeps}
+    every_schedule = sorted({s for v in sweeps.values() for s in v})
+    problems = []
+
+    def need(where: str, value, allowed) -> None:
+        if value not in allowed:
+            problems.append(f"{where} = {value!r}: allowed: {', '.join(map(str, allowed))}")
+
+    for i, claim in enumerate(claims):
+        audit = claim["audit"]
+        where = f"claims.{i}.audit"
+        if "experiment" in audit:
+            need(f"{where}.experiment", audit["experiment"], [experiment.name])
+        if "sweep" in audit:
+            need(f"{where}.sweep", audit["sweep"], sorted(sweeps))
+            for j, s in enumerate(audit.get("schedules", [])):
+                need(f"{where}.schedules.{j}", s, sweeps.get(audit["sweep"], []))
+            if isinstance(audit.get("baseline"), str):
+                need(f"{where}.baseline", audit["baseline"], every_schedule)
+        for j, p in enumerate(audit.get("panels", [])):
+            need(f"{where}.panels.{j}", p, panels)
+        for j, c in enumerate(audit.get("configurations", [])):
+            need(f"{where}.configurations.{j}", c, confs)
+        if "panels" in audit:
+            for key in ("series", "baseline", "a", "b"):
+                if isinstance(audit.get(key), str):
+                    need(f"{where}.{key}", audit[key], series)
+    if problems:
+        raise ConfigError(
+            f"{path}: claims refer to what the experiment does not define\n  "
+            + "\n  ".join(problems)
+        )

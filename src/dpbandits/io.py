@@ -71,7 +71,11 @@ def result_table(settings: dict, result) -> pa.Table:
 
 
 def write_result(path: str | Path, table: pa.Table, metadata: dict) -> None:
-    """Write atomically (temporary file + rename), with deterministic bytes."""
+    """Write atomically (temporary file + rename), with deterministic bytes.
+
+    A job killed while writing leaves at most a hidden ``.<name>.<pid>.tmp`` beside the output,
+    never a partial output; the rerun removes such leftovers.
+    """
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     meta = {
@@ -81,6 +85,8 @@ def write_result(path: str | Path, table: pa.Table, metadata: dict) -> None:
         ).encode()
     }
     table = table.replace_schema_metadata(meta)
+    for stale in path.parent.glob(f".{path.name}.*.tmp"):  # left by a killed job
+        stale.unlink(missing_ok=True)
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     try:
         pq.write_table(table, tmp, compression="zstd", write_statistics=True)

@@ -8,7 +8,7 @@ from snakemake.exceptions import WorkflowError
 from dpbandits.bound_claims import load_bound_registry
 from dpbandits.bound_plan import load_plan
 from dpbandits.plasso_plan import load_plasso_plan
-from dpbandits.claims import load_registry
+from dpbandits.claims import check_claim_targets, load_registry
 from dpbandits.config import ConfigError, check_schema, load_experiment, results_root
 
 SCHEMAS = "workflow/schemas"
@@ -36,6 +36,8 @@ try:
         for name in config["experiments"]
     }
     CLAIMS = {name: registry["claims"] for name, registry in REGISTRIES.items()}
+    for name, claims in CLAIMS.items():
+        check_claim_targets(claims, EXPERIMENTS[name], f"config/claims/{name}.yaml")
     BOUND_PLANS = {
         name: load_plan(
             f"config/experiments/{name}.yaml",
@@ -66,6 +68,9 @@ except ConfigError as exc:
 RESULTS = results_root(config["scale"])
 #: The privacy audit's root: the scale's root, plus /full for the full tier (more auditor samples).
 PRIVACY_ROOT = RESULTS if config["tier"] == "core" else f"{RESULTS}/full"
+PRIVACY_TAG = (
+    "" if config["tier"] == "core" else "_full"
+)  # logs and benchmarks of the full tier
 LOGS = RESULTS.replace("results", "logs", 1)
 BENCH = RESULTS.replace("results", "benchmarks", 1)
 

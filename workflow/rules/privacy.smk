@@ -13,9 +13,9 @@ rule privacy_delivered:
         csv=f"{PRIVACY_ROOT}/audit/privacy.csv",
         md=f"{PRIVACY_ROOT}/audit/privacy.md",
     log:
-        f"{LOGS}/audit/privacy_delivered.log",
+        f"{LOGS}/audit/privacy_delivered{PRIVACY_TAG}.log",
     benchmark:
-        f"{BENCH}/audit/privacy_delivered.tsv"
+        f"{BENCH}/audit/privacy_delivered{PRIVACY_TAG}.tsv"
     conda:
         CONDA_ENV
     threads: 1
@@ -37,9 +37,9 @@ rule privacy_empirical:
         csv=f"{PRIVACY_ROOT}/audit/privacy_empirical.csv",
         md=f"{PRIVACY_ROOT}/audit/privacy_empirical.md",
     log:
-        f"{LOGS}/audit/privacy_empirical.log",
+        f"{LOGS}/audit/privacy_empirical{PRIVACY_TAG}.log",
     benchmark:
-        f"{BENCH}/audit/privacy_empirical.tsv"
+        f"{BENCH}/audit/privacy_empirical{PRIVACY_TAG}.tsv"
     conda:
         CONDA_ENV
     threads: 1
@@ -61,9 +61,9 @@ rule privacy_report:
     output:
         html=f"{PRIVACY_ROOT}/audit/privacy.html",
     log:
-        f"{LOGS}/audit/privacy_report.log",
+        f"{LOGS}/audit/privacy_report{PRIVACY_TAG}.log",
     benchmark:
-        f"{BENCH}/audit/privacy_report.tsv"
+        f"{BENCH}/audit/privacy_report{PRIVACY_TAG}.tsv"
     conda:
         CONDA_ENV
     threads: 1

@@ -12,8 +12,10 @@ import papermill as pm
 from nbconvert import HTMLExporter
 
 from dpbandits.joblog import job_log
+from dpbandits.notebooks import check_parameters
 
 with job_log(snakemake.log[0]) as log:
+    check_parameters(snakemake.input.notebook, snakemake.params.parameters)
     pm.execute_notebook(
         snakemake.input.notebook,
         snakemake.output.ipynb,

@@ -29,6 +29,8 @@ import numpy as np
 from scipy.stats import beta
 
 Sampler = Callable[[int, int, np.random.Generator], np.ndarray]
+#: Samples drawn per sampler call (fixed, so the draws stay a pure function of the seed and n).
+CHUNK = 50_000
 
 
 def clopper_pearson_upper(k: np.ndarray, n: int, level: float) -> np.ndarray:
@@ -167,8 +169,13 @@ def audit(
     """
     if n < 10:
         raise ValueError(f"n = {n}: need at least 10 samples per input")
-    sel0, sel1 = sampler(0, n, rng), sampler(1, n, rng)
-    ev0, ev1 = sampler(0, n, rng), sampler(1, n, rng)
+
+    def draw(which):  # in chunks, so a sampler's intermediate arrays stay small
+        sizes = [min(CHUNK, n - k) for k in range(0, n, CHUNK)]
+        return np.concatenate([np.asarray(sampler(which, m, rng)) for m in sizes])
+
+    sel0, sel1 = draw(0), draw(1)
+    ev0, ev1 = draw(0), draw(1)
     fn = score if score is not None else linear_score(sel0, sel1)
     return threshold_audit(fn(sel0), fn(sel1), fn(ev0), fn(ev1), delta, alpha)
 

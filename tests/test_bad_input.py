@@ -1,0 +1,204 @@
+"""Bad input is refused before any job runs, with the key, the bad value and what is allowed.
+
+Every case mutates one shipped file and loads it with the function the Snakefile calls while it
+parses (``workflow/rules/common.smk``), so a refusal here is a refusal before the DAG exists; the
+README's "What is validated" table lists the same cases. ``tests/test_pipeline.py`` checks the
+same path end to end through ``snakemake``.
+"""
+
+import copy
+
+import pytest
+import yaml
+
+from dpbandits.bound_plan import load_plan
+from dpbandits.claims import check_claim_targets, load_registry
+from dpbandits.config import ConfigError, check_schema, load_experiment, load_yaml
+from dpbandits.notebooks import check_parameters
+from dpbandits.plasso_plan import load_plasso_plan
+
+from .conftest import ROOT, SCHEMAS
+
+
+def _config(mutate):
+    data = load_yaml(ROOT / "config/config.yaml")
+    mutate(data)
+    check_schema(data, SCHEMAS / "config.schema.yaml", "config/config.yaml")
+
+
+def _write(tmp_path, name, data):
+    path = tmp_path / name
+    path.write_text(yaml.safe_dump(data, sort_keys=False))
+    return path
+
+
+def _experiment(name, mutate, tmp_path):
+    data = load_yaml(ROOT / f"config/experiments/{name}.yaml")
+    mutate(data)
+    config = load_yaml(ROOT / "config/config.yaml")
+    load_experiment(
+        _write(tmp_path, f"{name}.yaml", data), config, SCHEMAS / "experiment.schema.yaml"
+    )
+
+
+def _claims(name, mutate, tmp_path):
+    data = load_yaml(ROOT / f"config/claims/{name}.yaml")
+    mutate(data)
+    path = _write(tmp_path, f"{name}_claims.yaml", data)
+    registry = load_registry(path, SCHEMAS / "claims.schema.yaml")
+    config = load_yaml(ROOT / "config/config.yaml")
+    exp = load_experiment(
+        ROOT / f"config/experiments/{name}.yaml", config, SCHEMAS / "experiment.schema.yaml"
+    )
+    check_claim_targets(registry["claims"], exp, path)
+
+
+def _op24(mutate, tmp_path):
+    data = load_yaml(ROOT / "config/experiments/op24.yaml")
+    mutate(data)
+    load_plan(str(_write(tmp_path, "op24.yaml", data)), str(SCHEMAS / "op24.schema.yaml"))
+
+
+def _plasso(mutate, tmp_path):
+    data = load_yaml(ROOT / "config/experiments/plasso.yaml")
+    mutate(data)
+    load_plasso_plan(
+        str(_write(tmp_path, "plasso.yaml", data)), str(SCHEMAS / "plasso.schema.yaml")
+    )
+
+
+def _set(path: str, value):
+    """Mutation setting a dotted path (integers index lists)."""
+
+    def mutate(data):
+        keys = path.split(".")
+        node = data
+        for k in keys[:-1]:
+            node = node[int(k)] if isinstance(node, list) else node[k]
+        last = keys[-1]
+        if isinstance(node, list):
+            node[int(last)] = value
+        else:
+            node[last] = value
+
+    return mutate
+
+
+def _dup_claim(data):
+    data["claims"].append(copy.deepcopy(data["claims"][1]))
+
+
+def _first_sweep_claim(data, key, value):
+    claim = next(c for c in data["claims"] if "sweep" in c["audit"])
+    claim["audit"][key] = value
+
+
+def _first_panel_claim(data, value):
+    claim = next(c for c in data["claims"] if "panels" in c["audit"])
+    claim["audit"]["panels"] = [value]
+
+
+def _dup_run(data):
+    runs = data["tiers"]["core"]["runs"]
+    runs.append(copy.deepcopy(runs[0]))
+
+
+#: (what, file, loader call, substrings the message must contain: key, value, what is allowed)
+CASES = [
+    ("unknown scale", "config.yaml", lambda t: _config(_set("scale", "huge")),
+     ["scale = 'huge'", "allowed: paper, quick"]),
+    ("negative root seed", "config.yaml", lambda t: _config(_set("root_seed", -1)),
+     ["root_seed = -1", "must be >= 0"]),
+    ("wrong type", "config.yaml", lambda t: _config(_set("checkpoints", "many")),
+     ["checkpoints = 'many'", "integer"]),
+    ("negative tolerance", "config.yaml", lambda t: _config(_set("audit.tolerance", -0.1)),
+     ["audit.tolerance = -0.1", "must be >= 0"]),
+    ("unknown experiment", "config.yaml",
+     lambda t: _config(_set("experiments", ["cz22", "cz23"])),
+     ["experiments.1 = 'cz23'", "allowed: cz22, olucb, dpdpe"]),
+    ("empty experiment list", "config.yaml", lambda t: _config(_set("experiments", [])),
+     ["experiments", "should be non-empty"]),
+    ("unknown tier", "config.yaml", lambda t: _config(_set("tier", "giant")),
+     ["tier = 'giant'", "allowed: core, full"]),
+    ("auditor confidence out of range", "config.yaml",
+     lambda t: _config(_set("privacy.alpha", 0.7)), ["privacy.alpha = 0.7", "must be < 0.5"]),
+    ("too few auditor samples", "config.yaml",
+     lambda t: _config(_set("privacy.samples.core", 10)),
+     ["privacy.samples.core = 10", "must be >= 1000"]),
+    ("unknown bound audit", "config.yaml", lambda t: _config(_set("bound_audits", ["op25"])),
+     ["bound_audits.0 = 'op25'", "allowed: op24, plasso"]),
+    ("unknown algorithm", "experiments/cz22.yaml",
+     lambda t: _experiment("cz22", _set("series.LinUCB-LDP.algorithm", "ldp2"), t),
+     ["series.LinUCB-LDP.algorithm = 'ldp2'", "allowed: linucb, ldp"]),
+    ("unknown calibration", "experiments/cz22.yaml",
+     lambda t: _experiment("cz22", _set("configurations.r1.calibration", "magic"), t),
+     ["configurations.r1.calibration = 'magic'", "allowed: experiment, theory"]),
+    ("delta out of range", "experiments/cz22.yaml",
+     lambda t: _experiment("cz22", _set("defaults.delta", 1.5), t),
+     ["defaults.delta = 1.5", "must be < 1"]),
+    ("negative epsilon", "experiments/cz22.yaml",
+     lambda t: _experiment("cz22", _set("figures.cz22_fig1.panels.b.epsilon", -1), t),
+     ["figures.cz22_fig1.panels.b.epsilon = -1", "must be > 0"]),
+    ("empty sweep", "experiments/cz22.yaml",
+     lambda t: _experiment("cz22", _set("sweeps.rates.T", []), t),
+     ["sweeps.rates.T = []", "should be non-empty"]),
+    ("unknown fidelity", "experiments/cz22.yaml",
+     lambda t: _experiment("cz22", _set("configurations.r1.fidelity", "approx"), t),
+     ["configurations.r1.fidelity = 'approx'", "allowed: script, corrected"]),
+    ("unknown policy option", "experiments/cz22.yaml",
+     lambda t: _experiment("cz22", _set("series.LinUCB-SDP-Vec.options", {"vec_scal": 1}), t),
+     ["series.LinUCB-SDP-Vec.options.vec_scal: unknown key", "allowed: C, D"]),
+    ("zero epsilon", "experiments/dpdpe.yaml",
+     lambda t: _experiment("dpdpe", _set("figures.dpdpe_fig2b.panels.a.epsilon", 0), t),
+     ["figures.dpdpe_fig2b.panels.a.epsilon = 0", "must be > 0"]),
+    ("duplicate claim id", "claims/cz22.yaml", lambda t: _claims("cz22", _dup_claim, t),
+     ["claims.", "duplicate id"]),
+    ("claim refers to a missing sweep", "claims/cz22.yaml",
+     lambda t: _claims("cz22", lambda d: _first_sweep_claim(d, "sweep", "ratez"), t),
+     ["audit.sweep = 'ratez'", "allowed: rates"]),
+    ("claim refers to a missing panel", "claims/cz22.yaml",
+     lambda t: _claims("cz22", lambda d: _first_panel_claim(d, "cz22_fig9a"), t),
+     ["audit.panels.0 = 'cz22_fig9a'", "allowed: cz22_fig1a"]),
+    ("claim refers to another experiment", "claims/olucb.yaml",
+     lambda t: _claims("olucb", lambda d: _first_sweep_claim(d, "experiment", "cz22"), t),
+     ["audit.experiment = 'cz22'", "allowed: olucb"]),
+    ("unknown audit check", "claims/dpdpe.yaml",
+     lambda t: _claims("dpdpe", lambda d: _first_sweep_claim(d, "check", "slopes"), t),
+     ["check", "'slopes'"]),
+    ("privacy value outside the grid", "experiments/op24.yaml",
+     lambda t: _op24(_set("tiers.core.runs.0.privacy", [0.5]), t),
+     ["privacy", "0.5", "grid"]),
+    ("duplicate run id", "experiments/op24.yaml", lambda t: _op24(_dup_run, t),
+     ["e1_I1", "duplicate"]),
+    ("epsilon outside the grid", "experiments/plasso.yaml",
+     lambda t: _plasso(_set("tiers.core.experiments.0.algorithms.private_lasso", [3.0]), t),
+     ["private_lasso", "3", "grid"]),
+    ("unknown instance family", "experiments/plasso.yaml",
+     lambda t: _plasso(_set("tiers.core.experiments.0.families", ["F9"]), t),
+     ["F9", "allowed"]),
+    ("notebook parameter typo", "a rule's notebook parameters",
+     lambda t: check_parameters(ROOT / "notebooks/plasso_audit.ipynb", {"run_filez": []}),
+     ["run_filez", "not declared", "allowed:"]),
+]  # fmt: skip
+
+
+def test_the_catalogue_is_large_enough():
+    assert len(CASES) >= 20 and len({c[0] for c in CASES}) == len(CASES)
+
+
+@pytest.mark.parametrize("what,where,call,expected", CASES, ids=[c[0] for c in CASES])
+def test_bad_input_is_refused_with_key_value_and_what_is_allowed(
+    what, where, call, expected, tmp_path
+):
+    with pytest.raises((ConfigError, ValueError)) as err:
+        call(tmp_path)
+    msg = str(err.value)
+    missing = [s for s in expected if s not in msg]
+    assert not missing, f"{what} ({where}): {missing} not in:\n{msg}"
+
+
+def test_shipped_files_pass_every_check(tmp_path):
+    for name in ("cz22", "olucb", "dpdpe"):
+        _claims(name, lambda d: None, tmp_path)
+    _op24(lambda d: None, tmp_path)
+    _plasso(lambda d: None, tmp_path)
