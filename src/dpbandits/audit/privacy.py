@@ -255,7 +255,7 @@ def summary(table: pd.DataFrame) -> pd.DataFrame:
 
 def empirical_table(cases, n: int, seed: int, alpha: float = 0.05) -> pd.DataFrame:
     """Run the empirical auditor on every case (``n`` samples per input and half), seeded per
-    case by ``(seed, case index)``.
+    case by ``(seed, hash of the case's name and what it represents)``.
 
     Columns: case, represents, control, nominal epsilon and delta, the delivered epsilon of the
     pair, the lower bound with its point estimate, the most a perfect test could certify with
@@ -266,10 +266,13 @@ def empirical_table(cases, n: int, seed: int, alpha: float = 0.05) -> pd.DataFra
     import numpy as np
 
     from ..privacy.empirical import audit, max_certifiable
+    from ..seeds import stable_hash
 
     rows = []
-    for i, case in enumerate(cases):
-        rng = np.random.default_rng([seed, i])
+    for case in cases:
+        # one stream per case, keyed by its name and what it stands for (adding a case leaves the
+        # others' numbers unchanged)
+        rng = np.random.default_rng([seed, stable_hash(f"{case.name}|{case.represents}")])
         res = audit(case.sampler, n, case.delta, rng, alpha=alpha, score=case.score)
         rows.append(
             {

@@ -22,12 +22,12 @@ import numpy as np
 
 from ..mechanisms.gaussian import draw_packed, entry_scales, s_ldp_experiment
 from ..mechanisms.packing import pack
-from ..mechanisms.shuffle_sum import count_ones, vector_params
+from ..mechanisms.shuffle_sum import count_ones, scalar_params, vector_params
 from ..mechanisms.svt import sparse_vector_select
 from ..mechanisms.tree import draw_tree_nodes, n_levels, sigma_zcdp_node, tree_prefix_noise
 from ..mechanisms.vec import encode, vec_params_experiment
 from ..mechanisms.zcdp import dp_to_zcdp
-from ..policies.dpdpe import sigma_nc
+from ..policies.dpdpe import sigma_nc, sigma_nl
 from ..policies.onlineucb import onlineucb_sigma
 from ..policies.private_lasso import plasso_constants
 from . import releases as rel
@@ -224,6 +224,50 @@ def dpdpe_central_case(eps: float, delta: float, n: int, s: int) -> Case:
     )
 
 
+def dpdpe_local_case(eps: float, delta: float, s: int) -> Case:
+    """DP-DPE's local privatizer: one client's clipped report plus ``N(0, sigma_nl^2 I)``
+    (``sigma_nl`` of Thm 4.4), the report at ``-1`` vs ``+1`` in every coordinate. (The engine
+    draws only the clients' aggregate noise; this is the randomizer the claim is about.)"""
+    sigma = sigma_nl(s, eps, delta, 1.0)
+    m0, m1 = np.full(s, -1.0), np.full(s, 1.0)
+    delivered = gaussian_epsilon(sigma, float(np.linalg.norm(m1 - m0)), delta)
+
+    def sampler(which, k, rng):
+        return (m0, m1)[which] + rng.standard_normal((k, s)) * sigma
+
+    return Case(
+        "DP-DPE local Gaussian randomizer",
+        f"dpdpe LDP-DPE, eps = {eps:g}",
+        eps,
+        delta,
+        delivered,
+        sampler,
+    )
+
+
+def pe_shuffle_case(eps: float, delta: float, n: int) -> Case:
+    """DP-PE's shuffle privatizer (Algorithm 4 at ``eps/2``): the count of ones of ``n`` users'
+    rewards, one at ``-1`` vs ``+1``, the others at 0 (encoding ``g/2``, an integer for even
+    ``g``)."""
+    prm = scalar_params(eps, delta, n, 1.0)
+    delivered = rel.shuffle_sum_epsilon(prm, delta, -1.0, 1.0, 1)
+
+    def sampler(which, k, rng):
+        Y = np.zeros((k, n, 1))
+        Y[:, 0, 0] = -1.0 if which == 0 else 1.0
+        return count_ones(rng, Y, prm)
+
+    return Case(
+        f"DP-PE shuffle scalar sum (n = {n}, g = {prm.g}, b = {prm.b})",
+        f"dpdpe SDP-PE, eps = {eps:g}",
+        eps,
+        delta,
+        delivered,
+        sampler,
+        score=lambda out: np.asarray(out, float).reshape(len(out), -1)[:, 0],
+    )
+
+
 def dpdpe_shuffle_case(eps: float, delta: float, n: int, s: int) -> Case:
     """DP-DPE's shuffle privatizer (Algorithm 2): the counts of ones per coordinate, one client at
     ``-1`` vs ``+1`` in every coordinate, the others at integer encodings."""
@@ -353,7 +397,9 @@ def all_cases() -> list[Case]:
         vec_count_case(1.0, 0.1, 5, L, 20),
         olucb_case(10.0, 0.1, 5),
         dpdpe_central_case(10.0, 0.25, 4, 3),
+        dpdpe_local_case(10.0, 0.25, 3),
         dpdpe_shuffle_case(10.0, 0.25, 4, 3),
+        pe_shuffle_case(10.0, 0.25, 4),
         svt_query_case(1e4),
         svt_screen_case(1e2),
         tree_case(1.0, 0.01, 2, 16),
