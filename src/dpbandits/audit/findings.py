@@ -18,6 +18,7 @@ import pandas as pd
 
 from ..policies.combiner import base_lambdas, n_bases
 from ..policies.onlineucb import clipping_constant, onlineucb_sigma
+from ..privacy.accounting import gaussian_epsilon
 
 
 @dataclass
@@ -31,21 +32,16 @@ class Finding:
 
 def tight_epsilon(sigma: float, sensitivity: float, delta: float, compositions: int = 1) -> float:
     """Smallest ``epsilon`` such that ``compositions`` Gaussian mechanisms with noise ``sigma``
-    and L2 ``sensitivity`` are ``(epsilon, delta)``-DP (privacy loss distributions,
-    ``dp_accounting``; exact for the Gaussian mechanism up to the PLD discretisation)."""
-    from dp_accounting.pld import privacy_loss_distribution as pld
-
-    dist = pld.from_gaussian_mechanism(standard_deviation=sigma, sensitivity=sensitivity)
-    total = dist
-    for _ in range(compositions - 1):
-        total = total.compose(dist)
-    return float(total.get_epsilon_for_delta(delta))
+    and L2 ``sensitivity`` are ``(epsilon, delta)``-DP: one Gaussian mechanism of sensitivity
+    ``sqrt(compositions) sensitivity``, exact (analytic Gaussian, dp-accounting; see
+    :mod:`dpbandits.privacy.accounting`)."""
+    return gaussian_epsilon(sigma, sensitivity * math.sqrt(compositions), delta)
 
 
 def privacy_table(epsilons, delta: float) -> pd.DataFrame:
     """What the noise of Algorithm 1 delivers per user (Theorem 3.2; spec §2.9).
 
-    Columns: the claimed ``epsilon``; ``sigma``; the tight epsilon at ``delta`` of releasing
+    Columns: the claimed ``epsilon``; ``sigma``; the exact epsilon at ``delta`` of releasing
     ``x~`` alone (L2 sensitivity 2); of releasing ``(x~, y~)`` (joint L2 sensitivity
     ``2 sqrt 2``, the exact accounting of the pair); the naive composition ``(2 eps, 2 delta)``;
     and whether ``epsilon < 1``, the range where the classical calibration is proven.
@@ -173,8 +169,8 @@ def olucb_findings(
             "Privacy of releasing both x~ and y~ (Theorem 3.2; spec §2.9)",
             "Each user releases x~ and y~, each with the Gaussian mechanism calibrated to "
             "(epsilon, delta) with sensitivity 2. The pair is one Gaussian mechanism with joint "
-            "L2 sensitivity 2 sqrt(2): its tight epsilon at the same delta (privacy loss "
-            "distributions, dp-accounting) is in `epsilon_pair_joint`; naive composition gives "
+            "L2 sensitivity 2 sqrt(2): its exact epsilon at the same delta (analytic Gaussian "
+            "mechanism, dp-accounting) is in `epsilon_pair_joint`; naive composition gives "
             "(2 epsilon, 2 delta). The classical calibration sigma = Delta sqrt(2 ln(1.25/delta))"
             "/epsilon is proven only for epsilon < 1: at epsilon = 10 even one release is not "
             "10-DP at delta = 0.1 (`epsilon_one_release`).",

@@ -77,7 +77,6 @@ def _row(base: dict, release, nominal: float, delta: float, T: int, paper=None) 
 
 def _cell_release(cell, policy):
     """(release under the instances, release under the paper's bounds, universe name)."""
-    family = cell.experiment
     universe = rel.instance_universe(cell.instances)
     if policy.algorithm in ("onlineucb", "onlineucb_doubling", "combiner"):
         return (
@@ -87,7 +86,7 @@ def _cell_release(cell, policy):
         )
     if getattr(policy, "privatizer", None):
         return rel.dpdpe_release(policy), None, "reports clipped to [-B, B] (the paper's bound)"
-    if family in ("cz22", "olucb") or policy.algorithm in rel.CZ22_ALGORITHMS:
+    if policy.algorithm in rel.CZ22_ALGORITHMS:
         return (
             rel.cz22_release(policy, universe),
             rel.cz22_release(policy, rel.PAPER_CZ22),

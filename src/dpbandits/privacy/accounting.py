@@ -174,6 +174,26 @@ def zcdp_epsilon(rho: float, delta: float) -> float:
     return float(acc.get_epsilon(delta))
 
 
+def pmf_pair_plds(
+    p: Mapping[int, float] | np.ndarray, q: Mapping[int, float] | np.ndarray, count: int = 1
+) -> tuple:
+    """Privacy loss distributions of ``(p, q)`` and ``(q, p)`` (dp-accounting, pessimistic),
+    each composed ``count`` times; ``p``, ``q``: probability mass functions over the same outcomes
+    (arrays indexed by the outcome, or dicts)."""
+    from dp_accounting.pld import privacy_loss_distribution as pld
+
+    def logs(m):
+        items = m.items() if isinstance(m, Mapping) else enumerate(np.asarray(m, float))
+        return {k: math.log(v) for k, v in items if v > 0}
+
+    lp, lq = logs(p), logs(q)
+    out = []
+    for a, b in ((lp, lq), (lq, lp)):
+        dist = pld.from_two_probability_mass_functions(a, b, symmetric=False)
+        out.append(dist.self_compose(count) if count > 1 else dist)
+    return tuple(out)
+
+
 def pmf_pair_epsilon(
     p: Mapping[int, float] | np.ndarray,
     q: Mapping[int, float] | np.ndarray,
@@ -182,27 +202,12 @@ def pmf_pair_epsilon(
 ) -> float:
     """Smallest ``epsilon`` at ``delta`` distinguishing two output distributions, both ways.
 
-    ``p`` and ``q`` are probability mass functions over the same outcomes (arrays indexed by the
-    outcome, or dicts). Privacy loss distributions of ``(p, q)`` and ``(q, p)`` (dp-accounting,
-    pessimistic); the larger epsilon is returned; ``inf`` if one has mass the other lacks beyond
-    ``delta``. ``count``: the pair is released that many times independently (composed).
+    ``count``: the pair is released that many times independently (composed). The larger epsilon
+    of the two directions of :func:`pmf_pair_plds`; ``inf`` if one has mass the other lacks
+    beyond ``delta``.
     """
-    from dp_accounting.pld import privacy_loss_distribution as pld
-
     _check_delta(delta)
-
-    def logs(m):
-        items = m.items() if isinstance(m, Mapping) else enumerate(np.asarray(m, float))
-        return {k: math.log(v) for k, v in items if v > 0}
-
-    lp, lq = logs(p), logs(q)
-    out = 0.0
-    for a, b in ((lp, lq), (lq, lp)):
-        dist = pld.from_two_probability_mass_functions(a, b, symmetric=False)
-        if count > 1:
-            dist = dist.self_compose(count)
-        out = max(out, float(dist.get_epsilon_for_delta(delta)))
-    return out
+    return max(float(d.get_epsilon_for_delta(delta)) for d in pmf_pair_plds(p, q, count))
 
 
 __all__ = [
@@ -212,5 +217,6 @@ __all__ = [
     "gaussian_epsilon",
     "laplace_epsilon",
     "pmf_pair_epsilon",
+    "pmf_pair_plds",
     "zcdp_epsilon",
 ]

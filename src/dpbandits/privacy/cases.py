@@ -29,7 +29,7 @@ from ..mechanisms.vec import encode, vec_params_experiment
 from ..mechanisms.zcdp import dp_to_zcdp
 from ..policies.dpdpe import sigma_nc, sigma_nl
 from ..policies.onlineucb import onlineucb_sigma
-from ..policies.private_lasso import plasso_constants
+from ..policies.private_lasso import lambda_t, plasso_constants
 from . import releases as rel
 from .accounting import gaussian_epsilon, pmf_pair_epsilon
 
@@ -181,67 +181,56 @@ def vec_count_case(eps: float, delta: float, d: int, L: float, B: int, scale_b: 
     )
 
 
+def _gaussian_pair_case(
+    name: str, represents: str, eps: float, delta: float, means, sigma: float
+) -> Case:
+    """A Gaussian release ``mean + N(0, sigma^2 I)`` on two inputs with the given means; the
+    delivered epsilon is exact for the pair (sensitivity = the distance of the means)."""
+    m0, m1 = (np.asarray(m, float) for m in means)
+    delivered = gaussian_epsilon(sigma, float(np.linalg.norm(m1 - m0)), delta)
+
+    def sampler(which, k, rng):
+        return (m0, m1)[which] + rng.standard_normal((k, m0.size)) * sigma
+
+    return Case(name, represents, eps, delta, delivered, sampler)
+
+
 def olucb_case(eps: float, delta: float, d: int) -> Case:
     """OnlineUCB's release ``(x~, y~)`` (paper 000 Alg. 1), ``x`` at opposite ends of the unit ball,
     Bernoulli reward 0 vs 1 (the fixed-arm instances' universe)."""
-    sigma = onlineucb_sigma(eps, delta)
-    m0 = np.zeros(d + 1)
-    m1 = np.zeros(d + 1)
+    m0, m1 = np.zeros(d + 1), np.zeros(d + 1)
     m0[0], m1[0], m1[d] = -1.0, 1.0, 1.0
-    delivered = gaussian_epsilon(sigma, float(np.linalg.norm(m1 - m0)), delta)
-
-    def sampler(which, n, rng):
-        return (m0, m1)[which] + rng.standard_normal((n, d + 1)) * sigma
-
-    return Case(
+    return _gaussian_pair_case(
         "OnlineUCB (x~, y~) release",
         f"olucb OnlineUCB, eps = {eps:g}, d = {d}, instances paper_text",
         eps,
         delta,
-        delivered,
-        sampler,
+        (m0, m1),
+        onlineucb_sigma(eps, delta),
     )
 
 
-def dpdpe_central_case(eps: float, delta: float, n: int, s: int) -> Case:
-    """DP-DPE's central privatizer: the mean of ``n`` clipped reports plus ``N(0, sigma_nc^2 I)``;
-    one client at ``-1`` vs ``+1`` in every coordinate."""
-    sigma = sigma_nc(s, n, eps, delta, 1.0)
-    m0 = np.full(s, -1.0 / n)
-    m1 = np.full(s, 1.0 / n)
-    delivered = gaussian_epsilon(sigma, float(np.linalg.norm(m1 - m0)), delta)
-
-    def sampler(which, k, rng):
-        return (m0, m1)[which] + rng.standard_normal((k, s)) * sigma
-
-    return Case(
+def dpdpe_gaussian_case(eps: float, delta: float, s: int, n: int | None = None) -> Case:
+    """DP-DPE's Gaussian privatizers, one client's clipped report at ``-1`` vs ``+1`` in every
+    coordinate: central (``n`` clients, their mean plus ``N(0, sigma_nc^2 I)``, Thm 4.2) or, with
+    ``n = None``, local (the client's report plus ``N(0, sigma_nl^2 I)``, Thm 4.4; the engine draws
+    only the clients' aggregate noise, this is the randomizer the claim is about)."""
+    if n is None:
+        return _gaussian_pair_case(
+            "DP-DPE local Gaussian randomizer",
+            f"dpdpe LDP-DPE, eps = {eps:g}",
+            eps,
+            delta,
+            (np.full(s, -1.0), np.full(s, 1.0)),
+            sigma_nl(s, eps, delta, 1.0),
+        )
+    return _gaussian_pair_case(
         "DP-DPE central Gaussian privatizer",
         f"dpdpe CDP-DPE (and LDP-DPE, CDP-PE, LDP-PE: same Delta/sigma), eps = {eps:g}",
         eps,
         delta,
-        delivered,
-        sampler,
-    )
-
-
-def dpdpe_local_case(eps: float, delta: float, s: int) -> Case:
-    """DP-DPE's local privatizer: one client's clipped report plus ``N(0, sigma_nl^2 I)``
-    (``sigma_nl`` of Thm 4.4), the report at ``-1`` vs ``+1`` in every coordinate. (The engine
-    draws only the clients' aggregate noise; this is the randomizer the claim is about.)"""
-    sigma = sigma_nl(s, eps, delta, 1.0)
-    m0, m1 = np.full(s, -1.0), np.full(s, 1.0)
-    delivered = gaussian_epsilon(sigma, float(np.linalg.norm(m1 - m0)), delta)
-
-    def sampler(which, k, rng):
-        return (m0, m1)[which] + rng.standard_normal((k, s)) * sigma
-
-    return Case(
-        "DP-DPE local Gaussian randomizer",
-        f"dpdpe LDP-DPE, eps = {eps:g}",
-        eps,
-        delta,
-        delivered,
-        sampler,
+        (np.full(s, -1.0 / n), np.full(s, 1.0 / n)),
+        sigma_nc(s, n, eps, delta, 1.0),
     )
 
 
@@ -296,7 +285,7 @@ def svt_screen_case(eps: float, T: int = 2**14, d: int = 100, s0: int = 5, K: in
     :func:`~dpbandits.policies.private_lasso.sparse_estimation`), then the sparse vector step.
     The output is whether ``i`` is selected."""
     c = plasso_constants(T, d, s0, K, eps)
-    lam = 0.2 * math.sqrt(math.log(d) / T)  # lambda_t at t = T (lambda0 = 0.2)
+    lam = lambda_t(T, c.lambda0, d)  # at the last episode's start, t ~ T
     cut = 4.0 * lam
 
     def sampler(which, n, rng):
@@ -396,8 +385,8 @@ def all_cases() -> list[Case]:
         amp_shuffle_case(1.0, 0.1, 5, L, 20),
         vec_count_case(1.0, 0.1, 5, L, 20),
         olucb_case(10.0, 0.1, 5),
-        dpdpe_central_case(10.0, 0.25, 4, 3),
-        dpdpe_local_case(10.0, 0.25, 3),
+        dpdpe_gaussian_case(10.0, 0.25, 3, n=4),
+        dpdpe_gaussian_case(10.0, 0.25, 3),
         dpdpe_shuffle_case(10.0, 0.25, 4, 3),
         pe_shuffle_case(10.0, 0.25, 4),
         svt_query_case(1e4),

@@ -25,7 +25,7 @@ from ..mechanisms import amplification as amp
 from ..mechanisms.shuffle_sum import scalar_params, vector_params
 from ..mechanisms.tree import n_levels
 from ..policies.dpdpe import pe_sigma_noise, sigma_nl
-from .accounting import Component, composed_epsilon, zcdp_epsilon
+from .accounting import Component, composed_epsilon, pmf_pair_plds, zcdp_epsilon
 
 #: Largest arm norm ``L`` and reward range of every instance family (envs/linear.py,
 #: envs/contextual.py): the script's arms have norm sqrt(2) (a unit vector with a 1 appended,
@@ -317,16 +317,7 @@ def count_pmf_pair(prm, lo: float, hi: float) -> tuple[dict, dict]:
 @functools.lru_cache(maxsize=4096)
 def _shuffle_pld(prm, lo: float, hi: float, coords: int):
     """Privacy loss distributions of the count view, both directions (cached per protocol)."""
-    from dp_accounting.pld import privacy_loss_distribution as pld
-
-    p, q = count_pmf_pair(prm, lo, hi)
-    out = []
-    for a, b in ((p, q), (q, p)):
-        la = {k: math.log(v) for k, v in a.items()}
-        lb = {k: math.log(v) for k, v in b.items()}
-        dist = pld.from_two_probability_mass_functions(la, lb, symmetric=False)
-        out.append(dist.self_compose(coords) if coords > 1 else dist)
-    return tuple(out)
+    return pmf_pair_plds(*count_pmf_pair(prm, lo, hi), count=coords)
 
 
 def shuffle_sum_epsilon(prm, delta: float, lo: float, hi: float, coords: int) -> float:
