@@ -1,7 +1,8 @@
 # Quick start (see README.md):
 #   make reproduce   set up .venv and build every figure and table (snakemake --cores all)
 #   make test        set up .venv and run the test suite
-# Also: make quick (same DAG, small), make bench (speed check), make lint, make clean.
+# Also: make quick (same DAG, small), make test-e2e (quick builds of whole papers, ~6 min),
+#       make bench (speed check), make lint, make clean.
 
 PYTHON ?= python3
 VENV := .venv
@@ -19,7 +20,7 @@ $(STAMP): pyproject.toml
 	$(BIN)/dpb warmup
 	touch $@
 
-.PHONY: install reproduce quick test bench lint clean
+.PHONY: install reproduce quick test test-e2e bench lint clean
 
 install: $(STAMP)
 
@@ -31,6 +32,10 @@ quick: $(STAMP)
 
 test: $(STAMP)
 	$(BIN)/python -m pytest
+
+# The end-to-end quick builds of whole papers (marker e2e), left out of `make test`.
+test-e2e: $(STAMP)
+	$(BIN)/python -m pytest -m e2e
 
 bench: $(STAMP)
 	$(BIN)/dpb bench

@@ -1,4 +1,9 @@
-"""The Snakemake workflow, run on a temporary copy of the project (slower; marker `pipeline`)."""
+"""The Snakemake workflow, run on a temporary copy of the project (slower; marker `pipeline`).
+
+The quick builds of whole papers (the olucb and dpdpe figures, the quick audit of all five DAGs
+and its rebuild after deleting intermediates) carry the marker `e2e` as well: they are left out
+of `make test` (5-minute budget) and run by `make test-e2e`, which CI runs after it.
+"""
 
 import hashlib
 import json
@@ -137,6 +142,7 @@ def test_quick_build_of_a_figure_1_panel_through_papermill(project):
     assert meta["seeds"]["instance_seed"] == 2 and meta["seeds"]["reward_seeds"] == [0, 1, 2, 3, 4]
 
 
+@pytest.mark.e2e
 def test_quick_build_of_the_olucb_figures(project):
     """Paper 000 end to end at quick scale: calibration, Figure 1 and its companions."""
     figures = ("olucb_fig1", "olucb_fig1_learners", "olucb_combiner")
@@ -156,6 +162,7 @@ def test_quick_build_of_the_olucb_figures(project):
     assert (df["instances"] == "illcond").all() and {"base1_plays", "active_bases"} <= set(df)
 
 
+@pytest.mark.e2e
 def test_quick_build_of_the_dpdpe_figures_and_tables(project):
     """Paper 004 end to end at quick scale: the calibration of U, Figure 2 (F and T), the DP-PE
     companion and Tables 1-4."""
@@ -212,6 +219,7 @@ def test_rebuilds_are_byte_identical_with_any_cores(project):
     assert _sha(paths) == first
 
 
+@pytest.mark.e2e
 def test_quick_audit_builds_the_report(project):
     snakemake(project, "--cores", "2", "audit", "--config", "scale=quick")
     res = project / "results/quick/audit"

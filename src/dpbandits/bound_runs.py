@@ -19,6 +19,7 @@ import pyarrow as pa
 from .bound_plan import Run
 from .engine.minimax import op_e1_cell, op_e2_cell, op_e3_cell
 from .io import write_result, write_rows_csv
+from .joblog import progress
 
 log = logging.getLogger("dpbandits")
 
@@ -47,6 +48,7 @@ def simulate_run(run: Run) -> tuple[pa.Table, list[dict]]:
     timings = []
     n = run.trials
     kind = PRIVACY_KIND.get(run.algorithm, "none")
+    bar = progress(desc=run.id, total=len(run.privacy) * len(run.horizons))
     for p, p_idx in zip(run.privacy, run.privacy_index, strict=True):
         for T in run.horizons:
             start = time.perf_counter()
@@ -62,6 +64,7 @@ def simulate_run(run: Run) -> tuple[pa.Table, list[dict]]:
                 cps = np.array(run.checkpoints)
                 res = op_e3_cell(run.instance, run.K, run.d, T, run.algorithm, p, p_idx, n, cps)
             seconds = time.perf_counter() - start
+            bar.update()
             timings.append({"run": run.id, "privacy": p, "T": T, "trials": n, "seconds": seconds})
             log.info("%s %s=%g T=%d: %.2f s", run.id, kind, p, T, seconds)
             C = cps.size
@@ -89,6 +92,7 @@ def simulate_run(run: Run) -> tuple[pa.Table, list[dict]]:
         "regret_unif": pa.float64(), "n_episodes": pa.float64(), "floor_events": pa.float64(),
     }  # fmt: skip
     table = pa.table({c: pa.array(cols[c], type=types.get(c, pa.string())) for c in COLUMNS})
+    bar.close()
     return table, timings
 
 

@@ -14,6 +14,7 @@ from .config import Cell
 from .engine import checkpoint_rounds, simulate
 from .envs import make_instances, reward_tables
 from .io import result_table, write_result, write_rows_csv
+from .joblog import progress
 from .policies import POLICIES
 from .seeds import noise_generator, noise_spawn_key
 
@@ -189,6 +190,7 @@ def run_cells(
             cell.T if cell.instances == "two_action" else None,  # its instance depends on T
         )
         groups.setdefault(key, []).append((cell, out))
+    bar = progress(desc=f"{len(cells)} cells", total=len(cells))
     for members in groups.values():
         first = members[0][0]
         instances = _instances(first)
@@ -209,6 +211,8 @@ def run_cells(
         for cell, out in members:
             meta = run_cell(cell, out, instances=instances, rewards=rewards, calibrated=calibrated)
             seconds[cell.stem] = meta["seconds"]
+            bar.update()
+    bar.close()
     return [seconds[c.stem] for c in cells]
 
 

@@ -22,6 +22,7 @@ import pyarrow as pa
 from .engine.private_lasso import simulate_cell
 from .envs.sparse import EXPERIMENTS, FAMILIES, ROOT
 from .io import write_result, write_rows_csv
+from .joblog import progress
 from .plasso_plan import PlassoRun
 from .policies.private_lasso import plasso_constants
 
@@ -54,6 +55,7 @@ def simulate_run(run: PlassoRun) -> tuple[pa.Table, pa.Table, list[dict], list[d
     ep_rows = {c: [] for c in (*keys, *EPISODE_KEYS)}
     constants, timings = [], []
     params = dict(run.parameters)
+    bar = progress(desc=run.id, total=len(run.eps) * len(run.horizons))
     for eps, idx in zip(run.eps, run.eps_index, strict=True):
         for T in run.horizons:
             start = time.perf_counter()
@@ -62,6 +64,7 @@ def simulate_run(run: PlassoRun) -> tuple[pa.Table, pa.Table, list[dict], list[d
                 run.trials, params,
             )  # fmt: skip
             seconds = time.perf_counter() - start
+            bar.update()
             timings.append({"run": run.id, "eps": eps, "T": T, "trials": run.trials,
                             "seconds": seconds})  # fmt: skip
             log.info("%s eps=%g T=%d: %.2f s", run.id, eps, T, seconds)
@@ -85,6 +88,7 @@ def simulate_run(run: PlassoRun) -> tuple[pa.Table, pa.Table, list[dict], list[d
                         ep_rows[k].append(values[k])
                     for k in EPISODE_KEYS:
                         ep_rows[k].append(ep[k])
+    bar.close()
     return _table(rows), _table(ep_rows), constants, timings
 
 

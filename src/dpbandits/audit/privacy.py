@@ -20,6 +20,7 @@ import math
 
 import pandas as pd
 
+from ..joblog import progress
 from ..policies.private_lasso import plasso_constants
 from ..privacy import releases as rel
 
@@ -268,7 +269,7 @@ def empirical_table(cases, n: int, seed: int, alpha: float = 0.05) -> pd.DataFra
     from ..seeds import stable_hash
 
     rows = []
-    for case in cases:
+    for case in progress(cases, desc="privacy audit", unit="case"):
         # one stream per case, keyed by its name and what it stands for (adding a case leaves the
         # others' numbers unchanged)
         rng = np.random.default_rng([seed, stable_hash(f"{case.name}|{case.represents}")])
