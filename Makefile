@@ -1,8 +1,9 @@
 # Quick start (see README.md):
 #   make reproduce   set up .venv and build every figure and table (snakemake --cores all)
 #   make test        set up .venv and run the test suite
-# Also: make quick (same DAG, small), make test-e2e (quick builds of whole papers, ~6 min),
-#       make bench (speed check), make lint, make clean.
+# Also: make quick (same DAG, small), make report (one HTML report of every output),
+#       make test-e2e (quick builds of whole papers, ~6 min), make slurm-test (the quick DAG on
+#       a single-node SLURM cluster set up on this machine), make bench, make lint, make clean.
 
 PYTHON ?= python3
 VENV := .venv
@@ -20,7 +21,7 @@ $(STAMP): pyproject.toml
 	$(BIN)/dpb warmup
 	touch $@
 
-.PHONY: install reproduce quick test test-e2e bench lint clean
+.PHONY: install reproduce quick report test test-e2e slurm-test bench lint clean
 
 install: $(STAMP)
 
@@ -30,12 +31,22 @@ reproduce: $(STAMP)
 quick: $(STAMP)
 	$(BIN)/snakemake --cores all --config scale=quick
 
+# Builds what is missing, then Snakemake's report of every output marked with report().
+report: $(STAMP)
+	$(BIN)/snakemake --cores all
+	$(BIN)/snakemake --report results/report.html
+
 test: $(STAMP)
 	$(BIN)/python -m pytest
 
 # The end-to-end quick builds of whole papers (marker e2e), left out of `make test`.
 test-e2e: $(STAMP)
 	$(BIN)/python -m pytest -m e2e
+
+# The quick DAG on a single-node SLURM cluster set up on this machine (root; Debian packages),
+# compared byte for byte with a local run (workflow/slurm/check.sh; SLURM_TARGETS=all for all).
+slurm-test: $(STAMP)
+	bash workflow/slurm/check.sh
 
 bench: $(STAMP)
 	$(BIN)/dpb bench

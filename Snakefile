@@ -4,12 +4,19 @@ Run `snakemake --cores all` (or `make reproduce`); `snakemake --list-target-rule
 target. Configuration: config/config.yaml and config/experiments/*.yaml (see README.md).
 """
 
+import time
+
 from snakemake.utils import min_version, validate
+
+from dpbandits.summary import build_summary
 
 min_version("9.0")
 
 
 configfile: "config/config.yaml"
+
+
+report: "workflow/report/workflow.rst"
 
 
 include: "workflow/rules/common.smk"
@@ -25,6 +32,18 @@ include: "workflow/rules/audit.smk"
 include: "workflow/rules/bounds.smk"
 include: "workflow/rules/plasso.smk"
 include: "workflow/rules/privacy.smk"
+
+
+_STARTED = time.time()
+
+
+onsuccess:
+    # what this run wrote and where (dpbandits.summary), and the command of the HTML report
+    if config["scale"] == "paper":
+        command = f"snakemake --report {RESULTS}/report.html  (or make report)"
+    else:
+        command = f"snakemake --report {RESULTS}/report.html --config scale={config['scale']}"
+    print(build_summary(RESULTS, _STARTED, report=command))
 
 
 rule all:

@@ -140,6 +140,14 @@ def test_quick_build_of_a_figure_1_panel_through_papermill(project):
     meta = read_metadata(files[0])
     assert meta["cell"]["panel"] == "cz22_fig1b" and len(meta["config_hash"]) == 64
     assert meta["seeds"]["instance_seed"] == 2 and meta["seeds"]["reward_seeds"] == [0, 1, 2, 3, 4]
+    # Snakemake's HTML report of this target: the figure's images with their captions and labels
+    report = res / "report.html"
+    snakemake(project, "--report", str(report.relative_to(project)), "cz22_fig1b",
+              "--config", "scale=quick")  # fmt: skip
+    html = report.read_text()
+    assert "Paper 003 (cz22)" in html and "Seeded, vectorised reproductions" in html
+    assert "panel (b), cumulative realized regret: (b) epsilon = 1" in html
+    assert html.count('"figure": "cz22_fig1", "configuration": "r1"') == 5  # 3 panels, 2 combined
 
 
 @pytest.mark.e2e

@@ -9,7 +9,27 @@ for _name, _exp in EXPERIMENTS.items():
             name:
                 f"audit_{_name}_communication"
             output:
-                **communication_outputs(_name),
+                **reported(
+                    communication_outputs(_name),
+                    _name,
+                    "Audit",
+                    entries(
+                        paper_title(_name),
+                        {
+                            "summary_csv": (
+                                f"{_name}_communication",
+                                "Analytic communication audit (no simulation): the claimed "
+                                "communication of every protocol against the count of its "
+                                "messages, with the verdict.",
+                            ),
+                            "costs_csv": (
+                                f"{_name}_communication_costs",
+                                "Analytic communication audit: the counted cost of every "
+                                "protocol, per setting.",
+                            ),
+                        },
+                    ),
+                ),
             log:
                 f"{LOGS}/audit/{_name}_communication.log",
             benchmark:
@@ -34,7 +54,17 @@ for _name, _exp in EXPERIMENTS.items():
             sweeps=sweep_files(_name),
             claims=f"config/claims/{_name}.yaml",
         output:
-            csv=f"{RESULTS}/audit/{_name}_rates.csv",
+            csv=report(
+                f"{RESULTS}/audit/{_name}_rates.csv",
+                caption=caption_file(
+                    f"{paper_title(_name)}. Rate audit: the fitted exponents of every rate "
+                    "claim on the horizon (and epsilon) sweeps, with bootstrap intervals, "
+                    "against the claimed exponents, and the verdict of each."
+                ),
+                category=CATEGORIES[_name],
+                subcategory="Audit",
+                labels={"what": f"{_name}_rates"},
+            ),
             md=f"{RESULTS}/audit/{_name}_rates.md",
         log:
             f"{LOGS}/audit/{_name}_fits.log",
@@ -68,9 +98,36 @@ for _name, _exp in EXPERIMENTS.items():
             claims=f"config/claims/{_name}.yaml",
             communication=list(communication_outputs(_name).values()),
         output:
-            **audit_plots(_name),
-            ipynb=f"{RESULTS}/audit/{_name}.ipynb",
-            html=f"{RESULTS}/audit/{_name}.html",
+            **reported(
+                {
+                    **audit_plots(_name),
+                    "ipynb": f"{RESULTS}/audit/{_name}.ipynb",
+                    "html": f"{RESULTS}/audit/{_name}.html",
+                },
+                _name,
+                "Audit",
+                entries(
+                    paper_title(_name),
+                    {
+                        "html": (
+                            f"{_name}.html",
+                            "Audit page: verdict of every claim (rates, orderings, "
+                            "communication), the fits, the calibrations used and the "
+                            "findings beyond the verdicts.",
+                        ),
+                        **{
+                            f"{c['id']}_png": (
+                                c["id"],
+                                f"Rate claim {c['id']} ({c.get('source', '')}, "
+                                f"{c.get('algorithm', '')}: {c.get('bound', '')}): the sweep's regret against T (and epsilon) "
+                                "on log-log axes with the fitted and the claimed slopes.",
+                            )
+                            for c in CLAIMS[_name]
+                            if f"{c['id']}_png" in audit_plots(_name)
+                        },
+                    },
+                ),
+            ),
         log:
             f"{LOGS}/audit/{_name}.log",
         benchmark:
@@ -124,9 +181,34 @@ rule audit:
         rates=[f"{RESULTS}/audit/{name}_rates.csv" for name in EXPERIMENTS],
         orderings=[table_outputs(name)["claims"] for name in EXPERIMENTS],
     output:
-        rates=f"{RESULTS}/audit/rates.csv",
-        orderings=f"{RESULTS}/audit/orderings.csv",
-        report=f"{RESULTS}/audit/report.html",
+        **reported(
+            {
+                "rates": f"{RESULTS}/audit/rates.csv",
+                "orderings": f"{RESULTS}/audit/orderings.csv",
+                "report": f"{RESULTS}/audit/report.html",
+            },
+            "audit",
+            "Summary",
+            entries(
+                "All papers",
+                {
+                    "rates": (
+                        "rates",
+                        "Every rate claim of every paper with its fitted exponents and "
+                        "verdict (the papers' rate tables stacked).",
+                    ),
+                    "orderings": (
+                        "orderings",
+                        "Every ordering claim of every paper, per configuration and metric.",
+                    ),
+                    "report": (
+                        "report.html",
+                        "The audit summary page: verdict counts per paper and the links to "
+                        "each paper's audit page.",
+                    ),
+                },
+            ),
+        ),
     log:
         f"{LOGS}/audit/summary.log",
     benchmark:

@@ -36,10 +36,32 @@ for _name, _plan in BOUND_PLANS.items():
             results=bound_sim_files(_name),
             claims=_plan.claims,
         output:
-            csv=bound_outputs(_name)["verdicts_csv"],
-            md=bound_outputs(_name)["verdicts_md"],
-            claims_csv=bound_outputs(_name)["claims_csv"],
-            claims_md=bound_outputs(_name)["claims_md"],
+            **reported(
+                {
+                    "csv": bound_outputs(_name)["verdicts_csv"],
+                    "md": bound_outputs(_name)["verdicts_md"],
+                    "claims_csv": bound_outputs(_name)["claims_csv"],
+                    "claims_md": bound_outputs(_name)["claims_md"],
+                },
+                _name,
+                "Audit",
+                entries(
+                    paper_title(_name),
+                    {
+                        "csv": (
+                            f"{_name}_verdicts",
+                            f"Every verdict row of the audit's rules (tier {_plan.tier}): "
+                            "per claim, experiment, instance, algorithm and privacy level, the "
+                            "fitted statistic against the claimed one.",
+                        ),
+                        "claims_csv": (
+                            f"{_name}_claims",
+                            f"The verdict of every claim of the paper (tier {_plan.tier}).",
+                        ),
+                    },
+                    tier=_plan.tier,
+                ),
+            ),
         log:
             f"{LOGS}/audit/{_name}_{_plan.tier}_verdicts.log",
         benchmark:
@@ -65,9 +87,26 @@ for _name, _plan in BOUND_PLANS.items():
             claims_verdicts=bound_outputs(_name)["claims_csv"],
             claims=_plan.claims,
         output:
-            csv=bound_outputs(_name)["table1_csv"],
-            md=bound_outputs(_name)["table1_md"],
-            tex=bound_outputs(_name)["table1_tex"],
+            **reported(
+                {
+                    "csv": bound_outputs(_name)["table1_csv"],
+                    "md": bound_outputs(_name)["table1_md"],
+                    "tex": bound_outputs(_name)["table1_tex"],
+                },
+                _name,
+                "Tables",
+                entries(
+                    paper_title(_name),
+                    {
+                        "csv": (
+                            f"{_name}_table1",
+                            f"Table 1 of the paper with the measured exponents (tier "
+                            f"{_plan.tier}; CSV, Markdown and LaTeX beside it).",
+                        )
+                    },
+                    tier=_plan.tier,
+                ),
+            ),
         log:
             f"{LOGS}/tables/{_name}_{_plan.tier}_table1.log",
         benchmark:
@@ -95,13 +134,34 @@ for _name, _plan in BOUND_PLANS.items():
             claims_verdicts=bound_outputs(_name)["claims_csv"],
             table1=bound_outputs(_name)["table1_md"],
         output:
-            **{
-                f"{fig}_{ext}": bound_outputs(_name)[f"{fig}_{ext}"]
-                for fig in BOUND_FIGURES
-                for ext in ("pdf", "png")
-            },
-            ipynb=bound_outputs(_name)["ipynb"],
-            html=bound_outputs(_name)["page"],
+            **reported(
+                {
+                    **{
+                        f"{fig}_{ext}": bound_outputs(_name)[f"{fig}_{ext}"]
+                        for fig in BOUND_FIGURES
+                        for ext in ("pdf", "png")
+                    },
+                    "ipynb": bound_outputs(_name)["ipynb"],
+                    "html": bound_outputs(_name)["page"],
+                },
+                _name,
+                "Audit",
+                entries(
+                    paper_title(_name),
+                    {
+                        "html": (
+                            f"{_name}.html",
+                            f"Audit page (tier {_plan.tier}): verdict per claim, Table 1 with "
+                            "measured exponents, the figures and every verdict row.",
+                        ),
+                        **{
+                            f"{fig}_png": (f"{_name}_{fig}", text)
+                            for fig, text in BOUND_FIGURE_CAPTIONS.items()
+                        },
+                    },
+                    tier=_plan.tier,
+                ),
+            ),
         log:
             f"{LOGS}/audit/{_name}_{_plan.tier}.log",
         benchmark:

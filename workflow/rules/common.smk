@@ -10,6 +10,7 @@ from dpbandits.bound_plan import load_plan
 from dpbandits.plasso_plan import load_plasso_plan
 from dpbandits.claims import check_claim_targets, load_registry
 from dpbandits.config import ConfigError, check_schema, load_experiment, results_root
+from dpbandits.report import CATEGORIES, caption_file, entries, figure_entries
 
 SCHEMAS = "workflow/schemas"
 # The environment of every job (used with --sw-deployment-method conda; see README).
@@ -110,6 +111,30 @@ def table_outputs(name):
     }
 
 
+def reported(outputs, name, subcategory, items):
+    """``outputs`` with the files of ``items`` (key -> dpbandits.report.Entry) marked for
+    Snakemake's report (`make report`), in the category of paper ``name``."""
+    out = dict(outputs)
+    for key, entry in items.items():
+        out[key] = report(
+            outputs[key],
+            caption=caption_file(entry.caption),
+            category=CATEGORIES[name],
+            subcategory=subcategory,
+            labels=entry.labels,
+        )
+    return out
+
+
+def paper_title(name):
+    """Title of paper ``name`` (an experiment, a bound audit, or the PrivateLASSO audit)."""
+    if name in EXPERIMENTS:
+        return EXPERIMENTS[name].data["title"]
+    if name in BOUND_PLANS:
+        return BOUND_PLANS[name].title
+    return PLASSO_PLAN.title
+
+
 def audit_plots(name):
     """Plot files of every rate claim of a paper (one figure per slope/slope_between claim)."""
     prefix = f"{name}."
@@ -149,6 +174,17 @@ def communication_outputs(name):
 
 #: Figures of a bound audit (spec open-problem-002 §7.6): OP-E1, OP-E2 and the Section 3 gap.
 BOUND_FIGURES = ("e1", "e2", "gap")
+#: Their report captions (what the audit notebook draws).
+BOUND_FIGURE_CAPTIONS = {
+    "e1": "OP-E1 (finite-armed, AdaC-UCB; spec §7.6): regret against T on I1 and the minimax "
+    "family I2 with the bounds' non-private terms as guides; the private excess over Ada-UCB "
+    "against T and, at T_max, against rho (slope -1/2 reference).",
+    "e2": "OP-E2 (linear, AdaC-GOPE): the same panels for J1 and the hypercube family J2.",
+    "gap": "OP-E3, the Section 3 gap: regret against T for LinUCB, JDP-LinUCB (epsilon, "
+    "delta = 0.01), OFUL-RS and AdaC-OFUL (rho); the excess over the non-private reference "
+    "against T and, at T_max, against epsilon with the upper (-1/2) and lower (-1) bounds' "
+    "slopes.",
+}
 
 
 def bound_root(name):
@@ -185,6 +221,19 @@ def bound_outputs(name):
 
 #: Figures of the PrivateLASSO audit (spec private-lasso-001 §4.6); `scans` is PL-E2 (full tier).
 PLASSO_FIGURES = ("regret_vs_T", "normalised", "eps", "ratio", "support", "scans")
+#: Their report captions (what the audit notebook draws).
+PLASSO_FIGURE_CAPTIONS = {
+    "regret_vs_T": "PL-E1: regret against T per family, PrivateLASSO at every epsilon, "
+    "NP-TH-LASSO, Oracle-OLS, Oracle-TBAP and the svt-noise-off ablation, with guides "
+    "proportional to ln^3 T (Theorem 2) and sqrt(T) ln^2 T (Theorem 3).",
+    "normalised": "PL-E1: normalised regret R_T / ln^3 T and R_T / (sqrt(T) ln^2 T).",
+    "eps": "PL-E1: excess regret at T_max over PrivateLASSO (epsilon = infinity) against "
+    "epsilon, paired per trial, reference slope -1; Oracle-TBAP's excess over Oracle-OLS.",
+    "ratio": "PL-E1: the ratio R_eps(T) / R_inf(T) against T (claim plasso.thm2.shape).",
+    "support": "PL-E1, Lemma 4: share of the true support found and false positives per "
+    "episode start, with the cap c_max - s0.",
+    "scans": "PL-E2 (full tier): regret at T = 2^15 against d, K - 1 and s0.",
+}
 
 
 def plasso_root():

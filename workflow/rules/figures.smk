@@ -57,7 +57,12 @@ for _fig in FIGURES.values():
             notebook=_fig.notebook,
             results=_fig.inputs,
         output:
-            **figure_outputs(_fig),
+            **reported(
+                figure_outputs(_fig),
+                _fig.experiment,
+                "Figures",
+                figure_entries(_fig, paper_title(_fig.experiment)),
+            ),
         log:
             f"{LOGS}/figures/{_fig.id}.log",
         benchmark:

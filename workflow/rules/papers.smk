@@ -59,7 +59,22 @@ for _name, _exp in EXPERIMENTS.items():
                 results=paper_table_inputs(_name),
                 claims=f"config/claims/{_name}.yaml",
             output:
-                **paper_table_outputs(_name),
+                **reported(
+                    paper_table_outputs(_name),
+                    _name,
+                    "Tables",
+                    entries(
+                        paper_title(_name),
+                        {
+                            f"{_t}_csv": (
+                                _t,
+                                f"{_spec.get('title', _t)}: the paper's table with its "
+                                "measured columns (CSV; Markdown and LaTeX beside it).",
+                            )
+                            for _t, _spec in paper_tables(_name).items()
+                        },
+                    ),
+                ),
             log:
                 f"{LOGS}/tables/{_name}_paper.log",
             benchmark:
@@ -96,7 +111,37 @@ for _name, _exp in EXPERIMENTS.items():
             timings=figure_timings(_name),
             claims=f"config/claims/{_name}.yaml",
         output:
-            **table_outputs(_name),
+            **reported(
+                table_outputs(_name),
+                _name,
+                "Tables",
+                entries(
+                    paper_title(_name),
+                    {
+                        "final": (
+                            f"{_name}_final_regret",
+                            "Regret at the horizon of every simulated series, per figure, "
+                            "panel, configuration and series (with each cell's calibration "
+                            "and the job's wall seconds).",
+                        ),
+                        "claims": (
+                            f"{_name}_claims",
+                            "Claim checklist: every ordering claim of the claims registry, "
+                            "checked per configuration and metric on the simulated figures.",
+                        ),
+                        "matrix": (
+                            f"{_name}_claims_matrix",
+                            "The checklist's summary verdicts as a claim by configuration "
+                            "matrix.",
+                        ),
+                        "metrics": (
+                            f"{_name}_metrics",
+                            "Audit metrics per configuration, panel and series: privacy-cost "
+                            "ratios and log-log slopes of the regret curves.",
+                        ),
+                    },
+                ),
+            ),
         log:
             f"{LOGS}/tables/{_name}.log",
         benchmark:

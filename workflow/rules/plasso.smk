@@ -37,12 +37,42 @@ if PLASSO_PLAN:
             episodes=plasso_sim_files("episodes"),
             claims=PLASSO_PLAN.claims,
         output:
-            rows_csv=plasso_outputs()["rows_csv"],
-            rows_md=plasso_outputs()["rows_md"],
-            claims_csv=plasso_outputs()["claims_csv"],
-            claims_md=plasso_outputs()["claims_md"],
-            constants_csv=plasso_outputs()["constants_csv"],
-            constants_md=plasso_outputs()["constants_md"],
+            **reported(
+                {
+                    k: plasso_outputs()[k]
+                    for k in (
+                        "rows_csv",
+                        "rows_md",
+                        "claims_csv",
+                        "claims_md",
+                        "constants_csv",
+                        "constants_md",
+                    )
+                },
+                "plasso",
+                "Audit",
+                entries(
+                    PLASSO_PLAN.title,
+                    {
+                        "rows_csv": (
+                            "plasso_claims (rows)",
+                            f"Every verdict row of the audit's rules (tier {PLASSO_PLAN.tier}):"
+                            " per claim, family, algorithm and epsilon, the fitted statistic "
+                            "against the claimed one.",
+                        ),
+                        "claims_csv": (
+                            "plasso_claims",
+                            "The verdict of every claim of the paper (tier "
+                            f"{PLASSO_PLAN.tier}).",
+                        ),
+                        "constants_csv": (
+                            "plasso_constants",
+                            "The algorithm's constants in force in the runs (spec §2.7).",
+                        ),
+                    },
+                    tier=PLASSO_PLAN.tier,
+                ),
+            ),
         log:
             f"{LOGS}/audit/plasso_{PLASSO_PLAN.tier}_verdicts.log",
         benchmark:
@@ -70,13 +100,35 @@ if PLASSO_PLAN:
             claims=plasso_outputs()["claims_csv"],
             constants=plasso_outputs()["constants_md"],
         output:
-            **{
-                f"{fig}_{ext}": plasso_outputs()[f"{fig}_{ext}"]
-                for fig in PLASSO_FIGURES
-                for ext in ("pdf", "png")
-            },
-            ipynb=plasso_outputs()["ipynb"],
-            html=plasso_outputs()["page"],
+            **reported(
+                {
+                    **{
+                        f"{fig}_{ext}": plasso_outputs()[f"{fig}_{ext}"]
+                        for fig in PLASSO_FIGURES
+                        for ext in ("pdf", "png")
+                    },
+                    "ipynb": plasso_outputs()["ipynb"],
+                    "html": plasso_outputs()["page"],
+                },
+                "plasso",
+                "Audit",
+                entries(
+                    PLASSO_PLAN.title,
+                    {
+                        "html": (
+                            "plasso.html",
+                            f"Audit page (tier {PLASSO_PLAN.tier}): verdict per claim, what "
+                            "the simulations say, the constants, the figures and every verdict "
+                            "row.",
+                        ),
+                        **{
+                            f"{fig}_png": (f"plasso_{fig}", text)
+                            for fig, text in PLASSO_FIGURE_CAPTIONS.items()
+                        },
+                    },
+                    tier=PLASSO_PLAN.tier,
+                ),
+            ),
         log:
             f"{LOGS}/audit/plasso_{PLASSO_PLAN.tier}.log",
         benchmark:

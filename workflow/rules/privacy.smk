@@ -10,7 +10,20 @@ rule privacy_delivered:
         ],
         plans=[f"config/experiments/{name}.yaml" for name in config["bound_audits"]],
     output:
-        csv=f"{PRIVACY_ROOT}/audit/privacy.csv",
+        csv=report(
+            f"{PRIVACY_ROOT}/audit/privacy.csv",
+            caption=caption_file(
+                "Delivered privacy of every privatised series of every figure and audit "
+                "experiment of the five papers: per experiment, figure, configuration, series "
+                "and calibration, the nominal epsilon and delta it is labelled with and the "
+                "epsilon its noise delivers (at the nominal delta, at delta = 1/T and under the "
+                "paper's bounds), the verdict, the accounting method and notes "
+                f"(tier {config['tier']})."
+            ),
+            category=CATEGORIES["privacy"],
+            subcategory="Privacy",
+            labels={"what": "privacy"},
+        ),
         md=f"{PRIVACY_ROOT}/audit/privacy.md",
     log:
         f"{LOGS}/audit/privacy_delivered{PRIVACY_TAG}.log",
@@ -34,7 +47,20 @@ rule privacy_delivered:
 
 rule privacy_empirical:
     output:
-        csv=f"{PRIVACY_ROOT}/audit/privacy_empirical.csv",
+        csv=report(
+            f"{PRIVACY_ROOT}/audit/privacy_empirical.csv",
+            caption=caption_file(
+                "Empirical privacy audit: for every randomizer and aggregate mechanism on its "
+                "extreme neighbouring inputs, a lower bound on epsilon (threshold test, "
+                "Clopper-Pearson limits, valid with probability 1 - alpha) next to the delivered "
+                "epsilon; the seeded under-noised negative controls must be caught "
+                f"(tier {config['tier']}: {config['privacy']['samples'][config['tier']]} "
+                "samples per input and half)."
+            ),
+            category=CATEGORIES["privacy"],
+            subcategory="Privacy",
+            labels={"what": "privacy_empirical"},
+        ),
         md=f"{PRIVACY_ROOT}/audit/privacy_empirical.md",
     log:
         f"{LOGS}/audit/privacy_empirical{PRIVACY_TAG}.log",
@@ -59,7 +85,17 @@ rule privacy_report:
         delivered=rules.privacy_delivered.output.csv,
         empirical=rules.privacy_empirical.output.csv,
     output:
-        html=f"{PRIVACY_ROOT}/audit/privacy.html",
+        html=report(
+            f"{PRIVACY_ROOT}/audit/privacy.html",
+            caption=caption_file(
+                "The privacy audit page: delivered against nominal epsilon per paper and "
+                "figure, the verdicts, and the empirical lower bounds "
+                f"(tier {config['tier']})."
+            ),
+            category=CATEGORIES["privacy"],
+            subcategory="Privacy",
+            labels={"what": "privacy.html"},
+        ),
     log:
         f"{LOGS}/audit/privacy_report{PRIVACY_TAG}.log",
     benchmark:

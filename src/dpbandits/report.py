@@ -1,0 +1,113 @@
+"""Captions, categories and labels of the outputs shown in Snakemake's HTML report.
+
+``snakemake --report results/report.html`` (``make report``) collects every output marked with
+``report()`` in the rules. Each one gets a caption saying which paper, figure or table, panel,
+configuration and calibration it shows; Snakemake reads captions from reStructuredText files, so
+the text built here is written once per distinct caption to ``.snakemake/report-captions/``
+(named by its hash, written only when missing) and the rule points at that file.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+
+#: Report category of each paper (the papers' numbers are those of ../shared/papers).
+CATEGORIES = {
+    "olucb": "Paper 000 (olucb)",
+    "plasso": "Paper 001 (plasso)",
+    "op24": "Paper 002 (op24)",
+    "cz22": "Paper 003 (cz22)",
+    "dpdpe": "Paper 004 (dpdpe)",
+    "audit": "Claim audit (all papers)",
+    "privacy": "Privacy audit (all papers)",
+}
+
+#: What each figure metric is, in captions.
+METRICS = {
+    "regret_realized": "cumulative realized regret",
+    "regret_pseudo": "cumulative pseudo-regret",
+}
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One output in the report: its caption text and its labels (columns of the report)."""
+
+    caption: str
+    labels: dict = field(default_factory=dict)
+
+
+def caption_file(text: str, folder: str | Path = ".snakemake/report-captions") -> str:
+    """Write ``text`` as a reStructuredText caption and return the file's absolute path.
+
+    The text is wrapped in Jinja's ``raw`` block (Snakemake renders captions as Jinja
+    templates; a brace in a formula must stay a brace). Files are named by the text's hash and
+    written atomically when missing, so concurrent parses (cluster jobs) are harmless.
+    """
+    body = f"{{% raw %}}\n{text.strip()}\n{{% endraw %}}\n"
+    digest = hashlib.sha256(body.encode()).hexdigest()[:20]
+    folder = Path(folder).resolve()
+    path = folder / f"{digest}.rst"
+    if not path.exists():
+        folder.mkdir(parents=True, exist_ok=True)
+        tmp = folder / f".{digest}.{os.getpid()}.tmp"
+        tmp.write_text(body)
+        os.replace(tmp, path)
+    return str(path)
+
+
+def _label(value) -> str:
+    """A label value: a plain string without braces (Snakemake formats labels as patterns)."""
+    return str(value).replace("{", "(").replace("}", ")")
+
+
+def figure_entries(fig, paper: str) -> dict[str, Entry]:
+    """Entries of the PNG images one figure notebook writes (the combined figure per metric and
+    every single panel), keyed like :func:`figure_outputs` in ``workflow/rules/common.smk``.
+
+    Parameters
+    ----------
+    fig : dpbandits.config.FigureSpec
+        The figure under one configuration.
+    paper : str
+        The paper's title.
+    """
+    calibrations = sorted({c.calibration for p in fig.panels for c in p.cells})
+    base = {
+        "figure": fig.figure,
+        "configuration": fig.configuration,
+        "calibration": ", ".join(calibrations),
+    }
+    out = {}
+    for metric in fig.metrics:
+        combined, panels = fig.names(metric)
+        letters = ", ".join(f"({p.letter})" for p in fig.panels)
+        out[f"{combined}_png"] = Entry(
+            f"{paper}. {fig.title}: panels {letters}, {METRICS.get(metric, metric)}. {fig.caption}",
+            {**base, "panel": "all", "metric": metric},
+        )
+        if fig.panel_images(metric):
+            for spec, name in zip(fig.panels, panels, strict=True):
+                out[f"{name}_png"] = Entry(
+                    f"{paper}. {fig.title}, panel ({spec.letter}), "
+                    f"{METRICS.get(metric, metric)}: {spec.caption} {fig.caption}",
+                    {**base, "panel": spec.letter, "metric": metric},
+                )
+    return {
+        key: Entry(e.caption, {n: _label(v) for n, v in e.labels.items()}) for key, e in out.items()
+    }
+
+
+def entries(paper: str, items: dict[str, tuple[str, str]], **labels) -> dict[str, Entry]:
+    """Entries of a rule's tables and pages: ``items`` maps an output key to (what it is, its
+    caption); every entry is labelled ``what`` plus ``labels``."""
+    return {
+        key: Entry(
+            f"{paper}. {caption}",
+            {"what": _label(what), **{k: _label(v) for k, v in labels.items()}},
+        )
+        for key, (what, caption) in items.items()
+    }

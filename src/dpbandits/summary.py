@@ -1,0 +1,67 @@
+"""What a Snakemake run built and where: printed by the workflow's ``onsuccess`` handler."""
+
+from __future__ import annotations
+
+import os
+from collections import Counter
+from pathlib import Path
+
+#: Pages to open first, relative to the results root, with what they are.
+ENTRY_POINTS = (
+    ("audit/report.html", "claim audit: verdicts of every paper, links to each paper's page"),
+    ("audit/privacy.html", "privacy audit: delivered vs nominal epsilon, empirical bounds"),
+    ("full/audit/privacy.html", "privacy audit, full tier"),
+    ("figures", "every figure (PDF and PNG)"),
+    ("tables", "every table (CSV, Markdown, LaTeX)"),
+    ("notebooks", "the executed figure notebooks (ipynb and HTML)"),
+)
+
+
+def built_files(root: str | Path, since: float) -> list[Path]:
+    """Files under ``root`` modified at or after ``since`` (seconds since the epoch), hidden
+    files and folders excluded."""
+    out = []
+    for folder, dirs, files in os.walk(root):
+        dirs[:] = sorted(d for d in dirs if not d.startswith("."))
+        for name in sorted(files):
+            path = Path(folder) / name
+            if not name.startswith(".") and path.stat().st_mtime >= since:
+                out.append(path)
+    return out
+
+
+def build_summary(root: str | Path, since: float, report: str = "make report") -> str:
+    """A few lines saying what this run wrote under ``root`` (per top folder: how many files of
+    which kinds) and which pages to open.
+
+    Parameters
+    ----------
+    root : str or Path
+        The results root of the run (``results`` or ``results/quick``).
+    since : float
+        When the run started (files modified since then count as built).
+    report : str
+        The command that builds the single HTML report.
+    """
+    root = Path(root)
+    files = built_files(root, since) if root.exists() else []
+    lines = []
+    if not files:
+        lines.append(f"Nothing new was written: everything asked for is up to date in {root}/.")
+    else:
+        lines.append(f"Built this run: {len(files)} files in {root}/")
+        groups: dict[str, Counter] = {}
+        for f in files:
+            top = f.relative_to(root).parts[0] if len(f.relative_to(root).parts) > 1 else "."
+            groups.setdefault(top, Counter())[f.suffix.lstrip(".") or "(none)"] += 1
+        width = max(len(g) for g in groups) + 1
+        for top in sorted(groups):
+            kinds = ", ".join(f"{n} {ext}" for ext, n in sorted(groups[top].items()))
+            lines.append(f"  {top + '/':<{width + 1}} {kinds}")
+    present = [(p, what) for p, what in ENTRY_POINTS if (root / p).exists()]
+    if present:
+        lines.append("Open:")
+        width = max(len(str(root / p)) for p, _ in present)
+        lines.extend(f"  {str(root / p):<{width}}  {what}" for p, what in present)
+    lines.append(f"One HTML report of every figure, table and audit page: {report}")
+    return "\n".join(lines)
