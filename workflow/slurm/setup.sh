@@ -60,8 +60,10 @@ NODE=$(slurmd -C | head -1)
 MEM=$(($(sed -n 's/.*RealMemory=\([0-9]*\).*/\1/p' <<<"$NODE") * 90 / 100))
 NODE=$(sed -e "s/RealMemory=[0-9]*/RealMemory=$MEM/" -e "s/^NodeName=[^ ]*/NodeName=$HOST/" <<<"$NODE")
 if [ -f "$CONF" ] && ! grep -qF "$MARKER" "$CONF"; then
-    cp -a "$CONF" "$CONF.bak.$(date +%s)"
-    log "kept the previous $CONF as $CONF.bak.*"
+    backup="$CONF.bak.$(date +%s)"
+    cp -a "$CONF" "$backup"
+    echo "$backup" >/etc/slurm/.dpbandits-previous # stop.sh puts it back
+    log "set the previous $CONF aside as $backup"
 fi
 mkdir -p /etc/slurm
 cat >"$CONF" <<EOF
