@@ -34,6 +34,8 @@ WORK=$(mktemp -d "${TMPDIR:-/tmp}/dpbandits-slurm.XXXXXX")
 log() { echo "[slurm-test $(date +%T)] $*"; }
 
 trap '"$ROOT/workflow/slurm/stop.sh"' EXIT
+trap 'exit 130' INT # a signal ends the script through its EXIT trap: the daemons are stopped
+trap 'exit 143' TERM
 "$ROOT/workflow/slurm/setup.sh"
 
 for run in local slurm; do
