@@ -2,8 +2,9 @@
 #   make reproduce   set up .venv and build every figure and table (snakemake --cores all)
 #   make test        set up .venv and run the test suite
 # Also: make quick (same DAG, small), make report (one HTML report of every output),
-#       make test-e2e (quick builds of whole papers, ~6 min), make slurm-test (the quick DAG on
-#       a single-node SLURM cluster set up on this machine), make bench, make lint, make clean.
+#       make test-e2e (quick builds of whole papers, ~6 min), make slurm-test (the whole quick
+#       DAG on a single-node SLURM cluster set up on this machine, ~35 min), make bench,
+#       make lint, make clean.
 
 PYTHON ?= python3
 VENV := .venv
@@ -43,8 +44,9 @@ test: $(STAMP)
 test-e2e: $(STAMP)
 	$(BIN)/python -m pytest -m e2e
 
-# The quick DAG on a single-node SLURM cluster set up on this machine (root; Debian packages),
-# compared byte for byte with a local run (workflow/slurm/check.sh; SLURM_TARGETS=all for all).
+# The whole quick DAG on a single-node SLURM cluster set up on this machine (root; Debian
+# packages), compared byte for byte with a local run (workflow/slurm/check.sh; ~35 min;
+# SLURM_TARGETS=smoke for 13 jobs, ~4 min).
 slurm-test: $(STAMP)
 	bash workflow/slurm/check.sh
 

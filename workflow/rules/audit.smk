@@ -54,16 +54,14 @@ for _name, _exp in EXPERIMENTS.items():
             sweeps=sweep_files(_name),
             claims=f"config/claims/{_name}.yaml",
         output:
-            csv=report(
+            csv=reported_file(
                 f"{RESULTS}/audit/{_name}_rates.csv",
-                caption=caption_file(
-                    f"{paper_title(_name)}. Rate audit: the fitted exponents of every rate "
-                    "claim on the horizon (and epsilon) sweeps, with bootstrap intervals, "
-                    "against the claimed exponents, and the verdict of each."
-                ),
-                category=CATEGORIES[_name],
-                subcategory="Audit",
-                labels={"what": f"{_name}_rates"},
+                _name,
+                "Audit",
+                f"{paper_title(_name)}. Rate audit: the fitted exponents of every rate "
+                "claim on the horizon (and epsilon) sweeps, with bootstrap intervals, "
+                "against the claimed exponents, and the verdict of each.",
+                {"what": f"{_name}_rates"},
             ),
             md=f"{RESULTS}/audit/{_name}_rates.md",
         log:

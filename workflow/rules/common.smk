@@ -111,17 +111,25 @@ def table_outputs(name):
     }
 
 
+def reported_file(path, name, subcategory, caption, labels):
+    """``path`` marked for Snakemake's report (`make report`) in the category of ``name`` (a
+    paper, or ``"privacy"``), with ``caption`` (text) and ``labels``."""
+    return report(
+        path,
+        caption=caption_file(caption),
+        category=CATEGORIES[name],
+        subcategory=subcategory,
+        labels=labels,
+    )
+
+
 def reported(outputs, name, subcategory, items):
     """``outputs`` with the files of ``items`` (key -> dpbandits.report.Entry) marked for
     Snakemake's report (`make report`), in the category of paper ``name``."""
     out = dict(outputs)
     for key, entry in items.items():
-        out[key] = report(
-            outputs[key],
-            caption=caption_file(entry.caption),
-            category=CATEGORIES[name],
-            subcategory=subcategory,
-            labels=entry.labels,
+        out[key] = reported_file(
+            outputs[key], name, subcategory, entry.caption, entry.labels
         )
     return out
 

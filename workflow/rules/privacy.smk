@@ -10,9 +10,11 @@ rule privacy_delivered:
         ],
         plans=[f"config/experiments/{name}.yaml" for name in config["bound_audits"]],
     output:
-        csv=report(
+        csv=reported_file(
             f"{PRIVACY_ROOT}/audit/privacy.csv",
-            caption=caption_file(
+            "privacy",
+            "Privacy",
+            (
                 "Delivered privacy of every privatised series of every figure and audit "
                 "experiment of the five papers: per experiment, figure, configuration, series "
                 "and calibration, the nominal epsilon and delta it is labelled with and the "
@@ -20,9 +22,7 @@ rule privacy_delivered:
                 "paper's bounds), the verdict, the accounting method and notes "
                 f"(tier {config['tier']})."
             ),
-            category=CATEGORIES["privacy"],
-            subcategory="Privacy",
-            labels={"what": "privacy"},
+            {"what": "privacy"},
         ),
         md=f"{PRIVACY_ROOT}/audit/privacy.md",
     log:
@@ -47,9 +47,11 @@ rule privacy_delivered:
 
 rule privacy_empirical:
     output:
-        csv=report(
+        csv=reported_file(
             f"{PRIVACY_ROOT}/audit/privacy_empirical.csv",
-            caption=caption_file(
+            "privacy",
+            "Privacy",
+            (
                 "Empirical privacy audit: for every randomizer and aggregate mechanism on its "
                 "extreme neighbouring inputs, a lower bound on epsilon (threshold test, "
                 "Clopper-Pearson limits, valid with probability 1 - alpha) next to the delivered "
@@ -57,9 +59,7 @@ rule privacy_empirical:
                 f"(tier {config['tier']}: {config['privacy']['samples'][config['tier']]} "
                 "samples per input and half)."
             ),
-            category=CATEGORIES["privacy"],
-            subcategory="Privacy",
-            labels={"what": "privacy_empirical"},
+            {"what": "privacy_empirical"},
         ),
         md=f"{PRIVACY_ROOT}/audit/privacy_empirical.md",
     log:
@@ -85,16 +85,16 @@ rule privacy_report:
         delivered=rules.privacy_delivered.output.csv,
         empirical=rules.privacy_empirical.output.csv,
     output:
-        html=report(
+        html=reported_file(
             f"{PRIVACY_ROOT}/audit/privacy.html",
-            caption=caption_file(
+            "privacy",
+            "Privacy",
+            (
                 "The privacy audit page: delivered against nominal epsilon per paper and "
                 "figure, the verdicts, and the empirical lower bounds "
                 f"(tier {config['tier']})."
             ),
-            category=CATEGORIES["privacy"],
-            subcategory="Privacy",
-            labels={"what": "privacy.html"},
+            {"what": "privacy.html"},
         ),
     log:
         f"{LOGS}/audit/privacy_report{PRIVACY_TAG}.log",

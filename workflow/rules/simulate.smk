@@ -38,22 +38,16 @@ for _name, _exp in EXPERIMENTS.items():
             name:
                 f"{_name}_calibrate_{_cal.id}"
             output:
-                report(
+                reported_file(
                     _cal.path,
-                    caption=caption_file(
-                        f"{paper_title(_name)}. Calibration {_cal.id}: {_cal.title}. The "
-                        f"option {_cal.option} of the series {_cal.series} searched "
-                        f"({_cal.objective}) on trials disjoint from the evaluation trials "
-                        f"(panel {_cal.base.panel}, configuration {_cal.base.configuration}, "
-                        f"calibration {_cal.base.calibration}); the row marked chosen is used."
-                    ),
-                    category=CATEGORIES[_name],
-                    subcategory="Calibrations",
-                    labels={
-                        "what": _cal.id,
-                        "series": _cal.series,
-                        "option": _cal.option,
-                    },
+                    _name,
+                    "Calibrations",
+                    f"{paper_title(_name)}. Calibration {_cal.id}: {_cal.title}. The "
+                    f"option {_cal.option} of the series {_cal.series} searched "
+                    f"({_cal.objective}) on trials disjoint from the evaluation trials "
+                    f"(panel {_cal.base.panel}, configuration {_cal.base.configuration}, "
+                    f"calibration {_cal.base.calibration}); the row marked chosen is used.",
+                    {"what": _cal.id, "series": _cal.series, "option": _cal.option},
                 ),
             log:
                 f"{LOGS}/calibration/{_name}/{_cal.id}.log",

@@ -1,0 +1,102 @@
+"""dpbandits.compare: two builds give the same results unless a reproducible number differs;
+measured run times (wall_seconds, wall-time claim rows, timing tables) are the only exceptions."""
+
+import shutil
+
+import pandas as pd
+import pytest
+
+from dpbandits.audit.checklist import COLUMNS, WALL_TIME_STATISTIC
+from dpbandits.compare import comparable, compare_trees, main
+
+
+def _claims(wall_ratio: float, ordering_mean: float) -> pd.DataFrame:
+    rows = [
+        dict.fromkeys(COLUMNS, ""),
+        dict.fromkeys(COLUMNS, ""),
+    ]
+    rows[0].update(
+        claim_id="p.ordering",
+        statistic="paired difference a - b",
+        mean_diff=ordering_mean,
+        verdict="PASS",
+    )
+    rows[1].update(
+        claim_id="p.faster",
+        statistic=WALL_TIME_STATISTIC,
+        comparison=f"wall time A < B ({wall_ratio:.3g} s vs 1 s)",
+        mean_diff=wall_ratio,
+        verdict="PASS",
+    )
+    return pd.DataFrame(rows, columns=COLUMNS)
+
+
+def _tree(root, wall_ratio=0.4, ordering_mean=-1.25, wall_seconds=3.5, timing=1.0):
+    res = root / "results/quick"
+    (res / "sim").mkdir(parents=True)
+    (res / "tables").mkdir()
+    (res / "timing").mkdir()
+    pd.DataFrame({"trial": [0, 1], "regret": [1.5, 2.5]}).to_parquet(res / "sim/a.parquet")
+    pd.DataFrame(
+        {"algorithm": ["A"], "mean_realized": [10.0], "wall_seconds": [wall_seconds]}
+    ).to_csv(res / "tables/p_final_regret.csv", index=False)
+    _claims(wall_ratio, ordering_mean).to_csv(res / "tables/p_claims.csv", index=False)
+    pd.DataFrame({"job": ["a"], "seconds": [timing]}).to_csv(res / "timing/a.csv", index=False)
+    return root
+
+
+def test_measured_run_times_alone_do_not_make_two_builds_differ(tmp_path):
+    a = _tree(tmp_path / "a")
+    b = _tree(tmp_path / "b", wall_ratio=0.45, wall_seconds=9.0, timing=7.0)
+    result = compare_trees(a, b)
+    assert result.same, result.describe()
+    assert result.files == [
+        "results/quick/sim/a.parquet",
+        "results/quick/tables/p_claims.csv",
+        "results/quick/tables/p_final_regret.csv",
+    ]  # the timing table is not compared
+    assert result.measured_rows == 1  # the wall-time row of tree a's claims table
+    assert main([str(a), str(b)]) == 0
+
+
+def test_a_reproducible_number_that_differs_is_reported(tmp_path):
+    a = _tree(tmp_path / "a")
+    b = _tree(tmp_path / "b", ordering_mean=-1.2500001)  # one digit of a seeded statistic
+    result = compare_trees(a, b)
+    assert not result.same and result.differ == ["results/quick/tables/p_claims.csv"]
+    assert main([str(a), str(b)]) == 1
+
+
+@pytest.mark.parametrize("change", ["parquet", "final_regret", "missing"])
+def test_other_differences_are_reported(tmp_path, change):
+    a = _tree(tmp_path / "a")
+    b = tmp_path / "b"
+    shutil.copytree(a, b)
+    res = b / "results/quick"
+    if change == "parquet":
+        pd.DataFrame({"trial": [0, 1], "regret": [1.5, 2.6]}).to_parquet(res / "sim/a.parquet")
+    elif change == "final_regret":
+        table = pd.read_csv(res / "tables/p_final_regret.csv")
+        table.loc[0, "mean_realized"] = 10.5
+        table.to_csv(res / "tables/p_final_regret.csv", index=False)
+    else:
+        (res / "sim/a.parquet").unlink()
+    result = compare_trees(a, b)
+    assert not result.same
+    assert (result.only_in_one if change == "missing" else result.differ) == [
+        "results/quick/sim/a.parquet"
+        if change in ("parquet", "missing")
+        else "results/quick/tables/p_final_regret.csv"
+    ]
+
+
+def test_tables_without_measured_parts_are_compared_as_bytes(tmp_path):
+    path = tmp_path / "t.csv"
+    path.write_text("x,y\n1,0.10\n")
+    assert comparable(path) == (b"x,y\n1,0.10\n", 0)  # not re-serialised (0.10 stays)
+
+
+def test_empty_trees_are_not_the_same(tmp_path):
+    (tmp_path / "a/results").mkdir(parents=True)
+    (tmp_path / "b/results").mkdir(parents=True)
+    assert not compare_trees(tmp_path / "a", tmp_path / "b").same
