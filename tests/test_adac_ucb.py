@@ -9,7 +9,6 @@ from scipy import stats
 from dpbandits.engine.episodic import (
     adac_ucb_index,
     adac_ucb_per_round,
-    episode_noise_sd,
     episode_regret,
     run_adac_ucb,
 )
@@ -34,15 +33,66 @@ def test_episodes_double_and_every_reward_enters_one_release():
     assert uses.sum() == sum(sum(v) for v in out["episodes"].values())
 
 
-def test_released_noise_has_the_calibrated_variance():
-    """sd 1/(L sqrt(2 rho)): sensitivity 1/L of a mean of L rewards in [0, 1], rho-zCDP."""
-    rho, L = 0.05, 8
-    sd = float(episode_noise_sd(L, rho))
-    assert sd == pytest.approx(1.0 / (L * math.sqrt(2 * rho)), rel=1e-12)
-    draws = np.random.default_rng(3).normal(0.0, sd, size=10**5)
-    # sample variance of 1e5 normals: relative sd sqrt(2/1e5) = 0.45 %, so +-2 % is > 4 sd
-    assert draws.var() == pytest.approx(sd**2, rel=0.02)
-    assert float(episode_noise_sd(L, math.inf)) == 0.0
+class _Recorder:
+    """A noise generator that records every normal draw the engine makes (and nothing else)."""
+
+    def __init__(self, rng):
+        self.rng, self.draws = rng, []
+
+    def normal(self, loc=0.0, scale=1.0, size=None):
+        out = self.rng.normal(loc, scale, size)
+        self.draws.extend(np.atleast_1d(out).tolist())
+        return out
+
+
+@pytest.mark.parametrize("rho", [0.05, 2.0])
+def test_released_noise_has_the_calibrated_variance(rho):
+    """The noise run_adac_ucb adds to each released episode mean, drawn by the engine itself with
+    fixed seeds: one arm of mean 0 (rewards all 0, so every release is pure noise) and T = 16,
+    so each trial releases, in order, the initial pull and episodes of L = 1, 1, 2, 4, 8
+    rewards. An episode mean of L rewards in [0, 1] has sensitivity 1/L, and the Gaussian
+    mechanism is Delta^2/(2 sigma^2)-zCDP (Bun-Steinke Prop. 1.6): variance 1/(2 rho L^2).
+
+    Tolerance: the sample variance of n normals has var 2 sigma^4/(n - 1), so |s^2/sigma^2 - 1|
+    <= 5 sqrt(2/(n - 1)) (n = 4000 trials: 11 %) is five standard errors; the mean 0 within 5
+    standard errors sigma/sqrt(n)."""
+    n = 4000
+    noise = [_Recorder(np.random.default_rng([3, i])) for i in range(n)]
+    log = run_adac_ucb(np.zeros((n, 1)), 16, rho, _rngs(n, 4), noise)
+    starts, lengths, _, _ = log.arrays()
+    assert list(starts[:, 0]) == [0, 1, 2, 4, 8] and list(lengths[:, 0]) == [1, 1, 2, 4, 8]
+    draws = np.array([r.draws for r in noise])  # (n, 5): one column per release
+    assert draws.shape == (n, 5)
+    for col, L in enumerate([1, 1, 2, 4, 8]):
+        var = 1.0 / (2 * rho * L**2)
+        x = draws[:, col]
+        assert abs(x.mean()) <= 5 * math.sqrt(var / n)
+        assert abs(x.var(ddof=1) / var - 1) <= 5 * math.sqrt(2 / (n - 1))
+    # Ada-UCB (rho = inf) releases without noise: no draw at all
+    silent = [_Recorder(np.random.default_rng(0))]
+    run_adac_ucb(np.zeros((1, 1)), 16, math.inf, _rngs(1, 4), silent)
+    assert silent[0].draws == []
+
+
+def test_private_index_at_hand_computed_values():
+    """I_a = mu~_a + sqrt((1/(2 n_a) + 1/(rho n_a^2)) alpha ln t_l) (spec §5.1 step 2; "sum":
+    the sum of the two roots), by hand at alpha = 3.1, t_l = 50 (alpha ln t_l = 12.127266):
+    n = 4, rho = 0.02: sqrt(3.25 x 12.127266) = 6.2780277; sum 1.2312225 + 6.1560052.
+    n = 3, rho = 0.5: sqrt((1/6 + 2/9) x 12.127266) = 2.1716724; sum 3.0633234."""
+    mu = np.array([0.3, 0.1])
+    got = adac_ucb_index(mu, np.array([4.0, 4.0]), 50, 0.02, 3.1)
+    assert got == pytest.approx(mu + 6.278027698225659, rel=1e-12)
+    got = adac_ucb_index(mu, np.array([4.0, 4.0]), 50, 0.02, 3.1, index="sum")
+    assert got == pytest.approx(mu + 7.387335170798915, rel=1e-12)
+    assert adac_ucb_index(mu[:1], np.array([3.0]), 50, 0.5, 3.1)[0] == pytest.approx(
+        0.3 + 2.171672412601643, rel=1e-12
+    )
+    assert adac_ucb_index(mu[:1], np.array([3.0]), 50, 0.5, 3.1, index="sum")[0] == pytest.approx(
+        0.3 + 3.0633233544402287, rel=1e-12
+    )
+    # per trial: t_start broadcasts over the arms of each row
+    rows = adac_ucb_index(np.zeros((2, 1)), np.full((2, 1), 4.0), np.array([50, 50]), 0.02, 3.1)
+    assert rows[:, 0] == pytest.approx([6.278027698225659] * 2, rel=1e-12)
 
 
 def test_non_private_index_is_the_ucb_index():

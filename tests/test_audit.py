@@ -133,3 +133,46 @@ def test_checklist_evaluates_each_check_type():
     assert (res.loc[res.claim_id == "x.missing", "verdict"] == "MISSING").all()
     m = verdict_matrix(res)
     assert set(m["claim_id"]) >= {"x.below", "x.sum"}
+
+
+def _eps_frame(means: list[float], sd: float, eps=(0.5, 1.0, 2.0, 4.0)) -> pd.DataFrame:
+    """Final regret of one series on four panels with epsilon ``eps``: per panel 20 trials with
+    mean ``means[k]`` and population std ``sd`` exactly (values m -/+ sd, alternating)."""
+    z = np.tile([-1.0, 1.0], 10)
+    df = _frame({(f"p{k}", "A"): m + sd * z for k, m in enumerate(means)})
+    df["epsilon"] = df["panel"].map({f"p{k}": e for k, e in enumerate(eps)})
+    return df
+
+
+@pytest.mark.parametrize(
+    "means,sd,verdict,flat",
+    [
+        ([200.0, 150.0, 100.0, 50.0], 1.0, "PASS", False),  # decreasing in epsilon, spread out
+        ([100.0, 99.0, 98.0, 97.0], 10.0, "FAIL", True),  # decreasing but flat: within 1 std
+        ([50.0, 100.0, 150.0, 200.0], 1.0, "FAIL", False),  # spread out but increasing
+        ([100.0, 101.0, 102.0, 103.0], 10.0, "FAIL", True),  # neither
+    ],
+)
+def test_spearman_decreasing_needs_both_a_low_correlation_and_means_that_are_not_flat(
+    means, sd, verdict, flat
+):
+    """spearman_decreasing (checklist docstring): PASS iff Spearman(epsilon, mean R(T)) <=
+    threshold AND the means do not all agree within one standard deviation. The two middle
+    cases each satisfy exactly one of the two conditions."""
+    claim = {
+        "id": "x.spearman",
+        "kind": "ordering",
+        "audit": {
+            "check": "spearman_decreasing",
+            "panels": ["p0", "p1", "p2", "p3"],
+            "series": ["A"],
+            "threshold": -0.8,
+        },
+    }
+    res = evaluate_orderings([claim], _eps_frame(means, sd))
+    res = res[res.metric == "realized"]
+    row = res[res.comparison != "all"].iloc[0]
+    assert row["mean_diff"] == pytest.approx(-1.0 if means[0] > means[-1] else 1.0)
+    assert ("flat" in row["comparison"]) == flat
+    assert row["verdict"] == verdict
+    assert res[res.comparison == "all"]["verdict"].iloc[0] == verdict

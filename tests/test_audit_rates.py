@@ -220,3 +220,33 @@ def test_report_overview_summary_and_index(tmp_path):
     )
     page = out.read_text()
     assert 'href="x.html"' in page and "x.priv" in page and "consistent" in page
+
+
+def test_overview_marks_a_comparison_whose_verdict_depends_on_the_configuration():
+    from dpbandits.audit.report import claim_overview
+
+    claim = {
+        "id": "x.beats",
+        "kind": "ordering",
+        "source": "s",
+        "algorithm": "A",
+        "direction": "upper",
+        "T_exp": None,
+        "eps_exp": None,
+        "audit": {"experiment": "x", "check": "below", "configurations": ["main", "fair"]},
+    }
+    row = dict(claim_id="x.beats", comparison="all", metric="realized")
+    orderings = pd.DataFrame(
+        [
+            {**row, "configuration": "main", "verdict": "PASS"},
+            {**row, "configuration": "fair", "verdict": "FAIL"},
+        ]
+    )
+    ov = claim_overview([claim], pd.DataFrame(), orderings, "main").iloc[0]
+    assert ov["verdict"] == "PASS" and ov["all_configurations"] == "INCONCLUSIVE"
+    assert "fair FAIL" in ov["how"]
+    same = orderings.assign(verdict="PASS")
+    assert (
+        claim_overview([claim], pd.DataFrame(), same, "main").iloc[0]["all_configurations"]
+        == "PASS"
+    )

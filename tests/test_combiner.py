@@ -6,10 +6,11 @@ import numpy as np
 import pytest
 
 from dpbandits.engine import checkpoint_rounds, draw_raw, simulate
-from dpbandits.envs import bernoulli_reward_table, paper_text_instances
+from dpbandits.engine.combiner import BASE_PLAY_METRICS, base_shares
+from dpbandits.envs import bernoulli_reward_table, make_instances, paper_text_instances
 from dpbandits.policies import Setting, make_policy
-from dpbandits.policies.combiner import base_lambdas, epoch_of, kappa, n_bases
-from dpbandits.reference import reference_combiner, reference_onlineucb
+from dpbandits.policies.combiner import base_lambdas, dominated_bases, epoch_of, kappa, n_bases
+from dpbandits.reference import reference_combiner, reference_onlineucb, reference_run
 from dpbandits.seeds import noise_generator
 
 SETTING = Setting(T=20000, d=5, epsilon=1.0, delta=0.1)
@@ -112,3 +113,79 @@ def test_each_epoch_is_a_fresh_algorithm_1():
             alg, X, mu, rewards[lo:hi], sub, np.array([hi - lo]), inst.theta[0]
         )
         assert np.array_equal(alone["actions"], full["actions"][lo:hi])
+
+
+def _plays(res, M):
+    """(n_trials, M) plays of each base at the last checkpoint."""
+    return np.stack([res.metrics[m][:, -1] for m in BASE_PLAY_METRICS[:M]], axis=1)
+
+
+def test_base_shares_by_hand():
+    plays = np.array([[10, 0, 90], [60, 40, 0], [0, 50, 50]])
+    sh = base_shares(plays, 100)
+    assert sh["round_share"] == pytest.approx([70 / 300, 90 / 300, 140 / 300])
+    assert sh["trial_share"].tolist() == [1 / 3, 1 / 3, 1 / 3]  # the tie goes to base 2
+    assert sh["played_share"] == pytest.approx([2 / 3, 2 / 3, 2 / 3])
+
+
+@pytest.mark.parametrize("family", ["paper_text", "fresh_sphere"])
+def test_every_base_s_plays_are_recorded(family):
+    """base<i>_plays of both engines count the rounds each base played (the reference's choices
+    on fixed arms); they add up to the rounds played at every checkpoint."""
+    T, d, n = 300, 5, 2
+    inst = make_instances(family, n, 20 if family == "paper_text" else 10, d, 2)
+    policy = make_policy(
+        "combiner",
+        Setting(T=T, d=d, epsilon=10.0, delta=0.1),
+        c_beta=1e-3,
+        P_const=1e-4,
+        p_index=1e-3,
+    )
+    M, cps = policy.n_bases, checkpoint_rounds(T, 6)
+    rngs = [noise_generator(3, "t", "p", "combiner", i) for i in range(n)]
+    res = simulate(policy, inst, list(range(n)), rngs, cps)
+    total = sum(res.metrics[m] for m in BASE_PLAY_METRICS)
+    assert np.array_equal(total, np.broadcast_to(cps, total.shape))
+    assert (res.metrics[BASE_PLAY_METRICS[M]] == 0).all()  # no base 4 at T = 300
+    if family == "paper_text":
+        for i in range(n):
+            raw = draw_raw(policy, noise_generator(3, "t", "p", "combiner", i))
+            rewards = bernoulli_reward_table(inst.mu[i], T, i)
+            ref = reference_run(policy, inst.X[i], inst.mu[i], rewards, raw, cps)
+            assert _plays(res, M)[i].tolist() == np.bincount(ref["bases"], minlength=M).tolist()
+
+
+def test_paper_constants_fix_the_base_and_the_capped_targets_let_the_rewards_choose():
+    """Theorem 4.1's constants (P = P' = 1, p = 3) at epsilon = 1: every R_i/T > 1 and the offsets
+    differ by more than the index's data part can move, so the base of the smallest R_i plays
+    (almost) every round and base 1 never; with the targets capped at T every offset is 1 and
+    more than one base takes a non-negligible share of the rounds."""
+    T, d, n = 2000, 5, 10
+    inst = paper_text_instances(n, 100, d)
+    setting = Setting(T=T, d=d, epsilon=1.0, delta=0.1)
+    rngs = [noise_generator(3, "t", "p", "combiner", i) for i in range(n)]
+    paper = make_policy("combiner", setting, c_beta=1e-3)
+    assert (paper.R / T > 1).all()
+    assert paper.consts["selection_degenerate"] == 1.0
+    fixed = int(np.argmin(paper.R))
+    assert dominated_bases(paper.R / T).tolist() == [i != fixed for i in range(paper.n_bases)]
+    sh = base_shares(_plays(simulate(paper, inst, list(range(n)), rngs, [T]), paper.n_bases), T)
+    assert sh["trial_share"][fixed] >= 0.8 and sh["round_share"][fixed] >= 0.8
+    assert sh["played_share"][0] == 0  # base 1 (Algorithm 7) is never chosen
+    capped = make_policy("combiner", setting, c_beta=1e-3, target_cap=1.0)
+    assert capped.R.tolist() == [T] * capped.n_bases  # every Theorem 4.1 target was vacuous
+    assert np.array_equal(capped.R_paper, paper.R)
+    assert capped.consts["selection_degenerate"] == 0.0
+    rngs = [noise_generator(3, "t", "p", "combiner", i) for i in range(n)]
+    sh = base_shares(_plays(simulate(capped, inst, list(range(n)), rngs, [T]), capped.n_bases), T)
+    assert (sh["round_share"] >= 0.1).sum() >= 2
+    assert (sh["trial_share"] >= 0.1).sum() >= 2
+
+
+def test_target_cap_keeps_informative_targets():
+    """Only targets at or above cap x T are replaced: smaller ones stay Theorem 4.1's."""
+    policy = make_policy("combiner", SETTING, target_cap=5.0)  # R_i/T = 36.9, 6.1, 3.2
+    T = SETTING.T
+    assert policy.R[2] == policy.R_paper[2] and policy.R[:2].tolist() == [5.0 * T] * 2
+    with pytest.raises(ValueError, match="target_cap"):
+        make_policy("combiner", SETTING, target_cap=0.0)

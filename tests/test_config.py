@@ -213,20 +213,22 @@ def test_claims_reference_existing_panels_and_series(global_config, name):
     panels = {c.panel for c in exp.cells}
     series = set(exp.series)
     sweeps = {sw.id: set(sw.schedules) for sw in exp.sweeps}
+    grids = {sw.id: {g for g, m in sw.grids.items() if m != (g,)} for sw in exp.sweeps}
     confs = set(exp.data["configurations"])
     for claim in load_claims(ROOT / f"config/claims/{name}.yaml", SCHEMAS / "claims.schema.yaml"):
         audit = claim["audit"]
         assert set(audit.get("panels", [])) <= panels, claim["id"]
         assert set(audit.get("configurations", [])) <= confs, claim["id"]
-        if "sweep" in audit:
-            assert set(audit["schedules"]) <= sweeps[audit["sweep"]], claim["id"]
+        if "sweep" in audit:  # worst-case claims name gap grids, the others series
+            named = grids if audit.get("worst_case") else sweeps
+            assert set(audit["schedules"]) <= named[audit["sweep"]], claim["id"]
         for conf in audit.get("configurations", []):  # the series are drawn there
             assert {audit.get("a"), *audit.get("b", []), *audit.get("series", [])} - {None} <= set(
                 exp.configuration_series(conf)
             ), claim["id"]
         baseline = audit.get("baseline")
-        if audit.get("T_fit") == "gap":  # the baseline is a schedule of the same sweep
-            assert baseline in sweeps[audit["sweep"]], claim["id"]
+        if audit.get("T_fit") == "gap":  # the baseline is a schedule (a grid) of the same sweep
+            assert baseline in (grids if audit.get("worst_case") else sweeps)[audit["sweep"]]
             baseline = None
         named = {
             audit.get("a"),
@@ -327,3 +329,43 @@ def test_olucb_semantic_errors(global_config):
     bad = copy.deepcopy(data)
     bad["series"]["OnlineUCB"]["options"]["lambda_min"] = "known"
     assert "lambda_min = 'known'" in _errors(bad)
+
+
+def _dpdpe_with(tmp_path, edit):
+    data = yaml.safe_load((ROOT / "config/experiments/dpdpe.yaml").read_text())
+    edit(data["sweeps"])
+    path = tmp_path / "dpdpe.yaml"
+    path.write_text(yaml.safe_dump(data))
+    return path
+
+
+def test_a_gap_grid_runs_one_series_per_gap_largest_first(global_config):
+    exp = load_experiment(ROOT / "config/experiments/dpdpe.yaml", global_config, EXP_SCHEMA)
+    sweep = next(s for s in exp.sweeps if s.id == "gap_client")
+    names = sweep.grids["dpe_a50"]
+    assert names == tuple(f"dpe_a50_g{k}" for k in range(1, 7))
+    gaps = [sweep.cells_of(n)[0].instance_options["gap_scale"] for n in names]
+    assert gaps == sorted(gaps, reverse=True) and len(set(gaps)) == 6
+    assert {c.series for c in sweep.cells_of_entry("dpe_a50")} == set(names)
+    # the grid's cells belong to the experiment like any other (paths, seeds)
+    assert {c.experiment for c in sweep.cells} == {"dpdpe"}
+    assert all(c.path.startswith("results/sim/dpdpe/gap_client/") for c in sweep.cells)
+    # every gap of the grid is at most 1 at the shortest horizon (the instance's domain)
+    power = sweep.cells_of(names[0])[0].instance_options["gap_power"]
+    assert gaps[0] * min(sweep.T) ** -power <= 1
+
+
+def test_a_gap_grid_outside_the_instance_domain_is_refused(tmp_path, global_config):
+    def too_wide(sweeps):
+        sweeps["gap_client"]["schedules"]["dpe_a50"]["gap_grid"] = [64, 8, 4]
+
+    with pytest.raises(
+        ConfigError, match=r"gap_client\.schedules\.dpe_a50\.gap_grid: gap scale 64"
+    ):
+        load_experiment(_dpdpe_with(tmp_path, too_wide), global_config, EXP_SCHEMA)
+
+    def wrong_family(sweeps):
+        sweeps["free"]["schedules"]["dpe"]["gap_grid"] = [1, 0.5, 0.25]
+
+    with pytest.raises(ConfigError, match="needs instances two_action"):
+        load_experiment(_dpdpe_with(tmp_path, wrong_family), global_config, EXP_SCHEMA)

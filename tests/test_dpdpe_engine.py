@@ -345,3 +345,60 @@ def test_dpe_regret_below_the_explicit_bound_in_the_figure_2_setting():
     )
     assert 5e4 < bound < 2e5  # the spec evaluates it to about 9e4
     assert np.mean(regrets) <= bound
+
+
+# -- the elimination rule and the phase boundaries on hand-built instances -----------------------
+@pytest.mark.parametrize("algorithm", ["dpe", "pe"])
+def test_elimination_keeps_gaps_below_2W_and_drops_gaps_above(algorithm):
+    """Step 10 of Algorithm 1 (and line 9 of Algorithm 3): after a phase, an action stays active
+    iff its estimated gap is at most 2 W_l. Noise-free estimation (silent environment, sigma = 0)
+    makes the estimated gaps the true ones: gaps 0, 1.5 W and 3 W in phase 1, so exactly the
+    action with gap 3 W is eliminated (with a threshold W the 1.5 W action would go too, with
+    3 W none would)."""
+    from dpbandits.policies.dpdpe import dpdpe_width
+
+    X = np.array([[1.0, 0.0], [0.0, 1.0], [0.0, 2.0]])
+    policy = _policy(algorithm, T=1000, K=3, d=2, **({"sigma": 0.0} if algorithm == "dpe" else {}))
+    L = policy.log_inv_beta
+    if algorithm == "dpe":  # phase 1: h_1 = 2, n_1 = ceil(2^0.8) = 2, sigma_n = 0
+        W = sum(dpdpe_width(2.0, policy.clients(1), 2, 0.0, 0.0, L))
+    else:  # W_1 = sqrt(4 d ln(1/beta)/h_1) + 0 (no privacy term)
+        W = math.sqrt(4 * 2 * L / policy.h1)
+    # means 0, -1.5 W, -3 W: the third action's gap is 3 W (> 2 W), the second's 1.5 W (< 2 W)
+    theta = np.array([0.0, -1.5 * W])
+    runner = run_dpdpe if algorithm == "dpe" else run_dppe
+    run = runner(policy, X, theta, _Silent(), np.random.default_rng(0))
+    first = run.log[0]
+    assert first["active"] == 3 and first["active_next"] == 2
+    assert first["W1"] + first["W2"] + first["W3"] == pytest.approx(W, rel=1e-12)
+    # phase 2 plays only the two kept actions (gaps 0 and 1.5 W)
+    later = np.asarray(run.gaps)[np.asarray(run.starts) >= run.phase_end[0]]
+    assert set(np.round(later / W, 9)) == {0.0, 1.5}
+
+
+def test_phase_lengths_ends_and_first_rounds_on_two_orthogonal_actions():
+    """DPE on X = {e1, e2} (G-optimal design 1/2 each) with h_1 = 2: phase 1 plays each action
+    ceil(2 x 1/2) = 1 round, eliminates e2 (gap 3 W_1), then phases of h_l = 4, 8 rounds on e1.
+    Rounds 1-2, 3-6, 7-14: a phase that ends exactly at T = 14 is complete (its report and
+    elimination happen); at T = 13 it is cut. run_metrics counts a phase as completed from its last
+    round on, and reports the active set of the phase a round belongs to from its first round."""
+    from dpbandits.policies.dpdpe import dpdpe_width
+
+    X = np.eye(2)
+    for T, ends in ((14, [2, 6, 14]), (13, [2, 6])):
+        policy = _policy("dpe", T=T, K=2, d=2, sigma=0.0)
+        W = sum(dpdpe_width(2.0, policy.clients(1), 2, 0.0, 0.0, policy.log_inv_beta))
+        run = run_dpdpe(policy, X, np.array([0.0, -3 * W]), _Silent(), np.random.default_rng(0))
+        assert run.phase_end == ends
+        assert run.phase_first == [1, 3, 7]
+        assert [e["t_start"] for e in run.log] == [1, 3, 7][: len(ends)]
+        assert [e["T_l"] for e in run.log] == [2, 4, 8][: len(ends)]
+        assert run.active_sizes == [2, 1, 1]
+        assert sum(run.lengths) == T
+        cps = np.arange(1, T + 1)
+        m = run_metrics(run, cps)
+        completed = [0, 1, 1, 1, 1, 2, 2, 2, 2, 2, 2, 2, 2, 3][:T]
+        assert list(m["phases_completed"]) == completed
+        assert list(m["active_actions"]) == [2, 2] + [1] * (T - 2)
+        # round 2 is e2's block (blocks in ascending action order): the only regret
+        assert np.allclose(m["regret_pseudo"], np.where(cps >= 2, 3 * W, 0.0))

@@ -86,3 +86,10 @@ def test_jdp_linucb_constants_of_the_spec(eps, rho_J, sigma_n, Upsilon, nu, unit
     # the radius at t = 1 has no data term: sqrt(2 ln(2/delta_c)) + sqrt(3 Upsilon) + nu
     want = math.sqrt(2 * math.log(200)) + math.sqrt(3 * reg.Upsilon) + reg.nu
     assert float(reg.beta(1)) == pytest.approx(want, rel=1e-12)
+
+
+@pytest.mark.parametrize("eps,rho", [(0.2, 0.02), (1.0, 0.5), (5.0, 12.5)])
+def test_pure_dp_is_half_eps_squared_zcdp(eps, rho):
+    """Bun-Steinke Prop. 1.4: epsilon-DP implies (epsilon^2/2)-zCDP, by hand at epsilon = 0.2, 1,
+    5 (eps^2/2 = 0.02, 0.5, 12.5; at epsilon = 2 it coincides with epsilon itself)."""
+    assert pure_dp_to_zcdp(eps) == pytest.approx(rho, rel=1e-12)

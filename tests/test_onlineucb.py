@@ -9,10 +9,13 @@ import math
 import numpy as np
 import pytest
 
+from dpbandits.claims import load_claims
+from dpbandits.config import load_experiment
 from dpbandits.engine import checkpoint_rounds, draw_raw, simulate
 from dpbandits.envs import make_instances, paper_text_instances, reward_tables, script_instances
 from dpbandits.envs.contextual import optimal_arm_lambda_min, unit_sphere
 from dpbandits.policies import Setting, make_policy
+from dpbandits.policies.combiner import K_POWER
 from dpbandits.policies.onlineucb import (
     clip_gradient,
     clipping_constant,
@@ -25,6 +28,8 @@ from dpbandits.policies.onlineucb import (
 )
 from dpbandits.reference import reference_contextual
 from dpbandits.seeds import noise_generator
+
+from .conftest import ROOT, SCHEMAS
 
 T, BETA, DELTA = 20000, 0.1, 0.1
 # spec §8 items 4-5
@@ -284,3 +289,85 @@ def test_fresh_arm_engine_reproduces_the_reference(algorithm, options):
         assert np.array_equal(fast.metrics["regret_realized"][i], ref["regret_realized"])
         assert np.allclose(fast.metrics["regret_pseudo"][i], ref["regret_pseudo"], atol=1e-10)
         assert np.allclose(fast.metrics["theta_err"][i], ref["theta_err"], rtol=1e-8)
+
+
+# Branch of Cor. 3.6 each rate-audit scan of config/experiments/olucb.yaml must stay in at every
+# point: favourable (Delta^2 = 0, lambda_min > lambda_bar = T^(-1/4)) or worst (Delta^2 =
+# lambda_bar), and the d exponent Cor. 3.6 implies there.
+INTENDED_BRANCH = {
+    "worst": "worst",
+    "fav_t": "favourable",
+    "fav_d": "worst",
+    "fav_eps": "favourable",
+}
+D_EXPONENT = {"worst": "1/2", "favourable": None}  # favourable: sqrt(d)/lambda_min(d), no fraction
+
+
+def _olucb(global_config, path=ROOT / "config/experiments/olucb.yaml"):
+    config = {**global_config, "scale": "paper"}
+    return load_experiment(path, config, SCHEMAS / "experiment.schema.yaml")
+
+
+def _branch_violations(exp) -> list[tuple]:
+    """Points of the rate scans outside their intended branch, judged by the library itself:
+    the cell's OnlineUCB (its lambda_bar and its Delta^2 from ``perturbation``) and, on fresh
+    arms, ``optimal_arm_lambda_min`` against that lambda_bar; the combiner's cells must be in
+    Theorem 4.1's small-lambda regime (lambda_min < T^(-1/8))."""
+    bad = []
+    for sweep in exp.sweeps:
+        want = INTENDED_BRANCH[sweep.id]
+        for cell in sweep.cells:
+            where = (sweep.id, cell.series, cell.panel)
+            lam = (
+                optimal_arm_lambda_min(cell.d, cell.K) if cell.instances == "fresh_sphere" else None
+            )
+            if cell.algorithm == "combiner":
+                if lam is None or not lam < cell.T**-K_POWER:
+                    bad.append((*where, "combiner outside lambda_min < T^(-1/8)", lam))
+                continue
+            assert cell.algorithm == "onlineucb", where
+            policy = cell.policy({"c_beta": 1.0})
+            got = "favourable" if policy.Delta2 == 0 else "worst"
+            if got != want:
+                bad.append((*where, got, policy.lambda_bar))
+            if lam is not None and (lam > policy.lambda_bar) != (want == "favourable"):
+                bad.append((*where, "instance lambda_min on the other side", lam))
+    return bad
+
+
+def test_every_point_of_each_rate_scan_is_in_its_intended_branch(global_config):
+    exp = _olucb(global_config)
+    assert {sw.id for sw in exp.sweeps} == set(INTENDED_BRANCH)
+    assert _branch_violations(exp) == []
+    # the d-scan spans a factor 4 in d and the T-scan starts where Delta^2 = 0 already holds
+    sweeps = {sw.id: sw for sw in exp.sweeps}
+    assert max(c.d for c in sweeps["fav_d"].cells) >= 4 * min(c.d for c in sweeps["fav_d"].cells)
+    lam5 = optimal_arm_lambda_min(5, sweeps["fav_t"].cells[0].K)
+    assert min(sweeps["fav_t"].T) ** -0.25 < lam5 < (min(sweeps["fav_t"].T) / 2) ** -0.25
+
+
+def test_the_scans_of_the_previous_grids_were_confounded(global_config, tmp_path):
+    """The check above fails on the grids audited before: K = 10 in the d-scan (d = 5 in the
+    favourable branch, d = 10 and 20 in the worst) and T = 2048 in the favourable T-scan."""
+    import yaml
+
+    data = yaml.safe_load((ROOT / "config/experiments/olucb.yaml").read_text())
+    data["sweeps"]["fav_d"]["K"] = 10
+    data["sweeps"]["fav_t"]["T"] = [2048, *data["sweeps"]["fav_t"]["T"]]
+    path = tmp_path / "olucb.yaml"
+    path.write_text(yaml.safe_dump(data))
+    bad = {(b[0], b[2]) for b in _branch_violations(_olucb(global_config, path))}
+    assert ("fav_d", "eps1_d5_T20000") in bad
+    assert {("fav_t", "eps1_T2048"), ("fav_t", "eps10_T2048")} <= bad
+    assert all(sweep in ("fav_d", "fav_t") for sweep, _ in bad)
+
+
+def test_d_exponents_registered_on_each_scan_are_the_branch_s():
+    """Claims fitted in d on a scan carry the d exponent Cor. 3.6 implies in its branch: in the
+    worst branch sqrt(d) T^(3/4)/epsilon, i.e. 1/2."""
+    claims = load_claims(ROOT / "config/claims/olucb.yaml", SCHEMAS / "claims.schema.yaml")
+    fitted = [c for c in claims if "none" not in c["audit"] and "d" in c["audit"].get("fit", ())]
+    assert fitted
+    for c in fitted:
+        branch = INTENDED_BRANCH[c["audit"]["sweep"]]
+        assert c["d_exp"] == D_EXPONENT[branch], c["id"]

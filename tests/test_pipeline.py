@@ -97,7 +97,8 @@ def test_dry_run_of_the_full_dag(project):
     assert len(op24) == 8 and counts["op24_verdicts"] == counts["audit_op24"] == "1"
     # paper 001: one job per (family, algorithm) of the core plan (spec private-lasso-001 §4.3)
     plasso = {k for k in counts if k.startswith("plasso_sim_e1_")}
-    assert len(plasso) == 10 and counts["plasso_verdicts"] == counts["plasso_report"] == "1"
+    # (12: the 10 of the plan and the support-block tree ablation on F1 and F2)
+    assert len(plasso) == 12 and counts["plasso_verdicts"] == counts["plasso_report"] == "1"
     assert "plasso_audit" in listed and "plasso_sim_e1_F1_d100_K2_s5_private_lasso" in listed
 
 
@@ -195,7 +196,9 @@ def test_quick_build_of_the_dpdpe_figures_and_tables(project):
             assert (res / f"tables/dpdpe_table{i}.{ext}").stat().st_size > 200
     t1 = pd.read_csv(res / "tables/dpdpe_table1.csv")
     assert list(t1["Algorithm"]) == ["DPE", "CDP-DPE", "LDP-DPE", "SDP-DPE"]
-    assert t1["fitted T-exponent of the regret"].str.match(r"^-?\d\.\d{3} \[").all()
+    fitted = t1["fitted T-exponent of the regret (configuration T, sweep free)"]
+    assert fitted.str.match(r"^-?\d\.\d{3} \[").all()
+    assert "measured regret (configuration F, Fig. 2)" in t1.columns
     assert "\\begin{tabular}" in (res / "tables/dpdpe_table3.tex").read_text()
 
 
@@ -210,8 +213,8 @@ def test_rebuilds_are_byte_identical_with_any_cores(project):
     # paper 000 (OnlineUCB with the calibrated radius) and paper 004 (central and shuffle DP-DPE)
     targets += [
         "results/quick/sim/olucb/worst/onlineucb_w/eps1_T500.parquet",
-        "results/quick/sim/dpdpe/gap_private/cdp_a80/eps10_T500.parquet",
-        "results/quick/sim/dpdpe/gap_private/sdp_a80/eps10_T500.parquet",
+        "results/quick/sim/dpdpe/gap_private/cdp_a80_g1/eps10_T500.parquet",
+        "results/quick/sim/dpdpe/gap_private/sdp_a80_g1/eps10_T500.parquet",
     ]
     # paper 001: LASSO + sparse vector + tree noise (runs and episodes)
     targets += [
@@ -259,7 +262,9 @@ def test_quick_audit_builds_the_report(project):
     # paper 002 (op24): verdicts of every claim of spec §4, Table 1, the figures, its page
     claims = pd.read_csv(res / "op24_claims.csv").set_index("claim_id")
     assert len(claims) == 14 and claims.loc["op.q1", "verdict"] == "NOT-AUDITED"
-    assert claims.loc["op.t1.finite.lower", "verdict"] in {"CONSISTENT", "INCONSISTENT"}
+    # the lower bound's family I2 is saturated at quick scale: the shared vocabulary says so
+    assert claims.loc["op.t1.finite.lower", "rule_verdict"] in {"CONSISTENT", "INCONSISTENT"}
+    assert claims.loc["op.t1.finite.lower", "verdict"] in {"consistent", "below", "untestable"}
     rows = pd.read_csv(res / "op24_verdicts.csv")
     up = rows[(rows["claim_id"] == "op.t1.finite.upper") & (rows["rule"] == "R-UP-T")]
     assert len(up) == 10 and up["statistic"].between(0.2, 0.8).all()  # sqrt(T)-like on I2

@@ -34,7 +34,7 @@ def claims():
 
 def test_core_plan_is_spec_4_3():
     plan = load_plasso_plan(PLAN, SCHEMA)
-    assert len(plan.runs) == 10 and plan.fit_points == 4
+    assert len(plan.runs) == 12 and plan.fit_points == 4
     pl = plan.run("e1_F1_d100_K2_s5_private_lasso")
     assert pl.eps == (1.0, 1e2, 1e4, 1e5, 1e6, 1e7, 1e8, INF)
     assert pl.eps_index == (1, 2, 3, 4, 5, 6, 7, 0)
@@ -42,7 +42,12 @@ def test_core_plan_is_spec_4_3():
     assert plan.run("e1_F2_d100_K2_s5_oracle_tbap").eps_index == (1, 2, 3)
     assert plan.run("e1_F1_d100_K2_s5_oracle_ols").eps == (INF,)
     # 15 algorithm configurations per family (spec §4.3 runtime budget)
-    assert sum(len(r.eps) for r in plan.runs if r.family == "F1") == 15
+    # plus the support-block tree ablation at the svt-noise-off ablation's 2 eps, indexed in
+    # PrivateLASSO's grid (paired with its cells)
+    assert sum(len(r.eps) for r in plan.runs if r.family == "F1") == 15 + 2
+    abl = plan.run("e1_F1_d100_K2_s5_support_block_tree")
+    assert abl.eps == (1e4, 1e6) and abl.eps_index == (3, 5)
+    assert [pl.eps_index[pl.eps.index(e)] for e in abl.eps] == list(abl.eps_index)
     assert PlassoRun.from_dict(pl.as_dict()) == pl
 
 
@@ -52,10 +57,11 @@ def test_full_plan_scans_share_the_base_configuration_once():
     configs = {(r.d, r.K, r.s0) for r in e2}
     assert configs == {(100, 2, 5), (300, 2, 5), (1000, 2, 5), (100, 5, 5), (100, 10, 5),
                        (100, 2, 10)}  # fmt: skip
-    assert len(e2) == 6 * 3 and all(r.horizons == (2**15,) for r in e2)
+    assert len(e2) == 6 * 4 and all(r.horizons == (2**15,) for r in e2)
     assert plan.run("e2_F1_d1000_K2_s5_private_lasso").eps_index == (5, 7, 0)
+    assert plan.run("e2_F1_d1000_K2_s5_support_block_tree").eps_index == (5, 7)
     e1 = [r for r in plan.runs if r.experiment == "PL-E1"]
-    assert {r.family for r in e1} == {"F1", "F2", "F3"} and len(e1) == 18
+    assert {r.family for r in e1} == {"F1", "F2", "F3"} and len(e1) == 21
 
 
 def test_quick_scale_shrinks_horizons_and_trials():
@@ -75,6 +81,10 @@ def test_quick_scale_shrinks_horizons_and_trials():
          "PL-E1 needs at least fit_points = 4 horizons"),
         (lambda d: d["tiers"]["core"]["experiments"][0].update(families=["F4"]),
          "families.0 = 'F4'"),
+        (lambda d: d["tiers"]["core"]["experiments"][0]["algorithms"].update(
+            support_block_tree=[1.0e4, INF]), "support_block_tree at eps = inf is private_lasso"),
+        (lambda d: d["tiers"]["core"]["experiments"][0]["algorithms"].update(
+            support_block_tree=[3.0]), "support_block_tree = 3.0: not in grids.private_lasso"),
     ],
 )  # fmt: skip
 def test_bad_plans_are_refused_with_key_and_value(tmp_path, edit, message):
@@ -153,8 +163,9 @@ def _audit(rows, claims):
 
 def test_rules_on_synthetic_regret(claims):
     """Flat reference (slope 0), PrivateLASSO with excess c / eps (R-EPS slope -1): every finite
-    eps SUPPORTED; an eps growing like T (slope ~1) CONTRADICTED; a saturated eps
-    PRE-ASYMPTOTIC; the svt-noise-off ablation flat (Laplace finding borne out)."""
+    eps consistent (SUPPORTED); an eps growing like T (slope ~1, below half of random play's)
+    exceeds (CONTRADICTED); a saturated eps untestable (PRE-ASYMPTOTIC); the svt-noise-off
+    ablation flat (Laplace finding borne out)."""
     rows = _rows("private_lasso", INF, lambda T: 100.0)
     for eps in (1e4, 1e5, 1e6):  # same seed: common random numbers with eps = inf
         rows += _rows("private_lasso", eps, lambda T, e=eps: 100.0 + 1e6 / e)
@@ -164,28 +175,97 @@ def test_rules_on_synthetic_regret(claims):
     res, claim_v = _audit(rows, claims)
     up = res[(res["claim_id"] == "plasso.thm2") & (res["rule"] == "R-UP-T")
              & (res["algorithm"] == "private_lasso")]  # fmt: skip
-    assert set(up["verdict"]) == {"SUPPORTED"}
+    assert set(up["verdict"]) == {"consistent"} and set(up["rule_verdict"]) == {"SUPPORTED"}
+    assert set(up["regime"]) == {"learning"} and (up["detectable_excess"] <= 0.25).all()
     eps_row = res[(res["claim_id"] == "plasso.thm2") & (res["rule"] == "R-EPS")].iloc[0]
-    assert eps_row["verdict"] == "SUPPORTED"
+    assert eps_row["verdict"] == "consistent" and eps_row["rule_verdict"] == "SUPPORTED"
     # excess 1e6/eps exactly: slope -1 up to the 2 % trial noise
     assert eps_row["statistic"] == pytest.approx(-1.0, abs=0.05)
     verdicts = claim_v.set_index("claim_id")["verdict"]
-    assert verdicts["plasso.thm2"] == "SUPPORTED" and verdicts["plasso.thm1"] == "NOT-AUDITED"
+    assert verdicts["plasso.thm2"] == "consistent" and verdicts["plasso.thm1"] == "NOT-AUDITED"
     assert verdicts["plasso.intro.dim"] == "NOT-RUN"
     assert laplace_finding(res).startswith("**Not borne out.**")  # PrivateLASSO is flat here
 
-    rows2 = rows + _rows("private_lasso", 1e2, lambda T: 0.2 * T, seed=12)
+    # 0.12 T is 0.39 of random play's (5000 T / 2^14) at every T: growing, not saturated
+    rows2 = rows + _rows("private_lasso", 1e2, lambda T: 0.12 * T, seed=12)
     rows2 += _rows("private_lasso", 1.0, lambda T: UNIF * T / T_GRID[-1], seed=13)
     rows2 = [r for r in rows2 if not (r["algorithm"] == "private_lasso" and r["eps"] == 1e4)]
     rows2 += _rows("private_lasso", 1e4, lambda T: 0.1 * T, seed=14)
     res2, claim_v2 = _audit(rows2, claims)
     up2 = res2[(res2["claim_id"] == "plasso.thm2") & (res2["rule"] == "R-UP-T")
-               & (res2["algorithm"] == "private_lasso")].set_index("eps")["verdict"]  # fmt: skip
-    assert up2[1e2] == "CONTRADICTED" and up2[1.0] == "PRE-ASYMPTOTIC"
-    assert claim_v2.set_index("claim_id")["verdict"]["plasso.thm2"] == "CONTRADICTED"
+               & (res2["algorithm"] == "private_lasso")].set_index("eps")  # fmt: skip
+    assert up2.loc[1e2, "verdict"] == "exceeds" and up2.loc[1e2, "rule_verdict"] == "CONTRADICTED"
+    assert up2.loc[1.0, "verdict"] == "untestable" and up2.loc[1.0, "regime"] == "saturated"
+    assert up2.loc[1.0, "rule_verdict"] == "PRE-ASYMPTOTIC"
+    assert claim_v2.set_index("claim_id")["verdict"]["plasso.thm2"] == "exceeds"
+    assert claim_v2.set_index("claim_id")["rule_verdict"]["plasso.thm2"] == "CONTRADICTED"
     agg = res2[(res2["algorithm"] == "aggregate") & (res2["claim_id"] == "plasso.thm2")]
     assert "saturated eps: 1" in agg["note"].iloc[0]
     assert laplace_finding(res2).startswith("**Borne out.**")  # 1e4 grows, ablation flat
     shape = res2[(res2["rule"] == "R-SHAPE") & (res2["role"] == "verdict")]
-    assert shape.set_index("eps")["verdict"][1e2] == "CONTRADICTED"
-    assert shape.set_index("eps")["verdict"][1e6] == "SUPPORTED"
+    assert shape.set_index("eps")["verdict"][1e2] == "exceeds"
+    assert shape.set_index("eps")["verdict"][1e6] == "consistent"
+
+
+def test_support_block_tree_rows_are_diagnostic(claims):
+    """The support-block tree ablation gets R-UP-T rows of its own (role diagnostic, algorithm
+    ``support_block_tree``) that never enter a claim's verdict: here it grows like T (exceeds)
+    while PrivateLASSO is flat, and Theorem 2 stays consistent."""
+    rows = _rows("private_lasso", INF, lambda T: 100.0)
+    for eps in (1e4, 1e5, 1e6):
+        rows += _rows("private_lasso", eps, lambda T, e=eps: 100.0 + 1e6 / e)
+    rows += _rows("oracle_ols", INF, lambda T: 5.0, seed=9)
+    rows += _rows("support_block_tree", 1e4, lambda T: 0.1 * T, seed=15)
+    res, claim_v = _audit(rows, claims)
+    abl = res[(res["algorithm"] == "support_block_tree") & (res["rule"] == "R-UP-T")]
+    assert len(abl) == 2 and set(abl["role"]) == {"diagnostic"}
+    assert set(abl["verdict"]) == {"exceeds"}
+    assert claim_v.set_index("claim_id")["verdict"]["plasso.thm2"] == "consistent"
+
+
+@pytest.mark.parametrize("share", [0.6, 0.9])
+def test_saturated_private_lasso_is_untestable(claims, share):
+    """PrivateLASSO at ``share`` x random play's regret (linear in T) at every T and eps: its
+    T-slope is random play's, so R-UP-T, R-SHAPE and R-EPS are untestable (regime saturated),
+    and so is Theorem 2, never consistent. 0.6 was not saturated under the former 0.8."""
+    cap = lambda T: UNIF * T / T_GRID[-1]  # noqa: E731  (the _rows helper's regret_unif_T)
+    rows = _rows("private_lasso", INF, lambda T: 100.0)
+    for eps in (1e4, 1e5, 1e6):
+        rows += _rows("private_lasso", eps, lambda T: share * cap(T))
+    rows += _rows("oracle_ols", INF, lambda T: 5.0, seed=9)
+    res, claim_v = _audit(rows, claims)
+    fin = res[(res["claim_id"] == "plasso.thm2") & (res["algorithm"] == "private_lasso")
+              & (res["eps"] < INF)]  # fmt: skip
+    up = fin[fin["rule"] == "R-UP-T"]
+    assert len(up) == 3 and set(up["verdict"]) == {"untestable"}
+    assert set(up["regime"]) == {"saturated"} and set(up["rule_verdict"]) == {"PRE-ASYMPTOTIC"}
+    assert np.isfinite(up["statistic"]).all()  # the slope is still reported
+    eps_row = res[(res["claim_id"] == "plasso.thm2") & (res["rule"] == "R-EPS")].iloc[0]
+    assert eps_row["verdict"] == "untestable" and eps_row["regime"] == "saturated"
+    assert math.isnan(eps_row["detectable_excess"]) and "saturated" in eps_row["reason"]
+    shape = res[(res["rule"] == "R-SHAPE") & (res["role"] == "verdict")]
+    assert set(shape["verdict"]) == {"untestable"}
+    agg = res[(res["claim_id"] == "plasso.thm2") & (res["algorithm"] == "aggregate")]
+    assert agg["verdict"].iloc[0] == "untestable"
+    assert agg["rule_verdict"].iloc[0] == "PRE-ASYMPTOTIC"
+    v = claim_v.set_index("claim_id")
+    assert v.loc["plasso.thm2", "verdict"] == "untestable"
+    assert v.loc["plasso.thm2.shape", "verdict"] == "untestable"
+
+
+def test_plasso_rows_carry_the_shared_columns(claims):
+    """Every rate row has a shared verdict, a regime and a reason; rows that are not rate fits
+    (R-LB-INFO, NOT-RUN) keep their label with no detectable excess."""
+    from dpbandits.audit.verdicts import REGIMES, VERDICTS
+
+    rows = _rows("private_lasso", INF, lambda T: 100.0)
+    for eps in (1e4, 1e5, 1e6):
+        rows += _rows("private_lasso", eps, lambda T, e=eps: 100.0 + 1e6 / e)
+    rows += _rows("oracle_ols", INF, lambda T: 5.0, seed=9)
+    res, _ = _audit(rows, claims)
+    rate = res[res["rule"].isin(["R-UP-T", "R-EPS", "R-SHAPE"]) & (res["algorithm"] != "aggregate")]
+    assert set(rate["verdict"]) <= set(VERDICTS) and set(rate["regime"]) <= set(REGIMES)
+    assert rate["reason"].str.len().gt(0).all()
+    other = res[res["rule"].isin(["R-LB-INFO", "R-DIM"])]
+    assert set(other["verdict"]) <= {"INFO", "VIOLATION", "NO-VIOLATION", "NOT-RUN"}
+    assert other["detectable_excess"].isna().all() and other["reason"].str.len().gt(0).all()

@@ -256,3 +256,35 @@ def test_under_noised_gaussian_control_is_caught_at_every_seed():
     for seed in range(3):
         res = audit(case.sampler, 4000, 0.1, np.random.default_rng(seed), alpha=1e-3)
         assert case.nominal < res.epsilon_lb <= case.delivered
+
+
+@pytest.mark.parametrize("alpha", [0.05, 1e-3])
+def test_audit_bound_uses_one_sided_clopper_pearson_limits_at_one_minus_alpha_over_two(alpha):
+    """The module's validity argument: each measured error rate is replaced by its one-sided
+    Clopper-Pearson upper limit at level 1 - alpha/2 (two limits, union bound: the bound holds
+    with probability 1 - alpha). Scores are 0/1 so the threshold and the error counts are known:
+    on the evaluation half 12 of 2000 D0 scores exceed the threshold 0 (false positives) and 31
+    of 2500 D1 scores do not (false negatives). The limits come from scipy's beta quantiles:
+    Beta(k + 1, n - k) at 1 - alpha/2."""
+    from scipy.stats import beta
+
+    from dpbandits.privacy.empirical import threshold_audit
+
+    n0, n1, k0, k1, delta = 2000, 2500, 12, 31, 0.01
+    s0 = np.r_[np.zeros(n0 - k0), np.ones(k0)]
+    s1 = np.r_[np.zeros(k1), np.ones(n1 - k1)]
+    res = threshold_audit(s0, s1, s0, s1, delta, alpha)
+    assert res.threshold == 0.0 and res.fpr == k0 / n0 and res.fnr == k1 / n1
+    fpr_hi = beta.ppf(1 - alpha / 2, k0 + 1, n0 - k0)
+    fnr_hi = beta.ppf(1 - alpha / 2, k1 + 1, n1 - k1)
+    assert k0 / n0 < fpr_hi < 0.1 and k1 / n1 < fnr_hi < 0.1
+    expected = max(math.log((1 - delta - fnr_hi) / fpr_hi), math.log((1 - delta - fpr_hi) / fnr_hi))
+    assert res.epsilon_lb == pytest.approx(expected, rel=1e-9)
+    point = max(
+        math.log((1 - delta - k1 / n1) / (k0 / n0)), math.log((1 - delta - k0 / n0) / (k1 / n1))
+    )
+    assert res.epsilon_point == pytest.approx(point, rel=1e-12)
+    # a perfect test: no errors, the limit at k = 0 is 1 - (alpha/2)^(1/n) in closed form
+    assert max_certifiable(n0, delta, alpha) == pytest.approx(
+        math.log((1 - delta) / (1 - (alpha / 2) ** (1 / n0))), rel=1e-9
+    )

@@ -14,6 +14,7 @@ import numpy as np
 import pytest
 
 from dpbandits.engine.private_lasso import (
+    EpisodeTree,
     _Trial,
     episode_rounds,
     run_trial,
@@ -173,13 +174,90 @@ def test_fact9_threshold_sign(T):
 
 @pytest.mark.parametrize("eps", [1.0, 1e4, 1e6])
 def test_fact13_sigma_B_calibration(eps):
+    """``Delta = sqrt(2) (C_X^2 width + C_r^2)``, ``sigma_B^2 = (D + 1) Delta^2 / (2 rho_ep)``:
+    ``width = m`` for the support-block tree (ablation), ``width = d`` for the paper's full
+    ``(d+1) x (d+1)`` tree (Section 3), whose noise therefore grows with ``d``."""
     c = _core(eps)
-    for m in [0, 1, 5, 18]:
-        delta_l = math.sqrt(2) * (4.0**2 * m + 4.0**2)
-        assert c.tbap_delta(m) == pytest.approx(delta_l, rel=1e-15)
+    for width in [0, 1, 5, 18, 100]:
+        delta_l = math.sqrt(2) * (4.0**2 * width + 4.0**2)
+        assert c.tbap_record_sq(width) == 16.0 * width + 16.0
+        assert c.tbap_delta(width) == pytest.approx(delta_l, rel=1e-15)
         for n_ep, depth in [(1, 0), (2, 1), (3, 2), (4, 2), (5, 3), (1000, 10), (2**13, 13)]:
             expected = math.sqrt((depth + 1) * delta_l**2 / (2 * c.rho_ep))
-            assert c.sigma_B(m, n_ep) == pytest.approx(expected, rel=1e-13), (m, n_ep)
+            assert c.sigma_B(width, n_ep) == pytest.approx(expected, rel=1e-13), (width, n_ep)
+    S = np.array([3, 17, 42, 60, 99])
+    full = EpisodeTree("full", c, S, 2**13, True)
+    block = EpisodeTree("support_block", c, S, 2**13, True)
+    assert (full.side, block.side) == (101, 6)
+    assert full.read.tolist() == [3, 17, 42, 60, 99, 100] and block.read.tolist() == list(range(6))
+    assert full.sigma == c.sigma_B(100, 2**13) and block.sigma == c.sigma_B(5, 2**13)
+    assert full.sigma / block.sigma == pytest.approx((16 * 100 + 16) / (16 * 5 + 16), rel=1e-13)
+    # the full tree's noise depends on d, not on the support; the block's on |S_l|, not on d
+    assert EpisodeTree("full", c, S[:2], 2**13, True).sigma == full.sigma
+    c300 = _core(eps, d=300)
+    assert EpisodeTree("full", c300, S, 2**13, True).sigma == c300.sigma_B(300, 2**13)
+    assert EpisodeTree("support_block", c300, S, 2**13, True).sigma == block.sigma
+    # an empty support: the full tree is still released (sigma recorded), the block is not
+    empty = np.zeros(0, dtype=np.int64)
+    assert EpisodeTree("full", c, empty, 2**13, True).sigma == full.sigma
+    assert EpisodeTree("support_block", c, empty, 2**13, True).sigma == 0.0
+    assert EpisodeTree("full", c, S, 2**13, False).sigma == 0.0
+    with pytest.raises(ValueError, match="tree = 'half'"):
+        EpisodeTree("half", c, S, 8, True)
+
+
+def _mean_square_sd(n: int) -> float:
+    """Relative sd of ``mean(x^2)`` over ``n`` independent ``N(0, s^2)`` draws (an unbiased
+    variance estimate with known mean 0: ``s^2 chi^2_n / n``, so the sd is ``sqrt(2 / n)``)."""
+    return math.sqrt(2.0 / n)
+
+
+def test_full_tree_node_noise_covers_every_entry():
+    """Drawn through :meth:`EpisodeTree.noise` over the whole ``(d+1) x (d+1)`` matrix
+    (``d = 20``, ``S_l = {2, 5, 11}``, ``eps = 1e4``, ``n_l = 64``): every entry off the read
+    block (a context coordinate outside ``S_l`` in its row or column) has the calibrated variance
+    ``sigma_B(d, n_l)^2``, the matrix is symmetric, and the read block has the same variance.
+    Tolerances from the chi-square sd ``sqrt(2 / n)`` of a mean of squares: the pooled
+    off-block estimate (221 upper entries x 300 nodes, sd 0.53 %) to 4 sd, every entry
+    (300 draws, sd 8.2 %) to 5 sd. The support-block tree has no entry outside its block."""
+    d, n_ep, reps = 20, 64, 300
+    c = plasso_constants(2**10, d, 3, 2, 1e4)
+    S = np.array([2, 5, 11])
+    tree = EpisodeTree("full", c, S, n_ep, True)
+    sigma = c.sigma_B(d, n_ep)
+    assert tree.sigma == sigma and sigma > 100.0
+    N = tree.noise(np.random.default_rng(77), reps, np.arange(d + 1))
+    assert N.shape == (reps, d + 1, d + 1) and np.array_equal(N, np.swapaxes(N, 1, 2))
+    iu = np.triu_indices(d + 1)
+    read = set(tree.read.tolist())
+    off = np.array([not (a in read and b in read) for a, b in zip(*iu, strict=True)])
+    assert off.sum() == 231 - 10
+    ratio = (N[:, iu[0], iu[1]] ** 2).mean(axis=0) / sigma**2
+    pooled = ratio[off].mean()
+    assert abs(pooled - 1) < 4 * _mean_square_sd(reps * int(off.sum())), pooled
+    assert np.all(np.abs(ratio[off] - 1) < 5 * _mean_square_sd(reps)), ratio[off]
+    # the read block: drawn alone (what the engine draws) it has the same variance
+    B = tree.noise(np.random.default_rng(78), 20 * reps)
+    assert B.shape == (20 * reps, 4, 4)
+    ib = np.triu_indices(4)
+    block_ratio = (B[:, ib[0], ib[1]] ** 2).mean() / sigma**2
+    assert abs(block_ratio - 1) < 4 * _mean_square_sd(20 * reps * 10), block_ratio
+    block = EpisodeTree("support_block", c, S, n_ep, True)
+    with pytest.raises(ValueError, match="outside the support_block tree's 4 x 4 matrix"):
+        block.noise(np.random.default_rng(0), 1, np.arange(d + 1))
+
+
+def test_support_block_tree_keeps_the_former_calibration():
+    """The ablation is the former PrivateLASSO tree: side ``m + 1``, ``sigma_B(m, n_l)``, no
+    release on an empty support (the run-level check against the former outputs is in
+    ``test_plasso_engine.py``)."""
+    c = _core(1e6)
+    for m in (0, 1, 7, 18):
+        S = np.arange(m) * 5
+        t = EpisodeTree("support_block", c, S, 2**12, True)
+        assert t.side == m + 1
+        assert t.sigma == (c.sigma_B(m, 2**12) if m else 0.0)
+        assert t.delta == math.sqrt(2) * (16.0 * m + 16.0)
 
 
 # -- SparseEstimation (facts 5-8) ----------------------------------------------------------------
@@ -475,6 +553,39 @@ def test_fact10_prefix_noise_variance():
         pooled = var.mean() / target
         assert n_upper == 6 and pooled == pytest.approx(1.0, abs=0.05), (j, pooled)
         assert np.all(np.abs(var / target - 1) < 5 * math.sqrt(2 / reps)), (j, var / target)
+
+
+def test_fact10_full_tree_prefix_noise_variance_off_the_support():
+    """The prefix noise of the full tree, every node materialised over the whole ``(d+1) x
+    (d+1)`` matrix through :meth:`EpisodeTree.noise` and aggregated by the engine's kernel:
+    every on/above-diagonal entry, on the support or off it, has variance ``(1 + popcount(n'))
+    sigma_B(d, n_l)^2``. ``d = 5``, ``S_l = {1, 3}``, ``n' = 0..7``, 2000 repetitions: the pooled
+    off-support estimate (15 entries, relative sd sqrt(2 / 30000) = 0.82 %) to 4 sd, each entry
+    (relative sd 3.2 %) to 5 sd."""
+    d, n_ep, K, reps = 5, 8, 2, 2000
+    c = plasso_constants(2**10, d, 2, K, 1e4)
+    tree = EpisodeTree("full", c, np.array([1, 3]), n_ep, True)
+    sigma = tree.sigma
+    assert sigma == c.sigma_B(d, n_ep)
+    everything = np.arange(d + 1)
+    rng = np.random.default_rng(4321)
+    iu = np.triu_indices(d + 1)
+    read = set(tree.read.tolist())
+    off = np.array([not (a in read and b in read) for a, b in zip(*iu, strict=True)])
+    samples = np.empty((n_ep, reps, iu[0].size))
+    for rep in range(reps):
+        stat = tree.noise(rng, 1, everything)[0]  # N_H over the whole matrix
+        partial = np.zeros((_levels(n_ep), d + 1, d + 1))
+        nodes = tree.noise(rng, n_ep, everything)
+        for j in range(n_ep):
+            _kernel_round(j, d, K, stat, partial, nodes[j])
+            samples[j, rep] = (stat + partial[0])[iu]
+    assert off.sum() == 21 - 6
+    for j in range(n_ep):
+        ratio = (samples[j] ** 2).mean(axis=0) / ((1 + bin(j).count("1")) * sigma**2)
+        pooled = ratio[off].mean()
+        assert abs(pooled - 1) < 4 * _mean_square_sd(reps * int(off.sum())), (j, pooled)
+        assert np.all(np.abs(ratio - 1) < 5 * _mean_square_sd(reps)), (j, ratio)
 
 
 # -- trust-region solver (fact 14) ---------------------------------------------------------------

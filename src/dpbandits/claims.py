@@ -89,6 +89,10 @@ def check_claim_targets(claims: list[dict], experiment, path: str | Path) -> Non
     confs = sorted({c.configuration for c in experiment.cells})
     sweeps = {s.id: list(s.schedules) for s in experiment.sweeps}
     every_schedule = sorted({s for v in sweeps.values() for s in v})
+    grids = {
+        s.id: {g: m for g, m in s.grids.items() if len(m) > 1 or m[0] != g}
+        for s in experiment.sweeps
+    }
     problems = []
 
     def need(where: str, value, allowed) -> None:
@@ -102,10 +106,18 @@ def check_claim_targets(claims: list[dict], experiment, path: str | Path) -> Non
             need(f"{where}.experiment", audit["experiment"], [experiment.name])
         if "sweep" in audit:
             need(f"{where}.sweep", audit["sweep"], sorted(sweeps))
+            grid_names = sorted(grids.get(audit["sweep"], {}))
             for j, s in enumerate(audit.get("schedules", [])):
-                need(f"{where}.schedules.{j}", s, sweeps.get(audit["sweep"], []))
+                if audit.get("worst_case"):  # names gap grids: the worst case over each
+                    need(f"{where}.schedules.{j}", s, grid_names)
+                else:
+                    need(f"{where}.schedules.{j}", s, sweeps.get(audit["sweep"], []))
             if isinstance(audit.get("baseline"), str):
-                need(f"{where}.baseline", audit["baseline"], every_schedule)
+                need(
+                    f"{where}.baseline",
+                    audit["baseline"],
+                    grid_names if audit.get("worst_case") else every_schedule,
+                )
         for j, p in enumerate(audit.get("panels", [])):
             need(f"{where}.panels.{j}", p, panels)
         for j, c in enumerate(audit.get("configurations", [])):

@@ -328,10 +328,23 @@ class SweepSpec:
     trials: int
     schedules: tuple[str, ...]
     cells: tuple[Cell, ...]
+    #: Schedule entry of the experiment file -> its series: itself, or one series per gap of
+    #: its ``gap_grid`` (largest gap first). One simulation job per entry.
+    grids: dict = field(default_factory=dict)
 
     def cells_of(self, schedule: str) -> list[Cell]:
         """The cells of one schedule (all epsilon and T)."""
         return [c for c in self.cells if c.series == schedule]
+
+    def cells_of_entry(self, entry: str) -> list[Cell]:
+        """The cells of every series of one schedule entry (a gap grid's: every gap)."""
+        return [c for s in self.grids[entry] for c in self.cells_of(s)]
+
+
+def grid_series(schedule: str, grid) -> list[tuple[str, float]]:
+    """The series of a schedule's gap grid: ``(<schedule>_g<k>, gap_scale)``, ``k = 1, 2, ...``
+    from the largest gap scale to the smallest."""
+    return [(f"{schedule}_g{k}", float(g)) for k, g in enumerate(sorted(grid, reverse=True), 1)]
 
 
 def parse_power(text: str) -> Fraction:
@@ -742,8 +755,39 @@ def _expand_sweep(
         if len(sw["T"]) == 1:
             horizons = [max(horizons)]
     dims = sw["d"] if isinstance(sw["d"], list) else [sw["d"]]
-    cells = []
+    cells, grids, runs = [], {}, []
     for sched, entry in sw["schedules"].items():
+        if "gap_grid" in entry:  # one series per gap scale (worst case over instances)
+            if sw["instances"] != "two_action":
+                raise ConfigError(
+                    f"{source}: sweeps.{sid}.schedules.{sched}.gap_grid: needs instances "
+                    f"two_action (gap_scale is its option), got {sw['instances']!r}"
+                )
+            power = float(
+                {**sw.get("instance_options", {}), **entry.get("instance_options", {})}.get(
+                    "gap_power", 0.0
+                )
+            )
+            members = grid_series(sched, entry["gap_grid"])
+            limit = min(horizons) ** power  # gap_scale * T^-power <= 1 at the shortest horizon
+            if members[0][1] > limit:
+                if scale == "paper":
+                    raise ConfigError(
+                        f"{source}: sweeps.{sid}.schedules.{sched}.gap_grid: gap scale "
+                        f"{members[0][1]:g} gives a gap above 1 at T = {min(horizons)} "
+                        f"(gap_scale * T^-{power:g}); allowed: at most {limit:.4g}"
+                    )
+                # other scales (short horizons): the grid shrunk so its widest gap is 1
+                shrink = limit / members[0][1]
+                members = [(series, gap * shrink) for series, gap in members]
+            grids[sched] = tuple(series for series, _ in members)
+            for series, gap in members:
+                inst = {**entry.get("instance_options", {}), "gap_scale": gap}
+                runs.append((series, {**entry, "instance_options": inst}))
+        else:
+            grids[sched] = (sched,)
+            runs.append((sched, entry))
+    for sched, entry in runs:
         private = POLICIES[entry["algorithm"]].private
         for eps, d, T in itertools.product(sw["epsilon"] if private else [None], dims, horizons):
             B, options = resolve_schedule(entry, T)
@@ -801,8 +845,9 @@ def _expand_sweep(
         T=tuple(horizons),
         epsilon=tuple(float(e) for e in sw["epsilon"]),
         trials=trials,
-        schedules=tuple(sw["schedules"]),
+        schedules=tuple(series for series, _ in runs),
         cells=tuple(cells),
+        grids=grids,
     )
 
 

@@ -1,7 +1,9 @@
-"""Notebook parameters: a parameter the pipeline passes must be declared by the notebook.
+"""Notebook parameters and pages.
 
-papermill injects unknown parameters silently, so a typo would run the notebook with its default
-value; :func:`check_parameters` refuses them before the notebook executes.
+A parameter the pipeline passes must be declared by the notebook: papermill injects unknown
+parameters silently, so a typo would run the notebook with its default value;
+:func:`check_parameters` refuses them before the notebook executes. :func:`render_html` exports the
+executed notebook as a report page (markdown and outputs, no code, no parameters).
 """
 
 from __future__ import annotations
@@ -28,3 +30,30 @@ def check_parameters(notebook: str | Path, parameters: dict) -> None:
             f"{notebook}: parameter(s) {unknown} not declared in its parameters cell; "
             f"allowed: {', '.join(declared)}"
         )
+
+
+#: Cells tagged so by papermill: the defaults and the values it injected. In the executed
+#: notebook, not on its page.
+PARAMETER_TAGS = ("parameters", "injected-parameters")
+
+
+def render_html(ipynb: str | Path, html: str | Path) -> str:
+    """Export the executed notebook ``ipynb`` to ``html`` as a report; return the page.
+
+    The page keeps the markdown cells and the outputs, without the code cells' inputs and their
+    In/Out prompts, and drops the cells tagged :data:`PARAMETER_TAGS` (input and output); the
+    executed ``.ipynb`` keeps everything. The same notebook gives the same page (nbconvert adds no
+    timestamp).
+    """
+    from nbconvert import HTMLExporter
+    from traitlets.config import Config
+
+    config = Config()
+    config.TagRemovePreprocessor.enabled = True  # one of the exporter's default preprocessors
+    config.TagRemovePreprocessor.remove_cell_tags = set(PARAMETER_TAGS)
+    config.HTMLExporter.exclude_input = True
+    config.HTMLExporter.exclude_input_prompt = True
+    config.HTMLExporter.exclude_output_prompt = True
+    body, _ = HTMLExporter(config=config).from_filename(str(ipynb))
+    Path(html).write_text(body, encoding="utf-8")
+    return body

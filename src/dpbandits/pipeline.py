@@ -21,7 +21,7 @@ from .seeds import noise_generator, noise_spawn_key
 log = logging.getLogger("dpbandits")
 
 
-def _instances(cell: Cell):
+def cell_instances(cell: Cell):
     """Instances ``first_trial .. first_trial + trials - 1`` of the cell's family."""
     hi = cell.first_trial + cell.trials
     inst = make_instances(
@@ -59,7 +59,7 @@ def run_calibration(spec, out: str | Path) -> float:
     if spec.objective == "match":
         return _match_calibration(spec, out)
     base = spec.base
-    instances = _instances(base)
+    instances = cell_instances(base)
     rewards = (
         None if instances.contextual else reward_tables(instances.mu, base.T, _reward_seeds(base))
     )
@@ -103,7 +103,7 @@ def _match_calibration(spec, out: str | Path) -> int:
     row of the table (``value, mean_final, se_final, chosen, target, relative_difference``)."""
     import pandas as pd
 
-    instances = _instances(spec.base)
+    instances = cell_instances(spec.base)
 
     def mean_final(cell) -> tuple[float, float]:
         x = _simulate_cell(cell, instances, None, {}).metrics[spec.metric][:, -1]
@@ -193,7 +193,7 @@ def run_cells(
     bar = progress(desc=f"{len(cells)} cells", total=len(cells))
     for members in groups.values():
         first = members[0][0]
-        instances = _instances(first)
+        instances = cell_instances(first)
         rewards = None
         # contextual rewards are drawn by the engine per chunk; phased runs draw no reward tables
         phased = all(POLICIES[c.algorithm].engine == "phased" for c, _ in members)
@@ -229,7 +229,7 @@ def _warm_up(cells: list[Cell], calibrated) -> None:
         seen.add(key)
         tiny = dataclasses.replace(cell, T=2 * cell.B, trials=1, checkpoints=1)
         try:
-            _simulate_cell(tiny, _instances(tiny), None, calibrated, quiet=True)
+            _simulate_cell(tiny, cell_instances(tiny), None, calibrated, quiet=True)
         except ValueError as exc:  # a policy that cannot run this small: time it cold
             log.info("no warm-up for %s (%s): its wall time includes loading", cell.stem, exc)
 
@@ -304,7 +304,7 @@ def run_cell(
     """
     start = time.perf_counter()
     if instances is None:
-        instances = _instances(cell)
+        instances = cell_instances(cell)
     result = _simulate_cell(cell, instances, rewards, calibrated)
     policy = cell.policy(calibrated)
     reward_seeds = _reward_seeds(cell)

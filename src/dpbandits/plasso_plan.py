@@ -18,6 +18,12 @@ from .config import ConfigError, check_schema, load_yaml
 TIERS = ("core", "full")
 #: Algorithms without privacy noise: their only eps is inf (eps index 0).
 NON_PRIVATE = ("np_th_lasso", "oracle_ols")
+#: Ablations without a grid of their own: their eps values and indices are those of another
+#: algorithm's grid (the support-block tree plays with PrivateLASSO's streams, so a cell is paired
+#: with PrivateLASSO's cell at the same eps). At eps = inf they would be that algorithm.
+GRID_OF = {"support_block_tree": "private_lasso"}
+#: Display name of the ablation whose key does not say what it is (figures, report).
+LABELS = {"support_block_tree": "PrivateLASSO (support-block tree, ablation)"}
 SHORT = {"PL-E1": "e1", "PL-E2": "e2"}
 
 
@@ -77,12 +83,18 @@ def _eps(algorithm: str, values, grids: dict, where: str) -> tuple[tuple, tuple]
         if list(values) != [math.inf]:
             raise ConfigError(f"{where} = {values!r}: {algorithm} is non-private; allowed [.inf]")
         return (math.inf,), (0,)
-    grid = grids[algorithm]
+    owner = GRID_OF.get(algorithm, algorithm)
+    grid = grids[owner]
     values = grid if values == "grid" else values
     index = []
     for v in values:
         if v not in grid:
-            raise ConfigError(f"{where} = {v!r}: not in grids.{algorithm} = {grid}")
+            raise ConfigError(f"{where} = {v!r}: not in grids.{owner} = {grid}")
+        if owner != algorithm and math.isinf(v):
+            raise ConfigError(
+                f"{where} = {v!r}: {algorithm} at eps = inf is {owner}(inf) (no TBAP noise); "
+                "allowed: the finite values of grids." + owner
+            )
         index.append(0 if math.isinf(v) else grid.index(v) + 1)
     return tuple(float(v) for v in values), tuple(index)
 
@@ -176,4 +188,4 @@ def load_plasso_plan(path: str, schema: str, tier: str = "core", scale: str = "p
     )
 
 
-__all__ = ["PlassoPlan", "PlassoRun", "load_plasso_plan"]
+__all__ = ["GRID_OF", "LABELS", "PlassoPlan", "PlassoRun", "load_plasso_plan"]

@@ -4,7 +4,9 @@ tables (spec private-lasso-001 §4.4):
 * runs: one row per (eps, T, trial) — ``paper, experiment, family, d, s0, K, T, eps, eps_index,
   delta, algorithm, trial, env_seed_words, regret_T, regret_unif_T``;
 * episodes: one row per (eps, T, trial, episode) — ``t_l, lambda_t, size_S0, size_S, true_in_S,
-  xi, Gamma, sigma_B, Delta, s1_l`` plus the run keys;
+  xi, Gamma, sigma_B, Delta, s1_l, tree_side`` plus the run keys (``tree_side``: side of the
+  matrix the TBAP tree aggregates, ``d + 1`` for the paper's full tree, ``|S_l| + 1`` for the
+  support-block ablation; ``Delta`` and ``sigma_B`` are calibrated to it);
 * the run constants (``s_bar, s_under, c_max, alpha, eps1, eps2, delta1, delta2, n_L``, ...) per
   (eps, T) in the parquet metadata.
 
@@ -35,8 +37,11 @@ SEEDS = (
 )
 EPISODE_KEYS = (
     "t_l", "lambda_t", "size_S0", "size_S", "true_in_S", "xi", "Gamma", "sigma_B", "Delta", "s1_l",
+    "tree_side",
 )  # fmt: skip
-INT_COLUMNS = {"d", "s0", "K", "T", "eps_index", "trial", "t_l", "size_S0", "size_S", "true_in_S"}
+INT_COLUMNS = {
+    "d", "s0", "K", "T", "eps_index", "trial", "t_l", "size_S0", "size_S", "true_in_S", "tree_side",
+}  # fmt: skip
 STR_COLUMNS = {"paper", "experiment", "family", "algorithm", "env_seed_words"}
 
 

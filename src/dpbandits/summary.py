@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import csv
 import os
 from collections import Counter
 from pathlib import Path
 
 #: Pages to open first, relative to the results root, with what they are.
 ENTRY_POINTS = (
+    ("audit/scoreboard.md", "scoreboard: one status per claim of every paper, with the reason"),
     ("audit/report.html", "claim audit: verdicts of every paper, links to each paper's page"),
     ("audit/privacy.html", "privacy audit: delivered vs nominal epsilon, empirical bounds"),
     ("full/audit/privacy.html", "privacy audit, full tier"),
@@ -63,5 +65,27 @@ def build_summary(root: str | Path, since: float, report: str = "make report") -
         lines.append("Open:")
         width = max(len(str(root / p)) for p, _ in present)
         lines.extend(f"  {str(root / p):<{width}}  {what}" for p, what in present)
+    lines.extend(scoreboard_lines(root / "audit" / "scoreboard.csv"))
     lines.append(f"One HTML report of every figure, table and audit page: {report}")
     return "\n".join(lines)
+
+
+#: Statuses of the scoreboard, in the order shown (:data:`dpbandits.audit.scoreboard.STATUSES`;
+#: not imported: the summary runs in Snakemake's own process and stays free of pandas).
+STATUS_ORDER = ("supported", "contradicted", "inconclusive", "untestable", "not audited")
+
+
+def scoreboard_lines(path: str | Path) -> list[str]:
+    """Per paper, the count of claims of each status, from a scoreboard CSV (none if absent)."""
+    path = Path(path)
+    if not path.exists():
+        return []
+    per: dict[str, Counter] = {}
+    with open(path, newline="") as fh:
+        for row in csv.DictReader(fh):
+            per.setdefault(row["paper"], Counter())[row["status"]] += 1
+    out = ["Scoreboard (claims per status):"]
+    for paper, c in per.items():
+        parts = ", ".join(f"{c[s]} {s}" for s in STATUS_ORDER if c[s])
+        out.append(f"  {paper:<7} {parts}")
+    return out

@@ -64,6 +64,8 @@ for _name, _exp in EXPERIMENTS.items():
                 {"what": f"{_name}_rates"},
             ),
             md=f"{RESULTS}/audit/{_name}_rates.md",
+            controls_csv=f"{RESULTS}/audit/{_name}_controls.csv",
+            controls_md=f"{RESULTS}/audit/{_name}_controls.md",
         log:
             f"{LOGS}/audit/{_name}_fits.log",
         benchmark:
@@ -78,6 +80,18 @@ for _name, _exp in EXPERIMENTS.items():
             experiment=_name,
             claims_schema=f"{SCHEMAS}/claims.schema.yaml",
             tolerance=config["audit"]["tolerance"],
+            max_detectable=config["audit"]["max_detectable_excess"],
+            grids=[
+                [
+                    sw.id,
+                    entry,
+                    list(series),
+                    [sw.cells_of(m)[0].instance_options["gap_scale"] for m in series],
+                ]
+                for sw in _exp.sweeps
+                for entry, series in sw.grids.items()
+                if len(series) > 1
+            ],
             bootstrap=config["audit"]["bootstrap"],
             seed=config["audit"]["seed"],
         script:
@@ -177,12 +191,18 @@ rule audit:
         bound_pages=[entry["file"] for entry in bound_pages()],
         bound_claims=[entry["claims"] for entry in bound_pages()],
         rates=[f"{RESULTS}/audit/{name}_rates.csv" for name in EXPERIMENTS],
+        controls=[f"{RESULTS}/audit/{name}_controls.csv" for name in EXPERIMENTS],
         orderings=[table_outputs(name)["claims"] for name in EXPERIMENTS],
+        privacy_delivered=f"{PRIVACY_ROOT}/audit/privacy.csv",
+        privacy_empirical=f"{PRIVACY_ROOT}/audit/privacy_empirical.csv",
     output:
         **reported(
             {
                 "rates": f"{RESULTS}/audit/rates.csv",
                 "orderings": f"{RESULTS}/audit/orderings.csv",
+                "controls": f"{RESULTS}/audit/controls.csv",
+                "scoreboard_csv": f"{RESULTS}/audit/scoreboard.csv",
+                "scoreboard_md": f"{RESULTS}/audit/scoreboard.md",
                 "report": f"{RESULTS}/audit/report.html",
             },
             "audit",
@@ -198,6 +218,16 @@ rule audit:
                     "orderings": (
                         "orderings",
                         "Every ordering claim of every paper, per configuration and metric.",
+                    ),
+                    "controls": (
+                        "controls",
+                        "Planted violations and claim-meeting controls of every rate fit: "
+                        "the planted excess, the verdict and whether it was detected.",
+                    ),
+                    "scoreboard_csv": (
+                        "scoreboard",
+                        "One status per claim of every paper (supported, contradicted, "
+                        "inconclusive, untestable, not audited) with the reason.",
                     ),
                     "report": (
                         "report.html",
@@ -225,6 +255,7 @@ rule audit:
                 "title": exp.data["title"],
                 "primary": exp.data["primary"],
                 "rates": f"{RESULTS}/audit/{name}_rates.csv",
+                "controls": f"{RESULTS}/audit/{name}_controls.csv",
                 "orderings": table_outputs(name)["claims"],
                 "claims": f"config/claims/{name}.yaml",
                 "page": f"{name}.html",
@@ -232,5 +263,15 @@ rule audit:
             for name, exp in EXPERIMENTS.items()
         ],
         bound_audits=bound_pages(),
+        # registries whose privacy claims take the privacy audit's finding
+        privacy_registries=[
+            [name, f"config/claims/{name}.yaml", f"{SCHEMAS}/claims.schema.yaml"]
+            for name in EXPERIMENTS
+        ]
+        + (
+            [["plasso", PLASSO_PLAN.claims, f"{SCHEMAS}/bound_claims.schema.yaml"]]
+            if PLASSO_PLAN
+            else []
+        ),
     script:
         "../scripts/audit_summary.py"

@@ -29,10 +29,11 @@ def paper_table_inputs(name):
     """Result files the measured columns of the paper's tables read."""
     exp = EXPERIMENTS[name]
     wanted = [
-        row["measured"]
+        m
         for table in paper_tables(name).values()
         for row in table["rows"]
         if "measured" in row
+        for m in [row["measured"], *row.get("measured_also", [])]
     ]
     paths = set()
     for m in wanted:
@@ -44,7 +45,13 @@ def paper_table_inputs(name):
             paths |= {
                 c.path
                 for c in exp.cells
-                if c.figure == m["figure"] and c.configuration == m["configuration"]
+                if c.figure == m["figure"]
+                and c.configuration
+                in (
+                    [m["configuration"]]
+                    if isinstance(m["configuration"], str)
+                    else m["configuration"]
+                )
             }
     return sorted(paths)
 

@@ -68,10 +68,11 @@ for _name, _exp in EXPERIMENTS.items():
                 "../scripts/calibrate.py"
 
 
-# Horizon sweeps of the rate audit: one job per (experiment, sweep, schedule), all epsilon and T.
+# Horizon sweeps of the rate audit: one job per (experiment, sweep, schedule entry), all epsilon
+# and T (a gap grid entry: every gap of the grid).
 for _name, _exp in EXPERIMENTS.items():
     for _sweep in _exp.sweeps:
-        for _sched in _sweep.schedules:
+        for _sched in _sweep.grids:
 
             rule:
                 name:
@@ -80,12 +81,12 @@ for _name, _exp in EXPERIMENTS.items():
                     calibrations=sorted(
                         {
                             EXPERIMENTS[_name].calibration(cid).path
-                            for c in _sweep.cells_of(_sched)
+                            for c in _sweep.cells_of_entry(_sched)
                             for cid in c.calibration_ids
                         }
                     ),
                 output:
-                    parquet=[c.path for c in _sweep.cells_of(_sched)],
+                    parquet=[c.path for c in _sweep.cells_of_entry(_sched)],
                     timing=f"{RESULTS}/timing/{_name}/{_sweep.id}/{_sched}.csv",
                 log:
                     f"{LOGS}/sim/{_name}/{_sweep.id}/{_sched}.log",
@@ -98,6 +99,6 @@ for _name, _exp in EXPERIMENTS.items():
                     mem_mb=2048,
                     runtime=30,
                 params:
-                    cells=[c.as_dict() for c in _sweep.cells_of(_sched)],
+                    cells=[c.as_dict() for c in _sweep.cells_of_entry(_sched)],
                 script:
                     "../scripts/simulate.py"

@@ -3,21 +3,21 @@
 # `snakemake` is injected by Snakemake's script directive.
 # ruff: noqa: F821
 
+import numpy as np
+import pandas as pd
+
+from dpbandits.audit.controls import CONTROL_COLUMNS
 from dpbandits.audit.rates import evaluate_rate_claims
+from dpbandits.audit.sweeps import read_sweeps
 from dpbandits.claims import load_claims
-from dpbandits.io import read_metadata, read_results
 from dpbandits.joblog import job_log
 from dpbandits.tables import write_table
 
 with job_log(snakemake.log[0]) as log:
     p = snakemake.params
     claims = load_claims(snakemake.input.claims, p.claims_schema)
-    sweep_files = list(snakemake.input.sweeps)
-    df = read_results(sweep_files, at_horizon=True) if sweep_files else None  # finals
-    options = {}
-    for path in sweep_files:  # the schedules' options (alpha, ...) from the files' metadata
-        cell = read_metadata(path)["cell"]
-        options.setdefault((cell["figure"], cell["series"]), cell["options"])
+    df, options = read_sweeps(list(snakemake.input.sweeps))
+    controls = []
     rates = evaluate_rate_claims(
         claims,
         df,
@@ -25,6 +25,13 @@ with job_log(snakemake.log[0]) as log:
         n_boot=p.bootstrap,
         seed=p.seed,
         schedule_options=options,
+        max_detectable=p.max_detectable,
+        controls=controls,
+        grids={(sweep, entry): series for sweep, entry, series, _ in p.grids},
+        grid_steps={  # ln of the largest ratio between neighbouring gaps of each grid
+            (sweep, entry): float(np.log(np.max(np.array(gaps[:-1]) / np.array(gaps[1:]))))
+            for sweep, entry, _, gaps in p.grids
+        },
     )
     write_table(
         rates,
@@ -32,4 +39,13 @@ with job_log(snakemake.log[0]) as log:
         snakemake.output.md,
         title=f"{p.experiment}: fitted exponents of the rate claims",
     )
-    log.info("%d fits", len(rates))
+    write_table(
+        pd.DataFrame(controls, columns=CONTROL_COLUMNS),
+        snakemake.output.controls_csv,
+        snakemake.output.controls_md,
+        title=f"{p.experiment}: planted violations and claim-meeting controls of the rate fits",
+    )
+    missed = sum(c["control"] == "planted violation" and not c["passed"] for c in controls)
+    log.info(
+        "%d fits, %d controls, %d planted violations undetected", len(rates), len(controls), missed
+    )

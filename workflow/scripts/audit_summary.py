@@ -5,15 +5,19 @@
 
 import pandas as pd
 
+from dpbandits.audit import scoreboard
+from dpbandits.audit.privacy_claims import privacy_claim_status
 from dpbandits.audit.report import claim_overview, write_index
+from dpbandits.bound_claims import load_bound_registry
 from dpbandits.claims import load_registry
 from dpbandits.joblog import job_log
 
 with job_log(snakemake.log[0]):
     p = snakemake.params
-    rates, orderings, pages = [], [], []
+    rates, orderings, pages, controls = [], [], [], []
     for exp in p.experiments:
         r = pd.read_csv(exp["rates"])
+        controls.append(pd.read_csv(exp["controls"]))
         o = pd.read_csv(exp["orderings"]).assign(experiment=exp["name"])
         rates.append(r)
         orderings.append(o)
@@ -38,6 +42,20 @@ with job_log(snakemake.log[0]):
             }
         )
     pd.concat(rates, ignore_index=True).to_csv(snakemake.output.rates, index=False)
+    pd.concat(controls, ignore_index=True).to_csv(snakemake.output.controls, index=False)
+    delivered = pd.read_csv(snakemake.input.privacy_delivered)
+    empirical = pd.read_csv(snakemake.input.privacy_empirical)
+    privacy = []
+    for name, path, schema in p.privacy_registries:
+        load = load_bound_registry if name in {b["name"] for b in p.bound_audits} else load_registry
+        privacy.append(privacy_claim_status(load(path, schema)["claims"], delivered, empirical))
+    board = scoreboard.scoreboard(
+        ((pg["experiment"], pg["overview"]) for pg in pages),
+        pd.concat(privacy, ignore_index=True),
+    )
+    board.to_csv(snakemake.output.scoreboard_csv, index=False)
+    with open(snakemake.output.scoreboard_md, "w") as fh:
+        fh.write(scoreboard.markdown(board))
     cols = ["experiment"] + [c for c in orderings[0].columns if c != "experiment"]
     pd.concat(orderings, ignore_index=True)[cols].to_csv(snakemake.output.orderings, index=False)
-    write_index(pages, snakemake.output.report)
+    write_index(pages, snakemake.output.report, board)

@@ -1,18 +1,18 @@
 """Snakemake job: execute a parametrised notebook with papermill and export it to HTML.
 
-The notebook writes the figure files itself; this script runs it and converts the executed
-notebook. Kernel: ``python3``, which jupyter_client resolves to the interpreter running this
-script (the project's environment).
+The notebook writes the figure files itself; this script runs it and exports the executed
+notebook as a report page (``dpbandits.notebooks.render_html``: no code, no parameters). Kernel:
+``python3``, which jupyter_client resolves to the interpreter running this script (the project's
+environment).
 """
 
 # `snakemake` is injected by Snakemake's script directive.
 # ruff: noqa: F821
 
 import papermill as pm
-from nbconvert import HTMLExporter
 
 from dpbandits.joblog import job_log
-from dpbandits.notebooks import check_parameters
+from dpbandits.notebooks import check_parameters, render_html
 
 with job_log(snakemake.log[0]) as log:
     check_parameters(snakemake.input.notebook, snakemake.params.parameters)
@@ -23,7 +23,5 @@ with job_log(snakemake.log[0]) as log:
         kernel_name="python3",
         progress_bar=False,
     )
-    body, _ = HTMLExporter().from_filename(snakemake.output.ipynb)
-    with open(snakemake.output.html, "w") as fh:
-        fh.write(body)
+    render_html(snakemake.output.ipynb, snakemake.output.html)
     log.info("rendered %s", snakemake.output.ipynb)

@@ -9,10 +9,28 @@ INCONSISTENT); the lower bounds' privacy terms, whose hard instances are not in 
 texts, are NOT-AUDITED (R12); the Section 3 gap statistics are DESCRIPTIVE (UB-LIKE / LB-LIKE /
 INTERMEDIATE): they say which bound describes *this* algorithm on *these* instances, not what
 the complexity is.
+
+Shared columns (issue 19, :mod:`dpbandits.audit.verdicts`). ``verdict`` of every rate rule
+(R-UP-T, R-EXC-T, R-RHO, R-SCALE, R-LB-CONS) is in the shared vocabulary (consistent / exceeds /
+below / inconclusive / untestable; :func:`~dpbandits.audit.minimax_rules.shared_verdict`), the
+rule's own word is kept in ``rule_verdict``, with ``regime``, ``detectable_excess`` and ``reason``.
+Saturation uses the shared rule on every family (:mod:`.minimax_rules`): a fit with a level whose
+mean regret is at least half random play's is ``untestable``. That now includes the T-dependent
+hard families I2 and J2 of Table 1's lower bounds (Azize and Basu 2024, Table 1, rows 1 and 2),
+formerly exempt from R-UP-T's gate: their regret is capped by ``T * Delta_T`` (``sqrt(KT)`` on
+I2, ``d sqrt(T)`` on J2) and every algorithm sits at 0.9-1.2 of random play's, so their T-slope
+(R-UP-T) and their ratio to the lower bound (R-LB-CONS) are the cap's, not the algorithm's. Rows
+that are not rate fits (NOT-RUN, NOT-AUDITED, descriptive R-GAP-*, R8 checkpoints) keep their
+label in both columns, with ``detectable_excess`` NaN and a reason saying why. Claims: upper- and
+lower-bound claims combine each rule's values with :func:`~dpbandits.audit.minimax_rules.combine`
+(untestable values left out unless all are: a rule whose every value is untestable is
+untestable) and the rules with :func:`~dpbandits.audit.minimax_rules.combine_rules` (consistent
+only when every rule is); the old aggregate of the own words is kept in ``rule_verdict``.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import math
 
 import numpy as np
@@ -21,9 +39,12 @@ import pandas as pd
 from ..bound_claims import leading_term, t_secant_exponent, term_of, term_value
 from ..engine.minimax import OP_E3_DELTA
 from .minimax_rules import (
-    SATURATION,
     RuleResult,
     aggregate,
+    combine,
+    combine_rules,
+    fit_regime,
+    level_saturated,
     rule_exc_t,
     rule_gap_eps,
     rule_gap_t,
@@ -33,25 +54,42 @@ from .minimax_rules import (
     rule_up_t,
 )
 
-#: Hard (T-dependent) families: R-UP-T's saturation gate does not apply there (see rule_up_t).
-T_DEPENDENT = ("I2", "J2")
 NOT_RUN = "NOT-RUN"
 #: Largest difference between a T-slope from separate runs and from checkpoints (spec §7.3).
 CHECKPOINT_TOLERANCE = 0.05
 VERDICT_SEMANTICS = (
-    "Minimax bounds: an instance family can only be consistent (SUPPORTED) or inconsistent "
-    "(CONTRADICTED) with an upper bound's growth in T, rho, K or d; INCONCLUSIVE when the 95% "
-    "interval straddles the claim plus tolerance; PRE-ASYMPTOTIC when the regret is at least 0.8 "
-    "of random play's. Lower bounds: only their non-private term, on the hard families I2 / J2 "
-    "(CONSISTENT unless the ratio regret / bound surely decays); their privacy terms are "
-    "NOT-AUDITED (no hard instance in the project texts). Section 3 gap statistics are "
-    "DESCRIPTIVE (UB-LIKE / LB-LIKE / INTERMEDIATE): they describe JDP-LinUCB on these contexts, "
-    "not the complexity of the problem. NOT-RUN: the configuration belongs to the full tier."
+    "Shared vocabulary (verdict; the rule's own word in rule_verdict). Minimax bounds: an "
+    "instance family can only be consistent (SUPPORTED) with an upper bound's growth in T, rho, K "
+    "or d, or exceed it (CONTRADICTED); inconclusive when the 95% interval straddles the claim "
+    "plus tolerance, or when a consistent interval comes from a design that would miss an "
+    "exponent excess of 0.25 (detectable_excess, 80% power) or from a regime that is not learning. "
+    "untestable: the fit has a level whose mean regret is at least 0.5 of random play's "
+    "(regime saturated; own word PRE-ASYMPTOTIC, or UNUSABLE for R-EXC-T), on every family "
+    "including the hard families I2 / J2, whose regret is capped by T * Delta_T; or R-EXC-T's "
+    "excess is not significantly positive (UNUSABLE). Lower bounds: only their non-private term, "
+    "on the hard families I2 / J2 (consistent unless the ratio regret / bound surely decays: "
+    "below); their privacy terms are NOT-AUDITED (no hard instance in the project texts). A rule "
+    "is untestable when every value is; a claim is consistent only when every rule is. Section 3 "
+    "gap statistics are DESCRIPTIVE (UB-LIKE / LB-LIKE / INTERMEDIATE): they describe JDP-LinUCB "
+    "on these contexts, not the complexity of the problem. NOT-RUN: the configuration belongs to "
+    "the full tier."
 )
 COLUMNS = (
     "claim_id", "rule", "experiment", "instance", "K", "d", "T_max", "privacy_kind", "privacy",
-    "statistic", "ci_low", "ci_high", "claimed", "C_impl", "verdict", "note",
+    "statistic", "ci_low", "ci_high", "claimed", "C_impl", "verdict", "rule_verdict", "regime",
+    "detectable_excess", "reason", "note",
 )  # fmt: skip
+#: Reasons of rows that are not rate fits (no claimed exponent, so no detectable excess).
+NON_RATE_REASONS = {
+    NOT_RUN: "not run at this tier ({note}): no verdict",
+    "NOT-AUDITED": "information only ({note}): the bound's hard instance is not in the project "
+    "texts, so no rate is fitted",
+    "R-GAP-T": "descriptive label of the excess's T-slope (JDP-LinUCB against LinUCB), not a "
+    "verdict on a claim: no claimed exponent, so no detectable excess",
+    "R-GAP-EPS": "descriptive label of the excess's eps-slope, not a verdict on a claim: no "
+    "claimed exponent, so no detectable excess",
+    "R8-CHECKPOINTS": "method check ({note}), not a rate fit of a claim",
+}
 
 
 def _matrix(df: pd.DataFrame, privacy: float, column: str = "regret"):
@@ -62,7 +100,16 @@ def _matrix(df: pd.DataFrame, privacy: float, column: str = "regret"):
     return wide.index.to_numpy(dtype=float), wide.to_numpy(dtype=float)
 
 
+def _reason(res: RuleResult) -> str:
+    if res.reason:
+        return res.reason
+    key = res.verdict if res.verdict in (NOT_RUN, "NOT-AUDITED") else res.rule
+    return NON_RATE_REASONS.get(key, "not a rate fit").format(note=res.note or "-")
+
+
 def _row(claim: str, res: RuleResult, cfg: dict, privacy=math.nan, C_impl=math.nan) -> dict:
+    """One verdict row: rate rules carry the shared verdict (``res.shared``), other rows their
+    label; the rule's own word is ``rule_verdict``."""
     return {
         "claim_id": claim,
         "rule": res.rule,
@@ -73,7 +120,11 @@ def _row(claim: str, res: RuleResult, cfg: dict, privacy=math.nan, C_impl=math.n
         "ci_high": res.ci_high,
         "claimed": res.claimed,
         "C_impl": C_impl,
-        "verdict": res.verdict,
+        "verdict": res.shared or res.verdict,
+        "rule_verdict": res.verdict,
+        "regime": res.regime,
+        "detectable_excess": res.detectable_excess,
+        "reason": _reason(res),
         "note": res.note,
     }
 
@@ -160,7 +211,7 @@ class Op24Audit:
                 vals = _values({"K": key[0], "d": key[1]}, p, kind)
                 lead = leading_term(claim, vals, x[0], x[-1])
                 b = t_secant_exponent(lead, vals, x[0], x[-1])
-                res = rule_up_t(x, R, None if inst in T_DEPENDENT else unif, b, paired=paired)
+                res = rule_up_t(x, R, unif, b, paired=paired)  # every family: shared gate
                 bound = np.array([_bound(claim, {**vals, "T": t}) for t in x])
                 c_impl = float(np.max(R.mean(axis=1) / bound))
                 self.rows.append(_row(claim_id, res, self._cfg(exp, inst, key, kind), p, c_impl))
@@ -211,13 +262,15 @@ class Op24Audit:
             last = sub[sub["t"] == sub["t"].max()]
             _, R_inf = _matrix(last, math.inf)
             rhos = sorted(v for v in last["privacy"].unique() if not math.isinf(v))
-            E, sat = [], []
+            E, sat, means, caps = [], [], [], []
             for p in rhos:
                 _, R = _matrix(last, p)
                 _, unif = _matrix(last, p, "regret_unif")
                 E.append(R[-1] - R_inf[-1].mean())
-                sat.append(R[-1].mean() >= SATURATION * unif[-1].mean())
-            res = rule_rho(rhos, np.array(E), float(R_inf[-1].mean()), sat)
+                means.append(R[-1].mean())
+                caps.append(unif[-1].mean())
+                sat.append(level_saturated(means[-1], caps[-1]))
+            res = rule_rho(rhos, np.array(E), float(R_inf[-1].mean()), sat, means=means, caps=caps)
             self.rows.append(_row(claim_id, res, self._cfg(exp, inst, key, "rho")))
 
     def scale(self, claim_id: str, rule: str, exp: str, inst: str) -> None:
@@ -225,14 +278,17 @@ class Op24Audit:
         df = self.df[self.df["instance"] == inst]
         if df.empty:
             return self._skip(claim_id, rule, exp, inst, "full tier only")
-        sizes, E = [], []
+        sizes, E, means, caps = [], [], [], []
         col = "K" if rule == "R-SCALE-K" else "d"
         for key, sub in self._group(df, inst):
             _, R_inf = _matrix(sub, math.inf)
             p = min(v for v in sub["privacy"].unique())
             _, R = _matrix(sub, p)
+            _, unif = _matrix(sub, p, "regret_unif")
             sizes.append(key[0] if col == "K" else key[1])
             E.append(R[-1] - R_inf[-1].mean())
+            means.append(R[-1].mean())
+            caps.append(unif[-1].mean())
         if len(sizes) < 2:
             return self._skip(claim_id, rule, exp, inst, f"fewer than 2 values of {col}")
         E = np.array(E)
@@ -240,15 +296,15 @@ class Op24Audit:
             # I3 has K - 1 suboptimal arms with the same gap: an excess linear in the arms that
             # pay has slope K/(K-1) in K at small K (1.28 over K = 2..20), so the fit uses K - 1
             # (project decision; the spec's slope in K is in the note)
-            spec = rule_scale(rule, sizes, E)
-            res = rule_scale(rule, [k - 1 for k in sizes], E)
-            res = RuleResult(
-                res.rule, res.verdict, res.statistic, res.ci_low, res.ci_high, res.claimed,
-                f"fitted on K - 1; on K (spec): {spec.statistic:.3f} [{spec.ci_low:.3f}, "
+            spec = rule_scale(rule, sizes, E, means=means, caps=caps)
+            res = rule_scale(rule, [k - 1 for k in sizes], E, means=means, caps=caps)
+            res = dataclasses.replace(
+                res,
+                note=f"fitted on K - 1; on K (spec): {spec.statistic:.3f} [{spec.ci_low:.3f}, "
                 f"{spec.ci_high:.3f}] {spec.verdict}",
-            )  # fmt: skip
+            )
         else:
-            res = rule_scale(rule, sizes, E)
+            res = rule_scale(rule, sizes, E, means=means, caps=caps)
         cfg = {"experiment": exp, "instance": inst, "privacy_kind": "rho"}
         self.rows.append(_row(claim_id, res, cfg, p))
 
@@ -262,9 +318,13 @@ class Op24Audit:
         for key, sub in self._group(df, inst):
             for p in sorted(sub["privacy"].unique()):
                 x, R = _matrix(sub, p)
-                x, R = x[-self.fit_points :], R[-self.fit_points :]
+                _, unif = _matrix(sub, p, "regret_unif")
+                pts = self.fit_points
+                x, R, unif = x[-pts:], R[-pts:], unif[-pts:]
                 vals = {"K": key[0], "d": key[1]}
-                res = rule_lb_cons(x, R, lambda t, v=vals: term_value(term, {**v, "T": t}))
+                res = rule_lb_cons(
+                    x, R, lambda t, v=vals: term_value(term, {**v, "T": t}), regret_unif=unif
+                )
                 self.rows.append(_row(claim_id, res, self._cfg(exp, inst, key, "rho"), p))
 
     def gap(self, claim_id: str, inst: str) -> None:
@@ -282,9 +342,14 @@ class Op24Audit:
             eps, E_last = [], []
             for e in sorted(jdp["privacy"].unique()):
                 _, R = _matrix(jdp, e)
+                _, unif = _matrix(jdp, e, "regret_unif")
                 E = R - R_lin
                 pts = self.fit_checkpoints
-                self.rows.append(_row(claim_id, rule_gap_t(x[-pts:], E[-pts:]), cfg, e))
+                res = rule_gap_t(x[-pts:], E[-pts:])
+                # descriptive: the label stands, the regime says whether the cap sets the slope
+                reg, why = fit_regime(R[-pts:].mean(axis=1), unif[-pts:].mean(axis=1))
+                res = dataclasses.replace(res, regime=reg, reason=f"{_reason(res)}; {why}")
+                self.rows.append(_row(claim_id, res, cfg, e))
                 if E[-1].mean() > 0:  # usable: a positive mean excess at T_max
                     eps.append(e)
                     E_last.append(E[-1])
@@ -362,43 +427,64 @@ def _bound(claim: dict, values: dict) -> float:
 
 
 def _lower_aggregate(verdicts) -> str:
+    """R-LB-CONS in its own words: INCONSISTENT if any value is; PRE-ASYMPTOTIC if every value
+    is saturated; else CONSISTENT (saturated values left out)."""
     used = [v for v in verdicts if v != NOT_RUN]
     if not used:
         return NOT_RUN
-    return "INCONSISTENT" if "INCONSISTENT" in used else "CONSISTENT"
+    if "INCONSISTENT" in used:
+        return "INCONSISTENT"
+    return "PRE-ASYMPTOTIC" if all(v == "PRE-ASYMPTOTIC" for v in used) else "CONSISTENT"
+
+
+def _shared(verdicts) -> str:
+    """Shared verdict of a rule or claim from shared per-value verdicts (NOT-RUN left out)."""
+    used = [v for v in verdicts if v != NOT_RUN]
+    return combine(used) if used else NOT_RUN
 
 
 def claim_verdicts(rows: pd.DataFrame, claims: list[dict]) -> pd.DataFrame:
     """One row per claim: per rule the aggregated verdict, and the claim's verdict.
 
-    Upper-bound rules aggregate with :func:`~dpbandits.audit.minimax_rules.aggregate` (any
-    CONTRADICTED wins; SUPPORTED when every non-saturated value is); a claim's verdict aggregates
-    its rules the same way (NOT-RUN rules left out). ``op.s2.price_negligible`` is SUPPORTED only
-    if the R-EXC-T verdicts of both Table 1 upper bounds are. Descriptive rules report their
-    per-value labels; claims without experiments are NOT-AUDITED.
+    ``verdict`` is shared: a rule's values aggregate with
+    :func:`~dpbandits.audit.minimax_rules.combine` (a violation wins; untestable values left out
+    unless every value is, then ``untestable``; ``consistent`` when every testable value is), and
+    a claim aggregates its rules with :func:`~dpbandits.audit.minimax_rules.combine_rules`
+    (NOT-RUN rules left out; ``consistent`` only when every rule is, so a claim whose T-exponent
+    fits are all saturated is never consistent). ``rule_verdict`` keeps
+    the own words' aggregate (:func:`~dpbandits.audit.minimax_rules.aggregate`; R-LB-CONS:
+    INCONSISTENT wins). ``op.s2.price_negligible`` is consistent only if the R-EXC-T verdicts of
+    both Table 1 upper bounds are. Descriptive rules report their per-value labels; claims
+    without experiments are NOT-AUDITED.
     """
     out = []
     per_rule: dict[tuple[str, str], str] = {}
+    own: dict[tuple[str, str], str] = {}
+    if "rule_verdict" not in rows.columns:
+        rows = rows.assign(rule_verdict=rows["verdict"])
     for (cid, rule), sub in rows.groupby(["claim_id", "rule"], sort=False):
-        v = list(sub["verdict"])
+        v, w = list(sub["verdict"]), list(sub["rule_verdict"])
+        if rule in ("R-GAP-T", "R-GAP-EPS", "NOT-AUDITED", "R8-CHECKPOINTS"):
+            per_rule[cid, rule] = own[cid, rule] = ", ".join(sorted(set(v)))
+            continue
+        per_rule[cid, rule] = _shared(v)
         if rule == "R-LB-CONS":
-            per_rule[cid, rule] = _lower_aggregate(v)
-        elif rule in ("R-GAP-T", "R-GAP-EPS", "NOT-AUDITED"):
-            per_rule[cid, rule] = ", ".join(sorted(set(v)))
-        elif all(x == NOT_RUN for x in v):
-            per_rule[cid, rule] = NOT_RUN
+            own[cid, rule] = _lower_aggregate(w)
+        elif all(x == NOT_RUN for x in w):
+            own[cid, rule] = NOT_RUN
         else:
-            per_rule[cid, rule] = aggregate([x for x in v if x != NOT_RUN])
+            own[cid, rule] = aggregate([x for x in w if x != NOT_RUN])
     for claim in claims:
         cid = claim["id"]
         rules = {r: v for (c, r), v in per_rule.items() if c == cid}
         audit = claim["audit"]
+        own_verdict = None
         if cid == "op.s2.price_negligible":
-            parts = [
-                per_rule.get((c, "R-EXC-T"), NOT_RUN)
-                for c in ("op.t1.finite.upper", "op.t1.linear.upper")
-            ]
-            verdict = aggregate(parts) if NOT_RUN not in parts else NOT_RUN
+            keys = [(c, "R-EXC-T") for c in ("op.t1.finite.upper", "op.t1.linear.upper")]
+            parts = [per_rule.get(k, NOT_RUN) for k in keys]
+            words = [own.get(k, NOT_RUN) for k in keys]
+            verdict = combine_rules(parts) if NOT_RUN not in parts else NOT_RUN
+            own_verdict = aggregate(words) if NOT_RUN not in words else NOT_RUN
             rules = {"R-EXC-T (finite, linear)": " / ".join(parts)}
         elif audit.get("rule") in ("NOT-AUDITED", "DESCRIPTIVE"):
             verdict = audit["rule"]
@@ -414,11 +500,13 @@ def claim_verdicts(rows: pd.DataFrame, claims: list[dict]) -> pd.DataFrame:
                     rules["C2: R-EXC-T (AdaC-OFUL)"] = per_rule.get((cid, "R-EXC-T"), NOT_RUN)
         elif claim["kind"] == "regret_lower":
             verdict = rules.get("R-LB-CONS", NOT_RUN)
+            own_verdict = own.get((cid, "R-LB-CONS"), NOT_RUN)
         elif cid == "op.s3.gap":
             verdict = "DESCRIPTIVE"
         else:
-            used = [v for r, v in rules.items() if v != NOT_RUN and not r.startswith("R-GAP")]
-            verdict = aggregate(used) if used else NOT_RUN
+            live = [r for r, v in rules.items() if v != NOT_RUN and not r.startswith("R-GAP")]
+            verdict = combine_rules([rules[r] for r in live]) if live else NOT_RUN
+            own_verdict = aggregate([own[cid, r] for r in live]) if live else NOT_RUN
         out.append(
             {
                 "claim_id": cid,
@@ -427,6 +515,7 @@ def claim_verdicts(rows: pd.DataFrame, claims: list[dict]) -> pd.DataFrame:
                 "claimed": claim["latex"],
                 "rules": "; ".join(f"{r}: {v}" for r, v in rules.items()) or "-",
                 "verdict": verdict,
+                "rule_verdict": verdict if own_verdict is None else own_verdict,
                 "notes": claim.get("notes", ""),
             }
         )

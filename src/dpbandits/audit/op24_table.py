@@ -22,6 +22,12 @@ def _rho(p: float) -> str:
     return "inf" if math.isinf(p) else f"{p:g}"
 
 
+def _regime(r) -> str:
+    """``, saturated`` (or another regime) after a fit whose regime is not learning."""
+    reg = getattr(r, "regime", "")
+    return f", {reg}" if isinstance(reg, str) and reg and reg != "learning" else ""
+
+
 def _aggregate(sub: pd.DataFrame) -> str:
     counts = sub["verdict"].value_counts()
     return ", ".join(f"{v} {n}" for v, n in sorted(counts.items()))
@@ -31,9 +37,11 @@ def table1(claims: list[dict], rows: pd.DataFrame, claim_verdicts: pd.DataFrame)
     """``(table, frame)``: the table's description (title, paper columns, footnotes) and its rows.
 
     Measured columns (per setting): the T-exponent of the regret on the hard family at
-    ``rho = inf`` with its interval and R-UP-T's verdict over every rho; the T-exponent of the
-    private excess at the smallest usable rho and R-EXC-T over every rho; the rho-exponent of
-    the excess at T_max (R-RHO); the lower bound's R-LB-CONS; the claim verdicts.
+    ``rho = inf`` with its interval, its regime when not learning, and R-UP-T's shared verdicts
+    over every rho (``untestable`` where saturated: on I2 / J2 the regret is capped by
+    ``T * Delta_T``); the T-exponent of the private excess at the smallest usable rho and
+    R-EXC-T over every rho; the rho-exponent of the excess at T_max (R-RHO); the lower bound's
+    R-LB-CONS; the claim verdicts (shared vocabulary, :mod:`dpbandits.audit.verdicts`).
     """
     by_id = {c["id"]: c for c in claims}
     verdict = dict(zip(claim_verdicts["claim_id"], claim_verdicts["verdict"], strict=True))
@@ -46,8 +54,8 @@ def table1(claims: list[dict], rows: pd.DataFrame, claim_verdicts: pd.DataFrame)
         r_lb = rows[(rows.claim_id == lo) & (rows.rule == "R-LB-CONS")]
         inf_up = r_up[r_up.privacy.apply(lambda p: math.isinf(p))]
         t_exp = (
-            f"{_ci(inf_up.iloc[0])} at rho = inf (claimed {inf_up.iloc[0].claimed:.3f} + 0.10); "
-            f"all rho: {_aggregate(r_up)}"
+            f"{_ci(inf_up.iloc[0])} at rho = inf (claimed {inf_up.iloc[0].claimed:.3f} + 0.10"
+            f"{_regime(inf_up.iloc[0])}); all rho: {_aggregate(r_up)}"
             if len(inf_up)
             else "not run"
         )
@@ -67,7 +75,8 @@ def table1(claims: list[dict], rows: pd.DataFrame, claim_verdicts: pd.DataFrame)
         )
         inf_lb = r_lb[r_lb.privacy.apply(lambda p: math.isinf(p))]
         lb = (
-            f"slope of R/LB {_ci(inf_lb.iloc[0])} at rho = inf; all rho: {_aggregate(r_lb)}"
+            f"slope of R/LB {_ci(inf_lb.iloc[0])} at rho = inf{_regime(inf_lb.iloc[0])}; "
+            f"all rho: {_aggregate(r_lb)}"
             if len(inf_lb)
             else "not run"
         )
@@ -94,9 +103,12 @@ def table1(claims: list[dict], rows: pd.DataFrame, claim_verdicts: pd.DataFrame)
             "Bounds as stated (claims op.t1.*, config/claims/op24.yaml); log = natural log.",
             "Measured: 95% percentile-bootstrap intervals (B = 2000); fit windows and rules: spec "
             "open-problem-002 §7.4-7.5, results/audit/op24_verdicts.csv.",
-            "Minimax bounds: a single instance family can only be consistent (SUPPORTED) or "
-            "inconsistent (CONTRADICTED) with an upper bound; lower bounds: non-private term only "
-            "(privacy terms NOT-AUDITED).",
+            "Minimax bounds: a single instance family can only be consistent with an upper bound "
+            "or exceed it; lower bounds: non-private term only (privacy terms NOT-AUDITED).",
+            "Verdicts in the shared vocabulary (consistent, exceeds, below, inconclusive, "
+            "untestable); untestable: a fitted level's mean regret is at least 0.5 of random "
+            "play's (saturated), as on the hard families I2 / J2 whose regret is capped by "
+            "T * Delta_T.",
         ],
     }
     return table, pd.DataFrame(out)

@@ -5,9 +5,11 @@ claim rows the table names; measured columns come from the simulations (a sweep 
 figure series over several horizons); numeric columns of calibration tables are the calibration
 functions the simulations call (:mod:`dpbandits.policies.dpdpe`), evaluated at a stated point.
 
-Measured columns (rows with ``measured``): mean ± standard error of the regret and of the
-communication at ``at_T`` (or the largest horizon simulated, when smaller: scale quick), and
-log-log slopes against T of the mean over all horizons with 95 % bootstrap intervals
+Measured columns (rows with ``measured``, and ``measured_also`` for more sources, e.g. a second
+width configuration, each in columns named by its ``label``): mean ± standard error of the
+regret and of the communication at ``at_T`` (or the largest horizon simulated, when smaller:
+scale quick), and log-log slopes against T of the mean over all horizons with 95 % bootstrap
+intervals
 (:func:`dpbandits.audit.rates.fit_exponent`).
 """
 
@@ -42,9 +44,11 @@ def _select(df: pd.DataFrame, measured: dict) -> pd.DataFrame:
     if "sweep" in measured:
         sel = df[(df["figure"] == measured["sweep"]) & (df["series"] == measured["series"])]
     else:
+        confs = measured["configuration"]
+        confs = [confs] if isinstance(confs, str) else list(confs)
         sel = df[
             (df["figure"] == measured["figure"])
-            & (df["configuration"] == measured["configuration"])
+            & df["configuration"].isin(confs)
             & (df["series"] == measured["series"])
         ]
     last = sel[sel["t"] == sel["T"]]
@@ -74,16 +78,17 @@ def measured_columns(df: pd.DataFrame, measured: dict, at_T: int) -> dict[str, s
     horizons = sorted(last["T"].unique())
     # at_T, or the largest horizon of the results when they do not reach it (scale quick)
     T = at_T if at_T in horizons else max(horizons)
-    out = {"T (measured)": f"{T:g}"}
+    tag = f" ({measured['label']})" if measured.get("label") else ""
+    out = {f"T (measured){tag}": f"{T:g}"}
     for metric, name, suffix in (("regret_pseudo", "regret", ""), (comm, "communication", unit)):
         wide = last.pivot_table(index="trial", columns="T", values=metric).sort_index(axis=1)
-        out[f"measured {name}"] = f"{_mean_text(wide[T].to_numpy())} {suffix}".strip()
-        out[f"fitted T-exponent of the {name}"] = (
+        out[f"measured {name}{tag}"] = f"{_mean_text(wide[T].to_numpy())} {suffix}".strip()
+        out[f"fitted T-exponent of the {name}{tag}"] = (
             _fit_text(fit_exponent(wide.columns.to_numpy(float), wide.to_numpy()))
             if len(horizons) > 1
             else "n/a (one horizon)"
         )
-    out["horizons"] = ", ".join(f"{t:g}" for t in horizons)
+    out[f"horizons{tag}"] = ", ".join(f"{t:g}" for t in horizons)
     return out
 
 
@@ -126,7 +131,8 @@ def render(table: dict, claims: dict[str, dict], df: pd.DataFrame | None = None)
         if "measured" in row:
             if df is None:
                 raise ValueError("measured columns need the simulation results")
-            out.update(measured_columns(df, row["measured"], int(measured["at_T"])))
+            for source in [row["measured"], *row.get("measured_also", [])]:
+                out.update(measured_columns(df, source, int(measured["at_T"])))
         if "evaluate" in row:
             e = row["evaluate"]
             out[at["label"]] = f"{evaluate(e['function'], e['privatizer'], at):.4g}"

@@ -14,6 +14,20 @@ are independent) and jointly across algorithms at one horizon (common random num
 environment streams do not depend on the algorithm). ``b_claim`` is the claim term's secant
 exponent over the fit window, log factors included; ``C_impl = max_{T in window} mean R(T) /
 f(T)`` with unit coefficients.
+
+Shared columns (issue 19, :mod:`dpbandits.audit.verdicts`). ``verdict`` of every rate rule
+(R-UP-T, R-EPS, R-SHAPE, R-DIM, the K / s0 scans) is in the shared vocabulary (consistent /
+exceeds / inconclusive / untestable, :func:`~dpbandits.audit.minimax_rules.shared_verdict`); the
+rule's own word (SUPPORTED, CONTRADICTED, INCONCLUSIVE, PRE-ASYMPTOTIC) is kept in
+``rule_verdict``, with ``regime``, ``detectable_excess`` and ``reason``. Saturation is the shared
+rule (:func:`dpbandits.audit.verdicts.regime`): a fit with a horizon (or eps) whose mean regret
+reaches half of random play's (``regret_unif_T``) is ``untestable``; it replaces the former 0.8
+of random play's at the largest horizon only. A ``consistent`` verdict also needs the learning
+regime and ``detectable_excess <= MAX_DETECTABLE`` (0.25). Rows that are not rate fits (R-LB-INFO,
+R-SUPP, NOT-RUN) keep their label. Family aggregates combine their eps with
+:func:`~dpbandits.audit.minimax_rules.combine` (untestable eps left out unless all are), claims
+their rules with :func:`~dpbandits.audit.minimax_rules.combine_rules` (consistent only when every
+rule is); both keep :func:`aggregate_upper` of the own words in ``rule_verdict``.
 """
 
 from __future__ import annotations
@@ -30,12 +44,17 @@ from ..policies.private_lasso import (
     lambda_t,
     plasso_constants,
 )
+from . import verdicts as vocab
 from .minimax_rules import (
     BOOT_SEED,
     N_BOOT,
-    SATURATION,
     RuleResult,
     aggregate,
+    combine,
+    combine_rules,
+    fit_regime,
+    judge,
+    level_saturated,
     loglog_slope,
     rule_up_t,
 )
@@ -54,21 +73,34 @@ SUPPORT_FROM = 2**9
 NOT_RUN = "NOT-RUN"
 BASE = {"d": 100, "K": 2, "s0": 5}
 VERDICT_SEMANTICS = (
-    "Upper bounds (Theorems 2, 3): SUPPORTED when the 95% bootstrap interval of the regret's "
-    "T-slope ends at or below the claim's effective exponent (secant over the fit window, log "
-    "factors included) plus 0.10; CONTRADICTED when it starts above; INCONCLUSIVE otherwise; "
-    "PRE-ASYMPTOTIC when the mean regret at the largest T is at least 0.8 of random play's. "
-    "A claim aggregates its finite eps values (any CONTRADICTED wins). R-EPS: the excess over "
-    "PrivateLASSO(inf) at T_max must fall like 1/eps or faster (slope <= -1 + 0.2). R-SHAPE: the "
-    "ratio to PrivateLASSO(inf) must not grow with T (slope <= 0.10). Controls are families that "
-    "violate the claim's assumptions (reported, not verdicts). NOT-AUDITED: privacy and accuracy "
-    "claims, covered by unit tests. NOT-RUN: the configuration belongs to the full tier."
+    "Shared vocabulary (verdict; the rule's own word in rule_verdict). Upper bounds (Theorems 2, "
+    "3): consistent (SUPPORTED) when the 95% bootstrap interval of the regret's T-slope ends at or "
+    "below the claim's effective exponent (secant over the fit window, log factors included) plus "
+    "0.10, the regime is learning and the design would detect an exponent excess of 0.25 "
+    "(detectable_excess, 80% power), else inconclusive; exceeds (CONTRADICTED) when it starts "
+    "above; untestable (PRE-ASYMPTOTIC) when the mean regret at any fitted horizon is at least 0.5 "
+    "of random play's (regime saturated). A rule aggregates its finite eps values (any exceeds "
+    "wins; untestable values left out unless all are); a claim is consistent only when every "
+    "rule is. R-EPS: the excess over PrivateLASSO(inf) "
+    "at T_max must fall like 1/eps or faster (slope <= -1 + 0.2). R-SHAPE: the ratio to "
+    "PrivateLASSO(inf) must not grow with T (slope <= 0.10). Controls are families that violate "
+    "the claim's assumptions (reported, not verdicts). NOT-AUDITED: privacy and accuracy claims, "
+    "covered by unit tests. NOT-RUN: the configuration belongs to the full tier."
 )
 COLUMNS = (
     "claim_id", "rule", "role", "family", "d", "K", "s0", "algorithm", "eps", "T_max",
-    "statistic", "ci_low", "ci_high", "claimed", "C_impl", "verdict", "note",
+    "statistic", "ci_low", "ci_high", "claimed", "C_impl", "verdict", "rule_verdict", "regime",
+    "detectable_excess", "reason", "note",
 )  # fmt: skip
-CLAIM_COLUMNS = ("claim_id", "kind", "where", "claimed", "rules", "verdict", "notes")
+#: Reasons of rows that are not rate fits (no claimed exponent, so no detectable excess).
+NON_RATE_REASONS = {
+    NOT_RUN: "not run at this tier ({note}): no verdict",
+    "R-LB-INFO": "information only: ratio to the minimax lower bound ({note}), not a rate fit",
+    "R-SUPP": "diagnostic: support recovery per episode ({note}), not a rate fit",
+}
+CLAIM_COLUMNS = (
+    "claim_id", "kind", "where", "claimed", "rules", "verdict", "rule_verdict", "notes",
+)  # fmt: skip
 
 
 def _fmt_eps(eps: float) -> str:
@@ -135,25 +167,34 @@ class PlassoAudit:
         return {**BASE, "eps": eps, "delta": 0.01, "sigma": 0.5, "T": self.window[-1]}
 
     def _add(self, claim, res: RuleResult, role, family, algorithm, eps, cfg=None, C_impl=math.nan):
+        """One row: rate rules carry the shared verdict, other rows their label."""
         cfg = cfg or BASE
+        key = NOT_RUN if res.verdict == NOT_RUN else res.rule
+        reason = res.reason or NON_RATE_REASONS.get(key, "not a rate fit").format(
+            note=res.note or "-"
+        )
         self.rows.append(
             {
                 "claim_id": claim, "rule": res.rule, "role": role, "family": family,
                 "d": cfg["d"], "K": cfg["K"], "s0": cfg["s0"], "algorithm": algorithm,
                 "eps": eps, "T_max": self.window[-1] if cfg is BASE else cfg.get("T", math.nan),
                 "statistic": res.statistic, "ci_low": res.ci_low, "ci_high": res.ci_high,
-                "claimed": res.claimed, "C_impl": C_impl, "verdict": res.verdict, "note": res.note,
+                "claimed": res.claimed, "C_impl": C_impl, "verdict": res.shared or res.verdict,
+                "rule_verdict": res.verdict, "regime": res.regime,
+                "detectable_excess": res.detectable_excess, "reason": reason, "note": res.note,
             }
         )  # fmt: skip
 
     # --- rules ------------------------------------------------------------------------------
     def up_t(self, claim_id: str, family: str, role: str) -> None:
         """R-UP-T for every eps of PrivateLASSO on one family (finite eps: ``role``; inf,
-        baselines: reference; ablations and Oracle-TBAP: diagnostic)."""
+        baselines: reference; ablations, the support-block tree among them, and Oracle-TBAP:
+        diagnostic)."""
         claim = self.claims[claim_id]
         term = claim["terms"][0]
         series = [("private_lasso", e) for e in self.eps_values(family, "private_lasso")]
-        for alg in ("np_th_lasso", "oracle_ols", "oracle_tbap", "svt_noise_off", "tbap_noise_off"):
+        for alg in ("np_th_lasso", "oracle_ols", "oracle_tbap", "svt_noise_off", "tbap_noise_off",
+                    "support_block_tree"):  # fmt: skip
             series += [(alg, e) for e in self.eps_values(family, alg)]
         for alg, eps in series:
             R = self.matrix(family, alg, eps)
@@ -176,21 +217,24 @@ class PlassoAudit:
         """Per-trial excess at T_max over ``ref`` (paired: common random numbers), usable eps."""
         T_max = self.T[-1:]
         R_ref = self.matrix(family, ref, math.inf, T=T_max)[0]
-        usable, E, notes = [], [], []
+        usable, E, notes, means, caps, n_sat = [], [], [], [], [], 0
         rng = np.random.default_rng(BOOT_SEED)
         for eps in eps_list:
             R = self.matrix(family, alg, eps, T=T_max)[0]
             U = self.matrix(family, alg, eps, "regret_unif_T", T=T_max)[0]
             diff = R - R_ref
             boot = bootstrap_means(diff[:, None], N_BOOT, rng)[:, 0]
-            if R.mean() >= SATURATION * U.mean():
+            if level_saturated(R.mean(), U.mean()):
                 notes.append(f"{_fmt_eps(eps)}: saturated")
+                n_sat += 1
             elif np.percentile(boot, 2.5) <= 0:
                 notes.append(f"{_fmt_eps(eps)}: excess CI not above 0")
             else:
                 usable.append(eps)
                 E.append(diff)
-        return usable, np.array(E), notes
+                means.append(R.mean())
+                caps.append(U.mean())
+        return usable, np.array(E), notes, (means, caps, n_sat)
 
     def eps_rule(self, claim_id: str, family: str, role: str, alg="private_lasso", ref=None):
         """R-EPS: slope of the excess at T_max on ln eps over the usable eps (>= 3)."""
@@ -198,11 +242,17 @@ class PlassoAudit:
         finite = [e for e in self.eps_values(family, alg) if not math.isinf(e)]
         if ref == alg and not self.has(family, alg, math.inf):
             return
-        usable, E, notes = self._excess(family, alg, ref if ref != alg else alg, finite)
+        usable, E, notes, (means, caps, n_sat) = self._excess(family, alg, ref, finite)
         note = "; ".join(notes)
         if len(usable) < 3:
             res = RuleResult("R-EPS", "INCONCLUSIVE", claimed=-1.0,
                              note=f"not measurable: {len(usable)} usable eps. {note}")  # fmt: skip
+            regime = (
+                ("saturated", f"{n_sat} eps saturated at T_max, {len(usable)} usable")
+                if n_sat
+                else ("learning", "no eps saturated at T_max")
+            )
+            res = judge(res, "upper", TAU_EPS, regime=regime)
         else:
             s, lo, hi = loglog_slope(usable, E, paired=True)
             if hi <= -1 + TAU_EPS:
@@ -213,6 +263,8 @@ class PlassoAudit:
                 verdict = "INCONCLUSIVE"
             used = ", ".join(_fmt_eps(e) for e in usable)
             res = RuleResult("R-EPS", verdict, s, lo, hi, -1.0, f"usable eps: {used}. {note}")
+            regime = fit_regime(means, caps, over="eps")
+            res = judge(res, "upper", TAU_EPS, usable, vocab.log_mean_sd(E.T), regime)
         self._add(claim_id, res, role, family, alg, math.nan)
 
     def shape(self, claim_id: str, family: str = "F1", ref: str = "private_lasso") -> None:
@@ -229,10 +281,6 @@ class PlassoAudit:
             R = self.matrix(family, "private_lasso", eps)
             U = self.matrix(family, "private_lasso", eps, "regret_unif_T")
             role = "verdict" if ref == "private_lasso" else "reference"
-            if R[-1].mean() >= SATURATION * U[-1].mean():
-                res = RuleResult("R-SHAPE", "PRE-ASYMPTOTIC", claimed=0.0, note="saturated")
-                self._add(claim_id, res, role, family, "private_lasso", eps)
-                continue
             q = R.mean(axis=1) / R_ref.mean(axis=1)
             s = float(_slopes(x, q))
             rng = np.random.default_rng(BOOT_SEED)
@@ -244,6 +292,9 @@ class PlassoAudit:
             verdict = "SUPPORTED" if hi <= TAU_T else "CONTRADICTED" if lo > TAU_T else (
                 "INCONCLUSIVE")  # fmt: skip
             res = RuleResult("R-SHAPE", verdict, s, float(lo), float(hi), 0.0, f"ratio to {ref}")
+            # saturated when PrivateLASSO(eps) reaches half of random play's at any horizon
+            regime = fit_regime(R.mean(axis=1), U.mean(axis=1))
+            res = judge(res, "upper", TAU_T, x, _ratio_log_sd(R, R_ref), regime)
             self._add(claim_id, res, role, family, "private_lasso", eps)
 
     def lb_info(self, claim_id: str, family: str) -> None:
@@ -313,6 +364,7 @@ class PlassoAudit:
             for (alg, eps), sub in sel.groupby(["algorithm", "eps"], sort=True):
                 wide = sub.pivot_table(index=key, columns="trial", values="regret_T")
                 R = wide.loc[sizes].to_numpy(float)
+                U = sub.groupby(key)["regret_unif_T"].mean().loc[sizes].to_numpy(float)
                 x = sizes - 1 if key == "K" else sizes
                 s, lo, hi = loglog_slope(x, R, paired=False)
                 T = float(sub["T"].iloc[0])
@@ -320,12 +372,15 @@ class PlassoAudit:
                     b = d_secant_exponent(claim, sizes[0], sizes[-1])
                     verdict = ("SUPPORTED" if hi <= b + TAU_D else "CONTRADICTED"
                                if lo > DIM_CONTRADICTED else "INCONCLUSIVE")  # fmt: skip
-                    rule = "R-DIM"
-                    role = "verdict" if alg == "private_lasso" and eps < math.inf else "reference"
+                    rule, tol, flag = "R-DIM", TAU_D, DIM_CONTRADICTED - b
+                    role = (
+                        "verdict" if alg == "private_lasso" and eps < math.inf
+                        else "diagnostic" if alg == "support_block_tree" else "reference"
+                    )  # fmt: skip
                 else:
                     b, tol = SCAN_CLAIMS[key]
                     verdict = "SUPPORTED" if hi <= b + tol else "INCONCLUSIVE"
-                    rule, role = f"R-SCALE-{key}", "diagnostic"
+                    rule, role, flag = f"R-SCALE-{key}", "diagnostic", tol
                 cid = claim_id if key == "d" else "plasso.thm2"
                 res = RuleResult(
                     rule,
@@ -336,6 +391,8 @@ class PlassoAudit:
                     b,
                     f"slope on ln({key}{' - 1' if key == 'K' else ''}) at T = {T:g}",
                 )
+                regime = fit_regime(R.mean(axis=1), U, over=key)
+                res = judge(res, "upper", tol, x, vocab.log_mean_sd(R.T), regime, tol_flag=flag)
                 self._add(cid, res, role, "F1", alg, eps, cfg={**BASE, key: "scan", "T": T})
 
     def run(self) -> tuple[pd.DataFrame, pd.DataFrame]:
@@ -369,6 +426,17 @@ def d_secant_exponent(claim: dict, d_lo: float, d_hi: float) -> float:
     return math.log(f(d_hi) / f(d_lo)) / math.log(d_hi / d_lo)
 
 
+def _ratio_log_sd(R: np.ndarray, R_ref: np.ndarray) -> np.ndarray:
+    """Delta-method sd of ``ln(mean R_j / mean R_ref_j)`` per level (rows are levels; trials
+    paired by common random numbers)."""
+    n = R.shape[1]
+    mR, mF = R.mean(axis=1, keepdims=True), R_ref.mean(axis=1, keepdims=True)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        d = R / mR - R_ref / mF
+        sd = d.std(axis=1, ddof=1) / np.sqrt(n) if n > 1 else np.zeros(R.shape[0])
+        return np.where((mR[:, 0] > 0) & (mF[:, 0] > 0), sd, np.inf)
+
+
 def family_aggregates(rows: pd.DataFrame) -> pd.DataFrame:
     """One row per (claim, rule, family, role in verdict/control) aggregating the finite eps."""
     out = []
@@ -376,17 +444,20 @@ def family_aggregates(rows: pd.DataFrame) -> pd.DataFrame:
                & rows["rule"].isin(["R-UP-T", "R-SHAPE"])]  # fmt: skip
     for (cid, rule, fam, role), sub in sel.groupby(["claim_id", "rule", "family", "role"]):
         sat = [
-            _fmt_eps(e)
-            for e, v in zip(sub["eps"], sub["verdict"], strict=True)
-            if v == "PRE-ASYMPTOTIC"
+            _fmt_eps(e) for e, v in zip(sub["eps"], sub["regime"], strict=True) if v == "saturated"
         ]
+        verdict = combine(sub["verdict"])
         out.append(
             {
                 "claim_id": cid, "rule": rule, "role": role, "family": fam, "d": 100, "K": 2,
                 "s0": 5, "algorithm": "aggregate", "eps": math.nan,
                 "T_max": sub["T_max"].iloc[0], "statistic": math.nan, "ci_low": math.nan,
                 "ci_high": math.nan, "claimed": sub["claimed"].iloc[0],
-                "C_impl": math.nan, "verdict": aggregate_upper(sub["verdict"]),
+                "C_impl": math.nan, "verdict": verdict,
+                "rule_verdict": aggregate_upper(sub["rule_verdict"]), "regime": "",
+                "detectable_excess": math.nan,
+                "reason": f"aggregate of {len(sub)} finite eps: {verdict} (untestable eps left out "
+                "unless all are); the power is per eps",
                 "note": f"saturated eps: {', '.join(sat) or 'none'}",
             }
         )  # fmt: skip
@@ -394,11 +465,17 @@ def family_aggregates(rows: pd.DataFrame) -> pd.DataFrame:
 
 
 def claim_verdicts(rows: pd.DataFrame, agg: pd.DataFrame, claims: dict) -> pd.DataFrame:
-    """One verdict per claim: the aggregate of its verdict-role rules (spec §4.7)."""
+    """One verdict per claim: the aggregate of its verdict-role rules (spec §4.7).
+
+    ``verdict``: :func:`~dpbandits.audit.minimax_rules.combine_rules` of the shared verdicts of
+    its rules (family aggregates, R-EPS, R-DIM: consistent only when every one is; a rule whose
+    every eps is untestable is untestable); ``rule_verdict``: :func:`aggregate_upper` of
+    the own words. Claims that are not rate claims keep their label in both."""
     out = []
     for cid, claim in claims.items():
         audit = claim["audit"]
         parts = []
+        own = None
         if audit.get("rule") == "NOT-AUDITED":
             verdict, parts = "NOT-AUDITED", ["unit tests (spec §6)"]
         elif "R-SUPP" in audit.get("rules", []):
@@ -408,13 +485,14 @@ def claim_verdicts(rows: pd.DataFrame, agg: pd.DataFrame, claims: dict) -> pd.Da
             parts = [f"R-LB-INFO {r.family}: {r.verdict}" for r in flags.itertuples()]
             verdict = "INFORMATIONAL"
         else:
-            used = []
+            used, words = [], []
             a = agg[agg["claim_id"] == cid]
             for r in a.itertuples():
                 parts.append(f"{r.rule} {r.family}{' (control)' if r.role == 'control' else ''}: "
                              f"{r.verdict}")  # fmt: skip
                 if r.role == "verdict":
                     used.append(r.verdict)
+                    words.append(r.rule_verdict)
             single = rows[(rows["claim_id"] == cid) & (rows["role"] == "verdict")
                           & rows["rule"].isin(["R-EPS", "R-DIM"])]  # fmt: skip
             ctrl = rows[(rows["claim_id"] == cid) & (rows["role"] == "control")
@@ -426,14 +504,17 @@ def claim_verdicts(rows: pd.DataFrame, agg: pd.DataFrame, claims: dict) -> pd.Da
                 parts.append(f"{r.rule} {r.family}{tag}: {r.verdict}{stat}")
                 if r.role == "verdict":
                     used.append(r.verdict)
+                    words.append(r.rule_verdict)
             live = [v for v in used if v != NOT_RUN]
-            verdict = aggregate_upper(live) if live else NOT_RUN
+            verdict = combine_rules(live) if live else NOT_RUN
+            live_words = [v for v in words if v != NOT_RUN]
+            own = aggregate_upper(live_words) if live_words else NOT_RUN
         out.append(
             {
                 "claim_id": cid, "kind": claim["kind"], "where": claim["where"],
                 "claimed": claim.get("headline_latex", claim["latex"]),
                 "rules": "; ".join(parts) or "-", "verdict": verdict,
-                "notes": claim.get("notes", ""),
+                "rule_verdict": verdict if own is None else own, "notes": claim.get("notes", ""),
             }
         )  # fmt: skip
     return pd.DataFrame(out, columns=list(CLAIM_COLUMNS))
@@ -444,13 +525,14 @@ def _slopes_text(rows, cid, family) -> str:
                & (rows["algorithm"] == "private_lasso") & (rows["eps"] < math.inf)]  # fmt: skip
     groups: dict[str, list[str]] = {}
     for r in per.itertuples():
-        if r.verdict == "PRE-ASYMPTOTIC":
+        if math.isnan(r.statistic):
             groups.setdefault(r.verdict, []).append(f"ε = {_fmt_eps(r.eps)}")
         else:
+            sat = " (saturated)" if r.regime == "saturated" else ""
             groups.setdefault(r.verdict, []).append(
-                f"ε = {_fmt_eps(r.eps)}: {r.statistic:.2f} [{r.ci_low:.2f}, {r.ci_high:.2f}]"
+                f"ε = {_fmt_eps(r.eps)}: {r.statistic:.2f} [{r.ci_low:.2f}, {r.ci_high:.2f}]{sat}"
             )
-    order = ("PRE-ASYMPTOTIC", "CONTRADICTED", "INCONCLUSIVE", "SUPPORTED")
+    order = ("untestable", "exceeds", "inconclusive", "consistent")
     return "; ".join(f"{v} at {', '.join(groups[v])}" for v in order if v in groups)
 
 
@@ -539,7 +621,8 @@ def laplace_finding(rows: pd.DataFrame, family: str = "F1") -> str:
             f"{a.statistic:.2f} [{a.ci_low:.2f}, {a.ci_high:.2f}] ({a.verdict}); "
             f"claim ln³T: {p.claimed:.3f} + {TAU_T}"
         )
-        borne.append(p.verdict == "CONTRADICTED" and a.verdict != "CONTRADICTED")
+        # a saturated slope (untestable) cannot bear the finding out
+        borne.append(p.verdict == "exceeds" and a.verdict != "exceeds")
     head = (
         "**Borne out.** " if borne and all(borne) else
         "**Partly borne out.** " if any(borne) else "**Not borne out.** "

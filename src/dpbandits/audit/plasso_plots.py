@@ -14,10 +14,12 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
+from ..plasso_plan import LABELS
 from ..plotting import close, decade_labels, footnote, save, set_style
 from ..policies.private_lasso import plasso_constants
-from .minimax_rules import BOOT_SEED, N_BOOT, SATURATION
+from .minimax_rules import BOOT_SEED, N_BOOT
 from .rates import bootstrap_means
+from .verdicts import SATURATION_SHARE
 
 BASELINES = {
     "np_th_lasso": ("NP-TH-LASSO", "#D55E00", "-"),
@@ -25,7 +27,10 @@ BASELINES = {
     "oracle_tbap": ("Oracle-TBAP", "#56B4E9", ":"),
     "svt_noise_off": ("svt-noise-off", "#CC79A7", "--"),
     "tbap_noise_off": ("tbap-noise-off", "#999999", "--"),
+    "support_block_tree": (LABELS["support_block_tree"], "#009E73", "-."),
 }
+#: Ablations: left out of the normalised-regret figure.
+ABLATIONS = ("svt_noise_off", "tbap_noise_off", "support_block_tree")
 BAND = "bands: 95% bootstrap interval of the mean over trials"
 
 
@@ -116,8 +121,7 @@ def normalised(runs: pd.DataFrame, grid: list[float], pdf: str, png: str) -> Non
     """Plot 2: ``R_T / ln^3 T`` (top) and ``R_T / (sqrt(T) ln^2 T)`` (bottom) against T, linear
     y; flat or decreasing curves are consistent with Theorem 2 resp. 3."""
     set_style()
-    e1 = runs[(runs["experiment"] == "PL-E1") & (runs["algorithm"] != "svt_noise_off")
-              & (runs["algorithm"] != "tbap_noise_off")]  # fmt: skip
+    e1 = runs[(runs["experiment"] == "PL-E1") & ~runs["algorithm"].isin(ABLATIONS)]
     fams = sorted(e1["family"].unique())
     fig, axes = plt.subplots(2, len(fams), figsize=(6.2 * len(fams), 8.4), squeeze=False)
     norms = (
@@ -149,7 +153,7 @@ def _excess_at_Tmax(df, alg, ref):
         v = diff.to_numpy(float)
         boot = bootstrap_means(v[:, None], N_BOOT, rng)[:, 0]
         lo, hi = np.percentile(boot, [2.5, 97.5])
-        sat = sub["regret_T"].mean() >= SATURATION * sub["regret_unif_T"].mean()
+        sat = sub["regret_T"].mean() >= SATURATION_SHARE * sub["regret_unif_T"].mean()
         out.append({"eps": eps, "mean": v.mean(), "lo": lo, "hi": hi, "saturated": sat})
     return pd.DataFrame(out)
 
@@ -283,6 +287,7 @@ def scans_figure(runs: pd.DataFrame, grid: list[float], pdf: str, png: str) -> N
                 color, label = _eps_color(eps, grid), f"PrivateLASSO ε={_eps_label(eps)}"
             else:
                 label, color, _ = BASELINES[alg]
+                label = label if math.isinf(eps) else f"{label} ε={_eps_label(eps)}"
             ax.plot(x, m.to_numpy(), "o-", ms=4, color=color, label=label)
         ax.set(xscale="log", yscale="log", xlabel="K − 1" if key == "K" else key,
                ylabel="regret at T = 2^15", title=f"PL-E2: {key} scan")  # fmt: skip

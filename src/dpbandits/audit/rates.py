@@ -16,7 +16,9 @@ also compared with it in an extra row (``variable`` ends in ``[literal]``) that 
 claim's summary verdict. The ``d`` fit is the slope of the final regret in ``d`` at the largest
 horizon, per epsilon (sweeps over several dimensions).
 
-Verdicts (``tol`` = configured tolerance):
+Statistical verdicts (``tol`` = configured tolerance), before the regime and power gates of
+:mod:`dpbandits.audit.verdicts` (a saturated fit is ``untestable``; ``consistent`` needs the
+learning regime and enough power):
 
 upper-bound claim
     ``consistent`` if the interval's upper end <= claimed + tol; ``exceeds`` if its lower end
@@ -31,18 +33,30 @@ seen over the simulated range is compatible with the claim, nothing more.
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
+import math
 from fractions import Fraction
 
 import numpy as np
 import pandas as pd
+
+from . import verdicts as vocab
+from .controls import control_seed, run_controls
+from .fits import (  # noqa: F401  (re-exported: the rate audit's public fitting API)
+    VERDICT_ORDER,
+    Fit,
+    _slopes,
+    bootstrap_means,
+    combine,
+    fit_exponent,
+    verdict,
+)
 
 #: Shown next to every rate verdict.
 FINITE_T_CAVEAT = (
     "finite-horizon fit: indicates whether the growth over the simulated range is compatible "
     "with the claim; it cannot prove or refute an asymptotic rate"
 )
-VERDICT_ORDER = ("exceeds", "below", "inconclusive", "consistent")
+REGIME_ORDER = ("saturated", "pre-asymptotic", "learning")
 #: Columns of the rate table (also when it is empty).
 RATE_COLUMNS = [
     "claim_id",
@@ -62,132 +76,27 @@ RATE_COLUMNS = [
     "claimed",
     "tolerance",
     "verdict",
+    "regime",
+    "cap_share",
+    "detectable_excess",
+    "reason",
     "caveat",
 ]
-
-
-@dataclass(frozen=True)
-class Fit:
-    """A fitted exponent with its bootstrap interval."""
-
-    slope: float
-    ci_low: float
-    ci_high: float
-    intercept: float
-    n_levels: int
-    n_trials: int
-
-    def as_dict(self) -> dict:
-        """Plain dict."""
-        return asdict(self)
-
-
-def _slopes(x: np.ndarray, Y: np.ndarray) -> np.ndarray:
-    """OLS slopes of each row of ``Y`` (shape (..., n_levels)) on ``x``; NaN where Y <= 0."""
-    with np.errstate(divide="ignore", invalid="ignore"):
-        y = np.where(Y > 0, np.log(Y), np.nan)
-    lx = np.log(x)
-    xc = lx - lx.mean()
-    return (y * xc).sum(axis=-1) / (xc**2).sum()
-
-
-def bootstrap_means(
-    Y: np.ndarray, n_boot: int, rng: np.random.Generator, paired: bool = True
-) -> np.ndarray:
-    """Bootstrap replicates of the column means of ``Y`` (shape (n, L)), shape (n_boot, L).
-
-    ``paired``: resample whole rows (instance ``i`` at every level: common random numbers or
-    checkpoints of one run); otherwise resample each column on its own (independent runs per
-    level)."""
-    n, L = Y.shape
-    if paired:
-        return Y[rng.integers(0, n, size=(n_boot, n))].mean(axis=1)
-    out = np.empty((n_boot, L))
-    for j in range(L):
-        out[:, j] = Y[rng.integers(0, n, size=(n_boot, n)), j].mean(axis=1)
-    return out
-
-
-def fit_exponent(
-    levels,
-    values,
-    n_boot: int = 2000,
-    seed: int = 0,
-    level: float = 0.95,
-    paired: bool = True,
-) -> Fit:
-    """Log-log slope of the mean of ``values`` against ``levels``, with a bootstrap interval.
-
-    Parameters
-    ----------
-    levels : array_like, shape (L,)
-        Positive levels (horizons T, or 1/epsilon), at least two distinct.
-    values : ndarray, shape (n, L)
-        Per-instance values at each level; row ``i`` is instance ``i`` at every level.
-    n_boot : int
-        Bootstrap resamples of the instances.
-    seed : int
-        Seed of the bootstrap.
-    level : float
-        Coverage of the percentile interval.
-    paired : bool
-        Resample instances across levels (default) or each level on its own
-        (:func:`bootstrap_means`).
-
-    Returns
-    -------
-    Fit
-        ``slope`` is NaN when a mean is not positive; the interval then is NaN too.
-    """
-    x = np.asarray(levels, dtype=float)
-    Y = np.asarray(values, dtype=float)
-    if Y.ndim != 2 or Y.shape[1] != x.shape[0] or len(np.unique(x)) < 2 or np.any(x <= 0):
-        raise ValueError(
-            f"need values of shape (n, {x.shape[0]}) and >= 2 distinct positive levels"
-        )
-    n = Y.shape[0]
-    means = Y.mean(axis=0)
-    slope = float(_slopes(x, means))
-    if not np.isfinite(slope):
-        return Fit(float("nan"), float("nan"), float("nan"), float("nan"), len(x), n)
-    intercept = float(np.log(means).mean() - slope * np.log(x).mean())
-    boot = _slopes(x, bootstrap_means(Y, n_boot, np.random.default_rng(seed), paired))
-    alpha = (1 - level) / 2
-    if np.isnan(boot).mean() > alpha:  # too many resamples with a non-positive mean
-        lo, hi = float("nan"), float("nan")
-    else:
-        lo, hi = np.nanquantile(boot, [alpha, 1 - alpha])
-    return Fit(slope, float(lo), float(hi), intercept, len(x), n)
-
-
-def verdict(fit: Fit, claimed: float, direction: str = "upper", tol: float = 0.05) -> str:
-    """Verdict of a fitted exponent against a claimed one (module docstring)."""
-    if not (np.isfinite(fit.ci_low) and np.isfinite(fit.ci_high)):
-        return "inconclusive"
-    if direction == "upper":
-        if fit.ci_high <= claimed + tol:
-            return "consistent"
-        return "exceeds" if fit.ci_low > claimed + tol else "inconclusive"
-    if direction == "lower":
-        if fit.ci_low >= claimed - tol:
-            return "consistent"
-        return "below" if fit.ci_high < claimed - tol else "inconclusive"
-    raise ValueError(f"direction must be 'upper' or 'lower', got {direction!r}")
-
-
-def combine(verdicts) -> str:
-    """One verdict for several fits of a claim: any violation wins, then any inconclusive."""
-    verdicts = list(verdicts)
-    return min(verdicts, key=VERDICT_ORDER.index) if verdicts else "inconclusive"
 
 
 def final_values(df: pd.DataFrame, metric: str = "regret_pseudo") -> pd.DataFrame:
     """Per-instance value at the horizon of every sweep cell.
 
-    Columns ``sweep, series, epsilon, d, T, trial, value`` (``sweep`` is the cell's ``figure``).
+    Columns ``sweep, series, epsilon, d, T, trial, value`` (``sweep`` is the cell's ``figure``),
+    and ``cap`` (random play's regret of the instance, the saturation reference) when ``df``
+    has it and the metric is a regret.
     """
     last = df[df["t"] == df["T"]]
     cols = ["figure", "series", "epsilon", "d", "T", "trial", metric]
+    if "cap" in last.columns and metric.startswith("regret"):
+        cols.append("cap")
+    if "B" in last.columns:
+        cols.append("B")
     return last[cols].rename(columns={metric: "value", "figure": "sweep"})
 
 
@@ -195,61 +104,108 @@ def _at_eps(sel: pd.DataFrame, eps) -> pd.DataFrame:
     return sel[sel["epsilon"].isna()] if eps is None else sel[np.isclose(sel["epsilon"], eps)]
 
 
-def level_matrix(
-    finals: pd.DataFrame, series: str, eps, d: int | None = None
-) -> tuple[np.ndarray, np.ndarray]:
-    """Horizons and the (instances x horizons) final values of one schedule at one epsilon
-    (and one dimension ``d``, when the sweep has several)."""
+def _wide(sel: pd.DataFrame, by: str):
+    """Levels, the (instances x levels) values and the mean cap per level (None: no caps)."""
+    wide = sel.pivot(index="trial", columns=by, values="value").sort_index(axis=1)
+    caps = None
+    if "cap" in sel.columns and sel["cap"].notna().all():
+        caps = sel.groupby(by)["cap"].mean().reindex(wide.columns).to_numpy(dtype=float)
+    return wide, caps
+
+
+def batch_exponent(finals: pd.DataFrame, series: str, eps, d: int | None = None) -> float | None:
+    """Log-log slope of a schedule's batch size ``B`` on ``T`` over its horizons (None when
+    ``B`` does not change with ``T`` or is not recorded): the schedule actually simulated, after
+    rounding ``B`` to a divisor of ``T``."""
+    if "B" not in finals.columns:
+        return None
     sel = _at_eps(finals[finals["series"] == series], eps)
     if d is not None:
         sel = sel[sel["d"] == d]
-    wide = sel.pivot(index="trial", columns="T", values="value").sort_index(axis=1)
-    return wide.columns.to_numpy(dtype=float), wide.to_numpy()
+    B = sel.groupby("T")["B"].first()
+    if B.nunique() < 2:
+        return None
+    return float(np.polyfit(np.log(B.index.to_numpy(float)), np.log(B.to_numpy(float)), 1)[0])
+
+
+def level_matrix(
+    finals: pd.DataFrame, series: str, eps, d: int | None = None, with_caps: bool = False
+):
+    """Horizons and the (instances x horizons) final values of one schedule at one epsilon
+    (and one dimension ``d``, when the sweep has several); with ``with_caps`` also the mean
+    cap per horizon (None when the data have no caps)."""
+    sel = _at_eps(finals[finals["series"] == series], eps)
+    if d is not None:
+        sel = sel[sel["d"] == d]
+    wide, caps = _wide(sel, "T")
+    x, Y = wide.columns.to_numpy(dtype=float), wide.to_numpy()
+    return (x, Y, caps) if with_caps else (x, Y)
 
 
 def eps_gap(
-    finals: pd.DataFrame, series: str, baseline: str | None, d: int | None = None
-) -> tuple[np.ndarray, np.ndarray, int]:
+    finals: pd.DataFrame,
+    series: str,
+    baseline: str | None,
+    d: int | None = None,
+    with_caps: bool = False,
+):
     """Epsilon levels and the (instances x epsilon) privacy cost at the largest horizon.
 
-    With ``baseline=None`` the regret itself instead of the gap to the baseline schedule.
+    With ``baseline=None`` the regret itself instead of the gap to the baseline schedule. With
+    ``with_caps`` also the schedule's own mean regret and mean cap per level (regime inputs).
     """
     if d is not None:
         finals = finals[finals["d"] == d]
     Tmax = int(finals["T"].max())
     at = finals[finals["T"] == Tmax]
     sel = at[at["series"] == series]
-    wide = sel.pivot(index="trial", columns="epsilon", values="value").sort_index(axis=1)
+    wide, caps = _wide(sel, "epsilon")
     values = wide.to_numpy()
+    own = values.mean(axis=0)
     if baseline is not None:
         base = at[at["series"] == baseline].set_index("trial")["value"].sort_index()
         values = values - base.loc[wide.index].to_numpy()[:, None]
-    return wide.columns.to_numpy(dtype=float), values, Tmax
+    e = wide.columns.to_numpy(dtype=float)
+    return (e, values, Tmax, own, caps) if with_caps else (e, values, Tmax)
 
 
-def d_matrix(finals: pd.DataFrame, series: str, eps) -> tuple[np.ndarray, np.ndarray, int]:
-    """Dimensions and the (instances x d) final values at the largest horizon and one epsilon."""
+def d_matrix(finals: pd.DataFrame, series: str, eps, with_caps: bool = False):
+    """Dimensions and the (instances x d) final values at the largest horizon and one epsilon
+    (with ``with_caps`` also the mean cap per dimension)."""
     Tmax = int(finals["T"].max())
     sel = _at_eps(finals[(finals["series"] == series) & (finals["T"] == Tmax)], eps)
-    wide = sel.pivot(index="trial", columns="d", values="value").sort_index(axis=1)
-    return wide.columns.to_numpy(dtype=float), wide.to_numpy(), Tmax
+    wide, caps = _wide(sel, "d")
+    x, Y = wide.columns.to_numpy(dtype=float), wide.to_numpy()
+    return (x, Y, Tmax, caps) if with_caps else (x, Y, Tmax)
 
 
 def _frac(text) -> float | None:
     return None if text is None else float(Fraction(text))
 
 
+def log_factor_slope(levels, power: float) -> float:
+    """Local log-log slope of ``(ln x)^power`` over ``levels``: the OLS slope of
+    ``power * ln ln x`` on ``ln x``, i.e. what a ``(ln T)^p`` factor adds to a fitted exponent
+    over exactly these levels (about ``p / ln T``)."""
+    lx = np.log(np.asarray(levels, dtype=float))
+    if power == 0 or np.any(lx <= 0):
+        return 0.0
+    xc = lx - lx.mean()
+    return float(power * (np.log(lx) * xc).sum() / (xc**2).sum())
+
+
 def claimed_T_exponent(claim: dict, options: dict, horizons) -> float:
-    """The T-exponent a claim predicts on a schedule: ``T_exp + T_exp_alpha * alpha`` (alpha the
-    schedule's option, paper 004) plus ``logT_pow / ln(T_bar)``, the local log-log slope of a
-    ``(ln T)^p`` factor at the geometric mean ``T_bar`` of the fitted horizons."""
+    """The T-exponent a claim predicts on a schedule over the fitted horizons:
+    ``T_exp + T_exp_alpha * alpha`` (alpha the schedule's option, paper 004) plus the local
+    slope of its ``(ln T)^logT_pow`` factor over the horizons (:func:`log_factor_slope`), so the
+    fit is judged against the claimed function, log factors included."""
     out = _frac(claim["T_exp"])
     if claim.get("T_exp_alpha") is not None:
         if "alpha" not in options:
             raise ValueError(f"{claim['id']}: the schedule has no option alpha")
         out += _frac(claim["T_exp_alpha"]) * float(options["alpha"])
     if claim.get("logT_pow") is not None:
-        out += _frac(claim["logT_pow"]) / float(np.mean(np.log(np.asarray(horizons, float))))
+        out += log_factor_slope(horizons, _frac(claim["logT_pow"]))
     return out
 
 
@@ -261,6 +217,10 @@ def evaluate_rate_claims(
     n_boot: int = 2000,
     seed: int = 0,
     schedule_options: dict | None = None,
+    max_detectable: float = math.inf,
+    controls: list | None = None,
+    grids: dict | None = None,
+    grid_steps: dict | None = None,
 ) -> pd.DataFrame:
     """Fit every ``slope``, ``slope_between`` and ``slope_trend`` claim of a sweep.
 
@@ -270,7 +230,8 @@ def evaluate_rate_claims(
         Registry entries; only those whose ``audit.check`` is ``slope``, ``slope_between`` or
         ``slope_trend`` are evaluated.
     df : DataFrame
-        Results of the sweep (the parquet layout, one series per schedule).
+        Results of the sweep (the parquet layout, one series per schedule), with a ``cap``
+        column (random play's regret per instance) for the regime gate.
     baseline : str
         Non-private schedule the epsilon fits subtract.
     tol, n_boot, seed
@@ -278,13 +239,27 @@ def evaluate_rate_claims(
     schedule_options : dict, optional
         ``(sweep, schedule) -> options`` of the schedules (for claims whose exponent depends on
         an option, e.g. ``alpha``).
+    max_detectable : float
+        Largest ``detectable_excess`` with which a fit may be called ``consistent``
+        (:func:`dpbandits.audit.verdicts.gate`).
+    controls : list, optional
+        Receives one row per control of every slope fit (:mod:`dpbandits.audit.controls`,
+        columns :data:`~dpbandits.audit.controls.CONTROL_COLUMNS`). A family (experiment,
+        sweep, schedule, variable) with an undetected planted violation has its ``consistent``
+        fits turned ``untestable``.
+    grids : dict, optional
+        ``(sweep, schedule entry) -> series`` of the gap grids, for claims with ``worst_case``
+        (their ``schedules`` name grid entries).
+    grid_steps : dict, optional
+        ``(sweep, schedule entry) -> ln`` of the largest ratio between neighbouring gaps of the
+        grid (the resolution of a worst-case fit).
 
     Returns
     -------
     DataFrame
         One row per fit (claim, schedule, variable, fixed level) and one summary row per claim
         (``schedule == "all"``), with the fitted exponent, its interval, the claimed exponent,
-        the verdict and the finite-horizon caveat.
+        the verdict, regime, detectable excess, reason and the finite-horizon caveat.
     """
     rows = []
     if df is None or df.empty:
@@ -310,10 +285,14 @@ def evaluate_rate_claims(
             "direction": claim["direction"],
             "check": check,
         }
-        verdicts = []
-        add = _Adder(rows, verdicts, base, claim["direction"], tol)
+        judged: list[dict] = []
+        add = _Adder(rows, judged, base, claim["direction"], tol, seed, max_detectable, n_boot)
 
-        if check == "slope":
+        if check == "slope" and audit.get("worst_case"):
+            _worst_case_fits(
+                claim, finals, add, n_boot, seed, schedule_options, grids or {}, grid_steps or {}
+            )
+        elif check == "slope":
             for sched in audit["schedules"]:
                 mine = finals[finals["series"] == sched]
                 eps_levels = sorted(mine["epsilon"].dropna().unique())
@@ -332,21 +311,27 @@ def evaluate_rate_claims(
                         label += f" [{metric}]"
                     for d in dims:
                         for eps in eps_levels or [None]:
-                            x, Y = level_matrix(finals, sched, eps, d)
+                            x, Y, caps = level_matrix(finals, sched, eps, d, with_caps=True)
                             if len(x) < 2:
                                 continue
+                            own = Y.mean(axis=0)
                             if gap_to is not None:  # privacy cost: paired by trial and horizon
                                 xb, Yb = level_matrix(finals, gap_to, None, d)
                                 if not np.array_equal(xb, x):
                                     raise ValueError(f"{claim['id']}: {gap_to} lacks horizons {x}")
                                 Y = Y - Yb
-                            claimed = claimed_T_exponent(claim, opts, x)
+                            b_exp = batch_exponent(finals, sched, eps, d)
                             add(
                                 sched,
                                 label,
                                 where(eps, d),
                                 fit_exponent(x, Y, n_boot, seed),
-                                claimed,
+                                claimed_T_exponent(claim, opts, x),
+                                Y=Y,
+                                x=x,
+                                own=own,
+                                caps=caps,
+                                note=None if b_exp is None else f"B grows like T^{b_exp:.3f}",
                             )
                 if (
                     "epsilon" in audit["fit"]
@@ -357,10 +342,11 @@ def evaluate_rate_claims(
                     literal = claim.get("eps_exp_literal")
                     ref = None if audit.get("eps_fit", "gap") == "regret" else baseline
                     for d in dims:
-                        e, Y, Tmax = eps_gap(finals, sched, ref, d)
+                        e, Y, Tmax, own, caps = eps_gap(finals, sched, ref, d, with_caps=True)
                         fit = fit_exponent(1.0 / e, Y, n_boot, seed)
                         fixed = f"T={Tmax}" + (f", d={d}" if several_d else "")
-                        add(sched, "1/epsilon", fixed, fit, claimed)
+                        kw = dict(Y=Y, x=1.0 / e, own=own, caps=caps, trend=False)
+                        add(sched, "1/epsilon", fixed, fit, claimed, **kw)
                         if literal is not None and _frac(literal) != _frac(claim["eps_exp"]):
                             add(
                                 sched,
@@ -369,108 +355,365 @@ def evaluate_rate_claims(
                                 fit,
                                 -_frac(literal),
                                 counts=False,
+                                **kw,
                             )
                 if "d" in audit["fit"] and claim["d_exp"] is not None and several_d:
                     claimed = _frac(claim["d_exp"])
                     for eps in eps_levels or [None]:
-                        x, Y, Tmax = d_matrix(finals, sched, eps)
+                        x, Y, Tmax, caps = d_matrix(finals, sched, eps, with_caps=True)
                         fixed = f"T={Tmax}" + ("" if eps is None else f", epsilon={eps:g}")
-                        add(sched, "d", fixed, fit_exponent(x, Y, n_boot, seed), claimed)
+                        fit = fit_exponent(x, Y, n_boot, seed)
+                        kw = dict(Y=Y, x=x, own=Y.mean(axis=0), caps=caps, trend=False)
+                        add(sched, "d", fixed, fit, claimed, **kw)
         elif check == "slope_trend":  # fitted exponents move monotonically along the schedules
             eps_levels = sorted(finals["epsilon"].dropna().unique()) or [None]
+
+            def levels(name, eps, _audit=audit, _finals=finals):  # a schedule, or its grid's
+                if _audit.get("worst_case"):  # worst case
+                    grid = (grids or {}).get((_audit["sweep"], name), ())
+                    return worst_case_matrix(_finals, list(grid), eps)[:3]
+                return level_matrix(_finals, name, eps, with_caps=True)
+
             for eps in eps_levels:
                 for s0, s1 in zip(audit["schedules"][:-1], audit["schedules"][1:], strict=True):
-                    x, Y0 = level_matrix(finals, s0, eps)
-                    _, Y1 = level_matrix(finals, s1, eps)
+                    x, Y0, caps = levels(s0, eps)
+                    _, Y1, _ = levels(s1, eps)
+                    own = np.maximum(Y0.mean(axis=0), Y1.mean(axis=0))
                     if audit.get("T_fit") == "gap":  # privacy costs over the baseline schedule
                         Yb = level_matrix(finals, audit["baseline"], None)[1]
                         Y0, Y1 = Y0 - Yb, Y1 - Yb
-                    fit = _difference_fit(x, Y1, Y0, n_boot, seed)
                     # decreasing: slope(s1) - slope(s0) <= 0 (an upper bound at 0); increasing: >= 0
-                    direction = "upper" if audit["trend"] == "decreasing" else "lower"
-                    v = verdict(fit, 0.0, direction, tol)
-                    verdicts.append(v)
-                    rows.append(
-                        {
-                            **base,
-                            "schedule": f"{s1} vs {s0}",
-                            "variable": f"T slope difference [{metric}]",
-                            "fixed": "" if eps is None else f"epsilon={eps:g}",
-                            **fit.as_dict(),
-                            "claimed": 0.0,
-                            "tolerance": tol,
-                            "verdict": v,
-                        }
+                    add.direction = "upper" if audit["trend"] == "decreasing" else "lower"
+                    add(
+                        f"{s1} vs {s0}",
+                        f"T slope difference [{metric}]",
+                        "" if eps is None else f"epsilon={eps:g}",
+                        _difference_fit(x, Y1, Y0, n_boot, seed),
+                        0.0,
+                        x=x,
+                        own=own,
+                        caps=caps,
                     )
+            add.direction = claim["direction"]
         else:  # slope_between: lower <= schedule <= upper in T, paired bootstrap of differences
             eps_levels = sorted(finals["epsilon"].dropna().unique())
+            add.direction = "lower"  # a difference must not be negative: "below" = order reversed
             for sched in audit["schedules"]:
                 for eps in eps_levels:
-                    x, Y = level_matrix(finals, sched, eps)
+                    x, Y, caps = level_matrix(finals, sched, eps, with_caps=True)
                     _, Ylo = level_matrix(finals, audit["lower"], eps)
                     _, Yhi = level_matrix(finals, audit["upper"], eps)
                     for label, A, Bm in (
                         (f"{sched} - {audit['lower']}", Y, Ylo),
                         (f"{audit['upper']} - {sched}", Yhi, Y),
                     ):
+                        own = np.maximum(A.mean(axis=0), Bm.mean(axis=0))
                         fit = _difference_fit(x, A, Bm, n_boot, seed)
-                        # the difference must not be negative: "below" means the order is reversed
-                        v = verdict(fit, 0.0, "lower", tol)
-                        verdicts.append(v)
-                        rows.append(
-                            {
-                                **base,
-                                "schedule": sched,
-                                "variable": f"T slope of {label}",
-                                "fixed": f"epsilon={eps:g}",
-                                **fit.as_dict(),
-                                "claimed": 0.0,
-                                "tolerance": tol,
-                                "verdict": v,
-                            }
+                        add(
+                            sched,
+                            f"T slope of {label}",
+                            f"epsilon={eps:g}",
+                            fit,
+                            0.0,
+                            x=x,
+                            own=own,
+                            caps=caps,
                         )
-        if verdicts:
-            rows.append(
-                {
-                    **base,
-                    "schedule": "all",
-                    "variable": "",
-                    "fixed": "",
-                    "n_levels": None,
-                    "n_trials": None,
-                    "claimed": None,
-                    "tolerance": tol,
-                    "verdict": combine(verdicts),
-                }
-            )
+            add.direction = claim["direction"]
+        if judged:
+            rows.append({"summary_of": (base, judged)})  # filled in once the controls are in
+    control_rows = [c for r in rows if "controls" in r for c in r.pop("controls")]
+    _gate_families(rows, control_rows)
+    rows = [_summary_row(*r["summary_of"], tol) if "summary_of" in r else r for r in rows]
+    if controls is not None:
+        controls.extend(control_rows)
     out = pd.DataFrame(rows, columns=RATE_COLUMNS)
     out["caveat"] = FINITE_T_CAVEAT
     return out
 
 
+def worst_case_matrix(finals: pd.DataFrame, schedules, eps, d=None):
+    """At every horizon, the schedule of ``schedules`` (one algorithm on a grid of instances,
+    ordered from the largest gap to the smallest) with the largest mean final value.
+
+    Returns
+    -------
+    x : ndarray
+        Horizons.
+    Y : ndarray, shape (n, L)
+        Per-instance values of the worst schedule at each horizon.
+    caps : ndarray or None
+        Their caps.
+    chosen : list of int
+        Index in ``schedules`` of the worst schedule per horizon.
+    """
+    mats = [level_matrix(finals, s, eps, d, with_caps=True) for s in schedules]
+    x = mats[0][0]
+    for s, (xs, Ys, _) in zip(schedules, mats, strict=True):
+        if not np.array_equal(xs, x) or Ys.shape != mats[0][1].shape:
+            raise ValueError(f"worst case: schedule {s} lacks the horizons or trials of the grid")
+    means = np.stack([m[1].mean(axis=0) for m in mats])  # (schedules, L)
+    chosen = [int(k) for k in means.argmax(axis=0)]
+    Y = np.stack([mats[k][1][:, j] for j, k in enumerate(chosen)], axis=1)
+    caps = None
+    if all(m[2] is not None for m in mats):
+        caps = np.array([mats[k][2][j] for j, k in enumerate(chosen)])
+    return x, Y, caps, chosen
+
+
+def _worst_case_fits(claim, finals, add, n_boot, seed, schedule_options, grids, steps) -> None:
+    """T fits of the worst case over each gap grid the claim names (minimax claims): at each
+    horizon the grid series with the largest mean regret. The fit is saturated when the worst
+    case sits on the grid's edge at some horizon (the grid does not reach the worst instance).
+
+    A privacy-cost claim (``T_fit: gap``) is fitted on the difference of the two worst cases,
+    ``max_gap R_private - max_gap R_baseline`` (paired by trial), the cost in the worst-case
+    rate. The grid's resolution bounds what the fit can see: the worst gap moves one grid step
+    (ratio ``r``) before the fitted exponent moves, so ``detectable_excess`` is at least
+    ``tol + ln r / ln(T_max / T_min)``.
+    """
+    audit = claim["audit"]
+    for entry in audit["schedules"]:
+        key = (audit["sweep"], entry)
+        grid = list(grids.get(key, ()))
+        if len(grid) < 2:
+            raise ValueError(f"{claim['id']}: worst_case needs a gap grid; {entry!r} has none")
+        opts = schedule_options.get((audit["sweep"], grid[0]), {})
+        eps_levels = sorted(finals[finals["series"].isin(grid)]["epsilon"].dropna().unique())
+        base, label = None, "T (worst case)"
+        if audit.get("T_fit") == "gap":  # privacy cost: minus the baseline's worst case
+            base = list(grids.get((audit["sweep"], audit["baseline"]), ()))
+            label = f"T (worst case minus {audit['baseline']}'s)"
+        for eps in eps_levels or [None]:
+            x, Y, caps, chosen = worst_case_matrix(finals, grid, eps)
+            own = Y.mean(axis=0)
+            note = ", ".join(f"T={t:g}: {grid[k]}" for t, k in zip(x, chosen, strict=True))
+            note = f"worst gap per horizon: {note}"
+            if base is not None:
+                xb, Yb, _, chosen_b = worst_case_matrix(finals, base, None)
+                if not np.array_equal(xb, x):
+                    raise ValueError(f"{claim['id']}: {audit['baseline']} lacks horizons {x}")
+                Y = Y - Yb
+                note += "; baseline's: " + ", ".join(base[k] for k in chosen_b)
+            edge = [x[j] for j, k in enumerate(chosen) if k in (0, len(grid) - 1)]
+            floor = add.tol + steps.get(key, 0.0) / float(np.log(x.max() / x.min()))
+            add(
+                f"{entry} (worst of {len(grid)} gaps)",
+                label,
+                "" if eps is None else f"epsilon={eps:g}",
+                fit_exponent(x, Y, n_boot, seed),
+                claimed_T_exponent(claim, opts, x),
+                Y=Y,
+                x=x,
+                own=own,
+                caps=caps,
+                note=note,
+                edge=edge,
+                floor=floor,
+            )
+
+
+def _family(row: dict) -> tuple:
+    return (row["experiment"], row["sweep"], row["schedule"], row["variable"])
+
+
+def _gate_families(rows: list[dict], control_rows: list[dict]) -> None:
+    """Turn the ``consistent`` fits of every family whose planted violation went undetected
+    into ``untestable`` (in place)."""
+    missed = {
+        _family(c) for c in control_rows if c["control"] == "planted violation" and not c["passed"]
+    }
+    for r in rows:
+        if "summary_of" not in r and r["verdict"] == "consistent" and _family(r) in missed:
+            r["verdict"] = "untestable"
+            r["reason"] += (
+                "; so untestable: a planted violation of this family (same sweep, schedule and "
+                "variable) went undetected, so its power statement does not hold"
+            )
+
+
+def _summary_row(base: dict, judged: list[dict], tol: float) -> dict:
+    """The claim's row: combined verdict, worst regime, largest detectable excess, counts."""
+    v = combine(j["verdict"] for j in judged)
+    counts = pd.Series([j["verdict"] for j in judged]).value_counts()
+    tally = ", ".join(f"{counts[k]} {k}" for k in VERDICT_ORDER if k in counts)
+    det = [j["detectable_excess"] for j in judged if np.isfinite(j["detectable_excess"])]
+    shares = [j["cap_share"] for j in judged if np.isfinite(j["cap_share"])]
+    return {
+        **base,
+        "schedule": "all",
+        "variable": "",
+        "fixed": "",
+        "n_levels": None,
+        "n_trials": None,
+        "claimed": None,
+        "tolerance": tol,
+        "verdict": v,
+        "regime": min((j["regime"] for j in judged), key=REGIME_ORDER.index),
+        "cap_share": max(shares) if shares else math.nan,
+        "detectable_excess": max(det) if len(det) == len(judged) else math.inf,
+        "reason": f"{tally} of {len(judged)} fits",
+    }
+
+
 class _Adder:
-    """Appends one fit row (and its verdict, unless ``counts=False``) for one claim."""
+    """Appends one fit row (and its judgement, unless ``counts=False``) for one claim: the
+    statistical verdict, then the regime and power gates of :mod:`dpbandits.audit.verdicts`."""
 
-    def __init__(self, rows, verdicts, base, direction, tol):
-        self.rows, self.verdicts, self.base = rows, verdicts, base
-        self.direction, self.tol = direction, tol
+    def __init__(self, rows, judged, base, direction, tol, seed, max_detectable, n_boot):
+        self.rows, self.judged, self.base = rows, judged, base
+        self.direction, self.tol, self.seed = direction, tol, seed
+        self.max_detectable, self.n_boot = max_detectable, n_boot
 
-    def __call__(self, sched, variable, fixed, fit, claimed, counts=True):
-        v = verdict(fit, claimed, self.direction, self.tol)
+    def __call__(
+        self,
+        sched,
+        variable,
+        fixed,
+        fit,
+        claimed,
+        counts=True,
+        *,
+        x,
+        own,
+        caps,
+        Y=None,
+        trend=True,
+        note=None,
+        edge=None,
+        floor=None,
+    ):
+        row = {
+            **self.base,
+            "schedule": sched,
+            "variable": variable,
+            "fixed": fixed,
+            **fit.as_dict(),
+            "claimed": claimed,
+            "tolerance": self.tol,
+            **judge(
+                fit,
+                claimed,
+                self.direction,
+                self.tol,
+                x,
+                own,
+                caps,
+                Y,
+                trend,
+                self.seed,
+                self.max_detectable,
+                edge,
+                floor,
+            ),
+        }
+        if note:
+            row["reason"] += f"; {note}"
         if counts:
-            self.verdicts.append(v)
-        self.rows.append(
-            {
-                **self.base,
-                "schedule": sched,
-                "variable": variable,
-                "fixed": fixed,
-                **fit.as_dict(),
-                "claimed": claimed,
-                "tolerance": self.tol,
-                "verdict": v,
-            }
+            self.judged.append(row)
+            if Y is not None:  # slope fits: planted violation and claim-meeting redraws
+                key = (self.base["claim_id"], sched, variable, fixed)
+                row["controls"] = [
+                    {**self.base, "schedule": sched, "variable": variable, "fixed": fixed, **c}
+                    for c in run_controls(
+                        x,
+                        Y,
+                        claimed,
+                        self.direction,
+                        self.tol,
+                        row["detectable_excess"],
+                        self.n_boot,
+                        control_seed(self.seed, *key),
+                    )
+                ]
+        self.rows.append(row)
+
+
+def judge(
+    fit: Fit,
+    claimed: float,
+    direction: str,
+    tol: float,
+    levels,
+    own,
+    caps,
+    values=None,
+    trend: bool = True,
+    seed: int = 0,
+    max_detectable: float = math.inf,
+    edge=None,
+    floor: float | None = None,
+) -> dict:
+    """Verdict, regime, cap share, detectable excess and reason of one fit.
+
+    Parameters
+    ----------
+    fit : Fit
+        The fitted exponent (or difference of exponents).
+    claimed, direction, tol
+        The claim and the tolerance (:func:`verdict`).
+    levels : array_like
+        The fitted levels, increasing.
+    own : array_like
+        Mean regret of the algorithm(s) at each level (a privacy-cost fit passes the private
+        schedule's own regret, not the cost).
+    caps : array_like or None
+        Mean saturation cap per level (None: unknown).
+    values : ndarray, optional
+        The (instances x levels) fitted values: the detectable excess then comes from the
+        parametric bootstrap of :func:`dpbandits.audit.verdicts.detectable_excess`; without
+        them (differences of slopes) from the normal approximation of the bootstrap interval.
+    trend : bool
+        Levels are horizons (the pre-asymptotic check applies).
+    seed : int
+        Seed of the power draws.
+    max_detectable : float
+        Power required of a ``consistent`` verdict.
+    edge : list, optional
+        Worst-case fits only: the levels where the worst instance sits on the edge of the
+        instance grid. The regime is then saturated when there is any (the grid does not reach
+        the worst case), learning otherwise: each cell's cap grows like ``T``, so near-cap
+        regret at the worst instance is what a minimax rate measures, not saturation.
+    floor : float, optional
+        Lower bound on the detectable excess from the design (a worst-case grid's resolution).
+    """
+    stat = verdict(fit, claimed, direction, tol)
+    if edge is None:
+        reg, why_regime = vocab.regime(own, caps, trend=trend)
+    elif edge:
+        reg = "saturated"
+        why_regime = (
+            "the worst instance is on the edge of the instance grid at T = "
+            + ", ".join(f"{t:g}" for t in edge)
+            + ": the grid does not reach the worst case there"
         )
+    else:
+        reg, why_regime = "learning", "the worst instance lies inside the grid at every horizon"
+    half = fit.slope - fit.ci_low if direction == "upper" else fit.ci_high - fit.slope
+    if values is not None:
+        det = vocab.detectable_excess(levels, vocab.log_mean_sd(values), half, tol, seed)
+    elif np.isfinite(fit.ci_low) and np.isfinite(fit.ci_high):
+        se = (fit.ci_high - fit.ci_low) / (2 * 1.959964)
+        det = float(tol + half + 0.841621 * se)  # z_{0.8}: 80 % power under a normal slope
+    else:
+        det = math.inf
+    if floor is not None:  # a design limit the statistics do not see (a worst-case grid's step)
+        det = max(det, float(floor))
+    final, why_gate = vocab.gate(stat, reg, det, max_detectable)
+    share = (
+        float(np.max(np.asarray(own, float) / np.asarray(caps, float)))
+        if caps is not None
+        else math.nan
+    )
+    reason = vocab.plain_reason(stat, fit.slope, fit.ci_low, fit.ci_high, claimed, tol)
+    reason += f"; {why_regime}" + (f"; so {final}: {why_gate}" if why_gate else "")
+    return {
+        "verdict": final,
+        "regime": reg,
+        "cap_share": share,
+        "detectable_excess": det,
+        "reason": reason,
+    }
 
 
 def _difference_fit(x, A, B, n_boot, seed) -> Fit:

@@ -8,6 +8,7 @@ from collections import Counter
 import pandas as pd
 
 from .rates import FINITE_T_CAVEAT
+from .scoreboard import counts as status_counts
 
 BADGE_COLORS = {
     "consistent": "#1a7f37",
@@ -16,6 +17,9 @@ BADGE_COLORS = {
     "below": "#cf222e",
     "FAIL": "#cf222e",
     "inconclusive": "#9a6700",
+    "untestable": "#8250df",
+    "supported": "#1a7f37",
+    "contradicted": "#cf222e",
     "WEAK": "#9a6700",
     "INCONCLUSIVE": "#9a6700",
     "not audited": "#6e7781",
@@ -28,7 +32,14 @@ VERDICT_SEMANTICS = (
     "**consistent** when the interval's upper end is at most the claimed exponent plus the "
     "tolerance, **exceeds** when its lower end is above that, **inconclusive** otherwise; a "
     "lower-bound claim mirrors this (**below** when the interval's upper end is under the claimed "
-    "exponent minus the tolerance). Ordering claims (paired by instance at T): **PASS** if the "
+    "exponent minus the tolerance). The claimed exponent includes the local slope of the "
+    "bound's (ln T)^p factor over the fitted horizons. Two gates follow: a fit with a level "
+    "whose mean regret is at least half random play's (its **regime** is saturated) is "
+    "**untestable**, and **consistent** further needs the learning regime and power: the "
+    "smallest exponent excess the design detects with 80 % probability (**detectable_excess**) "
+    "must be within the configured maximum, and the family's planted violation "
+    "(results/audit/controls.csv) must have been detected. Ordering claims (paired by instance "
+    "at T): **PASS** if the "
     "95 % interval of the difference is below 0, **WEAK** if only its mean is, **FAIL** otherwise. "
     f"Every rate verdict is a {FINITE_T_CAVEAT}."
 )
@@ -93,6 +104,7 @@ def claim_overview(
         audit = c["audit"]
         claimed = ", ".join(f"{k} {c[k]}" for k in ("T_exp", "eps_exp") if c.get(k) is not None)
         check = audit.get("check")
+        across = None  # the verdict across configurations, where it differs from the primary's
         if "none" in audit:
             verdict, how = "not audited", audit["none"]
         elif check in ("slope", "slope_between", "slope_trend"):
@@ -110,6 +122,9 @@ def claim_overview(
             how = f"figure data ({check}, {metric} regret, configuration {shown})"
             if others:
                 how += "; other configurations: " + ", ".join(f"{k} {v}" for k, v in others.items())
+                if any(v != verdict for v in others.values()):
+                    across = "INCONCLUSIVE"
+                    how += " (the verdict depends on the configuration)"
         rows.append(
             {
                 "claim_id": c["id"],
@@ -118,6 +133,7 @@ def claim_overview(
                 "algorithm": c["algorithm"],
                 "claimed": claimed,
                 "verdict": verdict,
+                "all_configurations": verdict if across is None else across,
                 "how": how.strip(),
             }
         )
@@ -159,8 +175,9 @@ def badge(verdict: str) -> str:
     )
 
 
-def write_index(pages: list[dict], out: str) -> None:
-    """The report's index: per paper a verdict count and a link to its page.
+def write_index(pages: list[dict], out: str, board: pd.DataFrame | None = None) -> None:
+    """The report's index: the scoreboard's counts, then per paper a verdict count and a link
+    to its page.
 
     Parameters
     ----------
@@ -168,8 +185,22 @@ def write_index(pages: list[dict], out: str) -> None:
         Keys ``experiment``, ``title``, ``page`` (relative link), ``overview`` (DataFrame).
     out : str
         HTML file to write.
+    board : DataFrame, optional
+        The scoreboard (:func:`dpbandits.audit.scoreboard.scoreboard`).
     """
-    body = ["<h1>Claim audit</h1>", f"<p>{html.escape(VERDICT_SEMANTICS).replace('**', '')}</p>"]
+    body = ["<h1>Claim audit</h1>"]
+    if board is not None:
+        table = status_counts(board)
+        head = "".join(f"<th>{html.escape(str(c))}</th>" for c in table.columns)
+        rows = "".join(
+            "<tr>" + "".join(f"<td>{html.escape(str(v))}</td>" for v in r) + "</tr>"
+            for r in table.itertuples(index=False)
+        )
+        body.append(
+            "<h2>Scoreboard</h2><p>Claims per final status (scoreboard.csv has each claim "
+            f"with its reason).</p><table><tr>{head}</tr>{rows}</table>"
+        )
+    body.append(f"<p>{html.escape(VERDICT_SEMANTICS).replace('**', '')}</p>")
     for p in pages:
         counts = Counter(p["overview"]["verdict"])
         chips = " ".join(f"{badge(v)}&nbsp;{n}" for v, n in sorted(counts.items()))

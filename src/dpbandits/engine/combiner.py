@@ -29,11 +29,50 @@ from .kernels import (
     record,
 )
 
+#: Bases whose plays are recorded (``base1_plays`` .. ``base4_plays``): the combiner has
+#: ``M = 1 + ceil(log2(T)/8) <= 4`` bases for every ``T <= 2^24``; absent bases record 0.
+RECORDED_BASES = 4
+#: ``base<i>_plays``: plays of base ``i`` (base 1 is Algorithm 7) up to the checkpoint.
+BASE_PLAY_METRICS = tuple(f"base{i}_plays" for i in range(1, RECORDED_BASES + 1))
 #: Metrics the combiner records on top of :data:`dpbandits.schema.METRICS`: plays of base 1
 #: (Algorithm 7), the number of active bases, lambda_min of the played arms' second moment
-#: ``(1/t) sum x_s x_s^T``, and eliminations refused because the base was the last active one.
-COMBINER_METRICS = ("base1_plays", "active_bases", "lambda_min_played", "refused_eliminations")
+#: ``(1/t) sum x_s x_s^T``, eliminations refused because the base was the last active one, then
+#: the plays of bases 2..4 (per-trial base shares: :func:`base_shares`).
+COMBINER_METRICS = (
+    "base1_plays",
+    "active_bases",
+    "lambda_min_played",
+    "refused_eliminations",
+    *BASE_PLAY_METRICS[1:],
+)
 N_BASE = 7  # len(dpbandits.schema.METRICS)
+
+
+def base_shares(plays: np.ndarray, rounds: np.ndarray | int) -> dict[str, np.ndarray]:
+    """How the combiner shared the rounds among its bases, from per-trial play counts.
+
+    Parameters
+    ----------
+    plays : (n_trials, M) plays of each base (the ``base<i>_plays`` metrics at one checkpoint)
+    rounds : rounds played at that checkpoint (scalar or one per trial)
+
+    Returns
+    -------
+    dict of (M,) arrays: ``round_share`` (mean over trials of the fraction of rounds the base
+    played), ``trial_share`` (fraction of trials in which the base played the most rounds; ties
+    to the lowest index) and ``played_share`` (fraction of trials in which it played at all).
+    """
+    plays = np.asarray(plays, dtype=float)
+    if plays.ndim != 2 or plays.shape[0] == 0:
+        raise ValueError(f"plays must have shape (n_trials, M), got {plays.shape}")
+    rounds = np.broadcast_to(np.asarray(rounds, dtype=float), plays.shape[:1])
+    M = plays.shape[1]
+    top = np.argmax(plays, axis=1)
+    return {
+        "round_share": (plays / rounds[:, None]).mean(axis=0),
+        "trial_share": np.bincount(top, minlength=M)[:M] / plays.shape[0],
+        "played_share": (plays > 0).mean(axis=0),
+    }
 
 
 @njit(cache=True)
@@ -91,7 +130,8 @@ def run_combiner(
     select : run the combiner (else base 0 plays every round)
     C_i, alpha_i, R_i : (M,) constants of Theorem 4.1; p_index : p; sigma2 : sigma^2
     log_const : ``log(T^3 M (1 + sigma^2)/beta)``; D : domain radius
-    use_maler, ogd_sc : learner switches; cps : (C,) checkpoints; out : (n, C, 7 + 4)
+    use_maler, ogd_sc : learner switches; cps : (C,) checkpoints;
+    out : (n, C, 7 + len(COMBINER_METRICS))
     """
     n, K, d = X.shape
     T = rewards.shape[1]
@@ -300,4 +340,6 @@ def run_combiner(
                 o[c, N_BASE + 1] = n_active
                 o[c, N_BASE + 2] = np.linalg.eigvalsh(played / (t + 1.0))[0]
                 o[c, N_BASE + 3] = refused
+                for j in range(1, RECORDED_BASES):
+                    o[c, N_BASE + 3 + j] = plays[j] if j < M else 0
                 c += 1

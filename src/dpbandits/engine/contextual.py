@@ -17,14 +17,14 @@ import numpy as np
 from numba import njit
 
 from ..learners.maler import maler_init, maler_predict, maler_update, ogd_step
-from .combiner import combiner_width, n_experts_of
+from .combiner import BASE_PLAY_METRICS, RECORDED_BASES, combiner_width, n_experts_of
 from .kernels import ARGMAX_RTOL, BEST, PSEUDO, REAL, RESYNC_EVERY, argmax_first
 
 #: Metrics recorded on fresh arms on top of :data:`dpbandits.schema.METRICS` (whose
 #: ``lambda_min`` is that of the playing base's ``V~``): ``||theta_t - theta*||`` and
 #: ``||theta_hat - theta*||`` of the playing base, its radius, the cumulative number of clipped
-#: gradients, lambda_min of the played arms' second moment, plays of base 1, active bases and
-#: refused eliminations (the last three are trivial for a single base).
+#: gradients, lambda_min of the played arms' second moment, plays of base 1, active bases,
+#: refused eliminations and the plays of bases 2..4 (the last six are trivial for a single base).
 CONTEXTUAL_METRICS = (
     "theta_err",
     "theta_hat_err",
@@ -34,6 +34,7 @@ CONTEXTUAL_METRICS = (
     "base1_plays",
     "active_bases",
     "refused_eliminations",
+    *BASE_PLAY_METRICS[1:],
 )
 N_BASE = 7  # len(dpbandits.schema.METRICS)
 
@@ -90,7 +91,7 @@ def run_contextual(
     noise_x : (n, T, d); noise_y : (n, T)
     tab_*, select, C_i, alpha_i, R_i, p_index, sigma2, log_const, D, use_maler, ogd_sc :
     as :func:`dpbandits.engine.combiner.run_combiner`
-    cps : (C,) checkpoints; out : (n, C, 7 + 8)
+    cps : (C,) checkpoints; out : (n, C, 7 + len(CONTEXTUAL_METRICS))
     """
     n, T, K, d = arms.shape
     M = tab_radius.shape[0]
@@ -307,4 +308,6 @@ def run_contextual(
                 o[c, N_BASE + 5] = plays[0]
                 o[c, N_BASE + 6] = n_active
                 o[c, N_BASE + 7] = refused
+                for j in range(1, RECORDED_BASES):
+                    o[c, N_BASE + 7 + j] = plays[j] if j < M else 0
                 c += 1

@@ -10,22 +10,39 @@ is updated once per episode (for the LASSO), never per round.
 
 TBAP noise (§2.5): ``N_H`` at the episode start, then the node first used at prefix ``n'`` (the
 node of the lowest set bit of ``n'``) for ``n' = 1, 2, ...``; each a symmetric Gaussian matrix
-(full ``(m+1)^2`` standard-normal draw, row-major, upper triangle mirrored). The prefix noise is
-kept as ``partial[h]`` = sum of the decomposition's nodes at levels ``>= h``, so a round costs
-``O((m+1)^2)`` amortised. An episode with an empty support releases nothing (no draws: its
-estimate is 0 whatever the statistics). Ties (``S = {}`` or all scores equal) take
-``floor(K u_t)`` with one uniform ``u_t`` per round from the tie stream. Variants:
+(full standard-normal draw of the read block, row-major, upper triangle mirrored). The prefix
+noise is kept as ``partial[h]`` = sum of the decomposition's nodes at levels ``>= h``, so a round
+costs ``O((m+1)^2)`` amortised. Ties (``S = {}`` or all scores equal) take ``floor(K u_t)`` with
+one uniform ``u_t`` per round from the tie stream.
 
-=================  =============  ======================  ============
-algorithm          support        SVT noise               TBAP noise
-=================  =============  ======================  ============
-private_lasso      S1 (SVT, cap)  Lap(xi), Lap(2 xi)      sigma_B
-np_th_lasso        S0 (no cap)    none                    none
-oracle_ols         S              --                      none
-oracle_tbap        S              --                      sigma_B
-svt_noise_off      S1             none (Gamma literal)    sigma_B
-tbap_noise_off     S1             Lap(xi), Lap(2 xi)      none
-=================  =============  ======================  ============
+Which matrix the tree aggregates (:class:`EpisodeTree`). ``full`` (every private variant except
+the ablation below): the paper's tree (Section 3) over ``G_t = B_t^T B_t``, ``B_t = [X, r]``, a
+``(d+1) x (d+1)`` matrix; the node noise covers all ``(d+1)^2`` entries and is calibrated to a
+record's norm over all ``d`` coordinates, so it grows with ``d``. ``support_block`` (ablation
+``support_block_tree``, "PrivateLASSO (support-block tree, ablation)"): the tree over the
+``(m+1) x (m+1)`` block of ``S_l`` and the reward only, calibrated to ``m = |S_l|`` coordinates,
+so its noise does not depend on ``d``. The estimate of either reads only the rows and columns of
+``S_l`` and the reward; a node's entries are independent, so the engine draws the read block of
+each node and never materialises the unread entries of the full tree (the trajectory has the
+same law as with the whole ``(d+1)^2`` node drawn; :meth:`EpisodeTree.noise` draws any entries,
+the whole node included). An episode with an empty support reads nothing and draws nothing; the
+full tree still records its calibrated ``sigma_B`` (the release exists whatever the support),
+the support-block tree records 0 (it releases nothing). Variants:
+
+==================  =============  ======================  ============  =============
+algorithm           support        SVT noise               TBAP noise    tree
+==================  =============  ======================  ============  =============
+private_lasso       S1 (SVT, cap)  Lap(xi), Lap(2 xi)      sigma_B       full
+np_th_lasso         S0 (no cap)    none                    none          -- (exact)
+oracle_ols          S              --                      none          -- (exact)
+oracle_tbap         S              --                      sigma_B       full
+svt_noise_off       S1             none (Gamma literal)    sigma_B       full
+tbap_noise_off      S1             Lap(xi), Lap(2 xi)      none          -- (exact)
+support_block_tree  S1 (SVT, cap)  Lap(xi), Lap(2 xi)      sigma_B       support_block
+==================  =============  ======================  ============  =============
+
+``support_block_tree`` plays with PrivateLASSO's random streams (:data:`STREAMS_OF`): common
+random numbers, so the two differ only in the tree.
 """
 
 from __future__ import annotations
@@ -47,16 +64,21 @@ from ..policies.private_lasso import (
 from .trust_region import trust_region_solve
 
 BLOCK = 4096
-#: (support rule, SVT noise on, TBAP noise on) of each algorithm (spec §2.8).
+#: (support rule, SVT noise on, TBAP noise on, tree) of each algorithm; ``None``: no tree, the
+#: exact statistics of the support's block.
 VARIANTS = {
-    "private_lasso": ("svt", True, True),
-    "np_th_lasso": ("screen", False, False),
-    "oracle_ols": ("oracle", False, False),
-    "oracle_tbap": ("oracle", False, True),
-    "svt_noise_off": ("svt", False, True),
-    "tbap_noise_off": ("svt", True, False),
+    "private_lasso": ("svt", True, True, "full"),
+    "np_th_lasso": ("screen", False, False, None),
+    "oracle_ols": ("oracle", False, False, None),
+    "oracle_tbap": ("oracle", False, True, "full"),
+    "svt_noise_off": ("svt", False, True, "full"),
+    "tbap_noise_off": ("svt", True, False, None),
+    "support_block_tree": ("svt", True, True, "support_block"),
 }
-PRIVATE = ("private_lasso", "oracle_tbap", "svt_noise_off", "tbap_noise_off")
+PRIVATE = ("private_lasso", "oracle_tbap", "svt_noise_off", "tbap_noise_off", "support_block_tree")
+#: Variants that play with another algorithm's streams (and its eps index).
+STREAMS_OF = {"support_block_tree": "private_lasso"}
+TREES = ("full", "support_block")
 
 
 def symmetric_gaussian(rng: np.random.Generator, count: int, size: int) -> np.ndarray:
@@ -64,6 +86,71 @@ def symmetric_gaussian(rng: np.random.Generator, count: int, size: int) -> np.nd
     row-major, upper triangle mirrored)."""
     G = rng.standard_normal((count, size, size))
     return np.triu(G) + np.swapaxes(np.triu(G, 1), -1, -2)
+
+
+class EpisodeTree:
+    """The TBAP release of one episode: which matrix the tree aggregates and its node noise.
+
+    Parameters
+    ----------
+    tree : {"full", "support_block", None}
+        None: no tree (the variants without TBAP noise), exact statistics of the support's block
+        (recorded as the support block with ``sigma = 0``).
+    const : PlassoConstants
+    S : numpy.ndarray
+        The episode's support ``S_l`` (sorted coordinates).
+    n_ep : int
+        The episode's length (sets the tree depth).
+    noise : bool
+        False: exact statistics (``sigma = 0``).
+
+    Attributes
+    ----------
+    side : int
+        Side of the aggregated matrix: ``d + 1`` (full: ``G_t`` of the paper's Section 3, the
+        reward last) or ``m + 1`` (support block).
+    read : numpy.ndarray
+        Rows / columns of the aggregated matrix that the estimate reads: ``S_l``, then the reward.
+    sigma : float
+        Node sd :meth:`PlassoConstants.sigma_B` at ``width = side - 1``; 0 without noise and for an
+        empty support block (nothing is released).
+    """
+
+    def __init__(self, tree, const: PlassoConstants, S: np.ndarray, n_ep: int, noise: bool):
+        if tree is not None and tree not in TREES:
+            raise ValueError(f"tree = {tree!r}: allowed {', '.join(TREES)} or None")
+        m = int(S.size)
+        self.tree = tree
+        noise = noise and tree is not None
+        if tree == "full":
+            self.side = const.d + 1
+            self.read = np.append(np.asarray(S, dtype=np.int64), const.d)
+        else:
+            self.side = m + 1
+            self.read = np.arange(m + 1, dtype=np.int64)
+        released = noise and (tree == "full" or m > 0)
+        self.sigma = const.sigma_B(self.side - 1, n_ep) if released else 0.0
+        self.delta = const.tbap_delta(self.side - 1)
+
+    def noise(self, rng: np.random.Generator, count: int, entries=None) -> np.ndarray:
+        """Noise of ``count`` nodes (or history releases) at ``entries x entries`` of the
+        aggregated matrix, shape ``(count, k, k)``, ``k = len(entries)``.
+
+        A node's noise is symmetric with independent ``N(0, sigma^2)`` entries on and above the
+        diagonal of the whole aggregated matrix, so its restriction to any ``entries`` is a
+        symmetric Gaussian matrix of side ``k`` with the same ``sigma``: drawn as a full
+        standard-normal ``k x k`` draw, row-major, upper triangle mirrored. ``entries``: default
+        :attr:`read` (what the engine draws); ``range(side)`` materialises the whole node.
+        """
+        entries = self.read if entries is None else np.asarray(entries, dtype=np.int64)
+        if entries.size and (entries.min() < 0 or entries.max() >= self.side):
+            raise ValueError(
+                f"entries {entries.tolist()} outside the {self.tree or 'exact'} tree's "
+                f"{self.side} x {self.side} matrix"
+            )
+        if len(set(entries.tolist())) != entries.size:
+            raise ValueError(f"entries {entries.tolist()} repeat an index")
+        return self.sigma * symmetric_gaussian(rng, count, entries.size)
 
 
 @njit(cache=True)
@@ -143,7 +230,7 @@ class _Trial:
 
 
 def _support(algorithm, tr, t, const, n):
-    rule, svt_noise, _ = VARIANTS[algorithm]
+    rule, svt_noise, _, _ = VARIANTS[algorithm]
     if rule == "oracle":
         S = tr.inst.support.astype(np.int64)
         return S, S, math.nan
@@ -159,7 +246,7 @@ def run_trial(
 ) -> tuple[float, float]:
     """Run one trial for ``const.T`` rounds; returns (pseudo-regret, random play's regret) and
     appends one dict per episode to ``episodes``."""
-    _, _, tbap_noise = VARIANTS[algorithm]
+    _, _, tbap_noise, tree = VARIANTS[algorithm]
     T = const.T
     regret = unif = 0.0
     S_true = set(tr.inst.support.tolist())
@@ -168,12 +255,13 @@ def run_trial(
         n = start - 1
         S0, S, lam = _support(algorithm, tr, start, const, n)
         m = S.size
-        sigma = const.sigma_B(m, n_ep) if (tbap_noise and m > 0) else 0.0
-        noisy = sigma > 0
+        rel = EpisodeTree(tree, const, S, n_ep, tbap_noise)
+        sigma = rel.sigma
+        noisy = sigma > 0 and m > 0  # an empty support reads nothing: no draws
         zS = np.column_stack([tr.Z[:n, S], tr.Y[:n]])
-        stat = zS.T @ zS
+        stat = zS.T @ zS  # the read block of the history's exact aggregated matrix
         if noisy:
-            stat += sigma * symmetric_gaussian(tr.g_tbap, 1, m + 1)[0]
+            stat += rel.noise(tr.g_tbap, 1)[0]
         partial = np.zeros((max(n_ep.bit_length(), 1) + 1, m + 1, m + 1))
         for j0 in range(0, n_ep, BLOCK):
             nb = min(BLOCK, n_ep - j0)
@@ -182,7 +270,7 @@ def run_trial(
             if noisy:
                 first = 1 if j0 == 0 else 0
                 nodes = np.zeros((nb, m + 1, m + 1))
-                nodes[first:] = sigma * symmetric_gaussian(tr.g_tbap, nb - first, m + 1)
+                nodes[first:] = rel.noise(tr.g_tbap, nb - first)
             else:
                 nodes = np.zeros((1, 1, 1))
             arms = np.empty(nb, dtype=np.int64)
@@ -210,7 +298,8 @@ def run_trial(
                     "xi": const.xi if VARIANTS[algorithm][1] else 0.0,
                     "Gamma": const.Gamma,
                     "sigma_B": sigma,
-                    "Delta": const.tbap_delta(m),
+                    "Delta": rel.delta,
+                    "tree_side": rel.side,
                     "s1_l": const.s1_episode(lam) if lam == lam and lam > 0 else math.nan,
                 }
             )
@@ -242,7 +331,8 @@ def simulate_cell(
     eps : float
         Privacy level (``inf`` for the non-private algorithms and PrivateLASSO(inf)).
     eps_index : int
-        1-based position of ``eps`` in the algorithm's grid (0: ``inf`` / non-private).
+        1-based position of ``eps`` in the algorithm's grid (0: ``inf`` / non-private;
+        ``support_block_tree``: in PrivateLASSO's grid, whose streams it uses).
     trials : int
     params : dict, optional
         Overrides of :data:`dpbandits.policies.private_lasso.DEFAULTS`.
@@ -265,7 +355,9 @@ def simulate_cell(
     episodes = []
     for trial in range(trials):
         inst = make_instance(experiment, family, d, s0, K, T, trial, sigma, p["C_X"])
-        streams = algorithm_streams(experiment, family, d, s0, K, T, trial, algorithm, eps_index)
+        streams = algorithm_streams(
+            experiment, family, d, s0, K, T, trial, STREAMS_OF.get(algorithm, algorithm), eps_index
+        )
         eps_records: list[dict] = []
         regret[trial], unif[trial] = run_trial(
             algorithm, const, _Trial(inst, streams, T, d), eps_records
@@ -274,4 +366,13 @@ def simulate_cell(
     return regret, unif, episodes
 
 
-__all__ = ["BLOCK", "VARIANTS", "episode_rounds", "simulate_cell", "symmetric_gaussian"]
+__all__ = [
+    "BLOCK",
+    "STREAMS_OF",
+    "TREES",
+    "VARIANTS",
+    "EpisodeTree",
+    "episode_rounds",
+    "simulate_cell",
+    "symmetric_gaussian",
+]

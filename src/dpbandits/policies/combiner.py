@@ -18,6 +18,17 @@ first play), feeds it the privatized reward and eliminates it when its deviation
 (1 + sigma^2)/beta))``. Constants ``eta_i, C_i, alpha_i, R_i`` of Theorem 4.1 with ``P = P' = 1``
 and ``p = 3`` (spec §4.3, A29).
 
+**Target cap** (option ``target_cap``, default None: Theorem 4.1's ``R_i`` as they are). At every
+horizon simulated here Theorem 4.1 gives ``R_i/T > 1`` for every base (at ``T = 20000``,
+``epsilon = 1``: 36.9, 6.1, 3.2), and the offsets differ by more than the index's data part
+``mu_hat_i + min{1, .}`` can move (at most :data:`INDEX_DATA_SPAN`): the constants, not the
+rewards, pick the base (:func:`dominated_bases`; ``consts["selection_degenerate"]``). With
+``target_cap = c`` the targets are ``min(R_i, c T)``: a target at or above ``c T`` (``c = 1``:
+the largest per-round regret of both instance families, whose means lie in an interval of length
+1) bounds nothing, so capping it keeps every target a valid regret bound, and bases whose
+targets are all vacuous get equal offsets, leaving the choice to the index's data part. Targets
+below ``c T`` are Theorem 4.1's unchanged (docs/papers/olucb.md).
+
 Both policies expose per-play tables of every base (radius, ``G``, ``Delta^2``, ...), indexed by
 the base's own play count, which the engine and the reference loop read.
 """
@@ -35,6 +46,9 @@ from .onlineucb import LEARNERS, OnlineUCB, onlineucb_sigma
 #: Power constant ``k`` of Algorithm 7 as base 1 of the combiner (spec §4.1).
 K_POWER = 1.0 / 8.0
 RADIUS_MODES = ("scaled", "theory")  # the oracle radius needs theta*; not offered here
+#: Range of the data part ``mu_hat_i + min{1, (C_i n^alpha_i + w(n))/n}`` of Algorithm 2's index
+#: for rewards whose means lie in an interval of length 1: 1 for the mean, 1 for the bonus.
+INDEX_DATA_SPAN = 2.0
 
 
 def kappa(alpha: float) -> float:
@@ -51,6 +65,17 @@ def n_bases(T: int) -> int:
 def base_lambdas(T: int) -> np.ndarray:
     """``lambda_i = 2^{i-1}/T^{1/8}`` of bases ``i = 2..M`` (0.29, 0.58, 1.16 at T = 20000)."""
     return np.array([2.0 ** (i - 1) / T**K_POWER for i in range(2, n_bases(T) + 1)])
+
+
+def dominated_bases(R_over_T: np.ndarray, span: float = INDEX_DATA_SPAN) -> np.ndarray:
+    """Bases whose offset ``R_i/T`` exceeds the smallest by more than ``span``.
+
+    The data part of their index can never catch up with the base of the smallest offset (up to
+    the privacy noise of the first few means): the constants exclude them. When all but one
+    base are dominated, selection is fixed by the constants (degenerate).
+    """
+    r = np.asarray(R_over_T, dtype=float)
+    return r - r.min() > span
 
 
 def epoch_of(tau: int) -> int:
@@ -223,12 +248,16 @@ class Combiner(_MultiBase):
     """Algorithm 2 with Algorithm 7 as base 1 (module docstring).
 
     Options as :class:`OnlineUCB` (``radius_mode`` scaled or theory), plus ``p_index`` (3, the
-    universal constant of the index and the test) and ``P_const`` (1, ``P = P'`` of Thm 4.1).
+    universal constant of the index and the test), ``P_const`` (1, ``P = P'`` of Thm 4.1) and
+    ``target_cap`` (None: Theorem 4.1's targets; ``c > 0``: targets ``min(R_i, c T)``, module
+    docstring).
+
+    ``R_paper`` holds Theorem 4.1's targets, ``R`` the ones the index and the engines use.
     """
 
     algorithm = "combiner"
     label = "Combiner"
-    options = {**_MultiBase.options, "p_index": 3.0, "P_const": 1.0}
+    options = {**_MultiBase.options, "p_index": 3.0, "P_const": 1.0, "target_cap": None}
 
     def _calibrate(self) -> None:
         self._check()
@@ -257,14 +286,25 @@ class Combiner(_MultiBase):
         self.eta, self.C, self.alpha = np.array(eta), np.array(C), np.array(alpha)
         beta = float(o["beta_fail"])
         inv_eta = 1.0 / self.eta
-        self.R = np.array([self._target_regret(i, inv_eta) for i in range(M)])
+        self.R_paper = np.array([self._target_regret(i, inv_eta) for i in range(M)])
+        cap = o["target_cap"]
+        if cap is None:
+            self.R = self.R_paper.copy()
+        else:
+            if not float(cap) > 0:
+                raise ValueError(f"combiner: target_cap must be > 0 or null, got {cap!r}")
+            self.R = np.minimum(self.R_paper, float(cap) * T)
         # log(T^3 M (1 + sigma^2)/beta): the part of w(n)'s logarithm that does not depend on n
         self.log_const = math.log(T**3 * M * (1.0 + self.sigma**2) / beta)
+        dominated = dominated_bases(self.R / T)
         self.consts = {
             "sigma": self.sigma,
             "n_bases": M,
             **{f"lambda_{i + 2}": float(v) for i, v in enumerate(self.lambdas)},
             **{f"R_{i + 1}/T": float(r / T) for i, r in enumerate(self.R)},
+            **{f"R_{i + 1}/T_thm": float(r / T) for i, r in enumerate(self.R_paper)},
+            "dominated_bases": int(dominated.sum()),
+            "selection_degenerate": float(dominated.sum() == M - 1),
         }
 
     def _target_regret(self, i: int, inv_eta: np.ndarray) -> float:

@@ -96,17 +96,34 @@ class PlassoConstants:
             return -math.inf
         return 4.0 * lam * self.Gamma * math.sqrt(self.s_bar)
 
-    def tbap_delta(self, m: int) -> float:
-        """``Delta_l = sqrt(2) (C_X^2 m + C_r^2)``: sensitivity of the restricted block (§2.5)."""
-        return math.sqrt(2.0) * (self.C_X**2 * m + self.C_r**2)
+    def tbap_record_sq(self, width: int) -> float:
+        """``L~^2 = C_X^2 width + C_r^2``: bound on ``||z||_2^2`` for one record ``z = (X_{s,k_s},
+        r_s)`` of the aggregated matrix with ``width`` context coordinates: ``|r_s| <= C_r``
+        (paper, Section 2) and ``|X_i| <= C_X`` (the paper's ``C_X`` is never defined; read as a
+        coordinate bound, which the environments enforce by clipping).
 
-    def sigma_B(self, m: int, n_ep: int) -> float:
-        """TBAP node noise ``sigma_{B,l} = sqrt((D_l + 1) Delta_l^2 / (2 rho_ep))``, ``D_l =
-        ceil(log2 n_l)`` (§2.5, [R17]); 0 in the non-private limit."""
+        Full tree (primary): the paper's Section 3 aggregates "a single matrix ``G_t in
+        R^{(d+1) x (d+1)}``" built from ``B_t = [X_{1:t}, r_{1:t}] in R^{t x (d+1)}`` (printed
+        ``B_t B_t^T``, which is ``t x t``; the ``(d+1) x (d+1)`` matrix is ``B_t^T B_t``), one
+        record adding ``z z^T`` with ``z in R^(d+1)``: ``width = d``. Support-block tree
+        (ablation): only the block of ``S_l`` and the reward, ``width = m = |S_l|``."""
+        return self.C_X**2 * width + self.C_r**2
+
+    def tbap_delta(self, width: int) -> float:
+        """``Delta = sqrt(2) L~^2``: sensitivity of the upper triangle of ``z z^T`` (replacing one
+        record ``z`` by ``z'`` moves ``||z z^T - z' z'^T||_F^2 = ||z||^4 + ||z'||^4 - 2 (z^T
+        z')^2 <= 2 L~^4``), the ``Delta`` of :func:`~dpbandits.mechanisms.tree.sigma_zcdp_node`."""
+        return math.sqrt(2.0) * self.tbap_record_sq(width)
+
+    def sigma_B(self, width: int, n_ep: int) -> float:
+        """TBAP node noise ``sigma_{B,l} = sqrt((D_l + 1) Delta^2 / (2 rho_ep))``, ``D_l =
+        ceil(log2 n_l)``: every record of the episode lies in ``D_l + 1`` nodes, every older one
+        in the episode's history release, so the episode is ``rho_ep``-zCDP; 0 in the
+        non-private limit. ``width``: :meth:`tbap_record_sq` (``d`` for the full tree)."""
         if math.isinf(self.rho_ep):
             return 0.0
         depth = math.ceil(math.log2(n_ep)) if n_ep > 1 else 0
-        return sigma_zcdp_node(self.rho_ep, depth + 1, self.C_X**2 * m + self.C_r**2)
+        return sigma_zcdp_node(self.rho_ep, depth + 1, self.tbap_record_sq(width))
 
     def s1_episode(self, lam: float) -> float:
         """Lemma 4's support bound ``s_{1,l}`` (§1.4); NaN when its bracket is not positive."""

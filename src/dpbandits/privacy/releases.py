@@ -474,22 +474,29 @@ def plasso_release(algorithm: str, const) -> Release:
     ``delta < 1/2``: the variants with the sparse vector step (``private_lasso``,
     ``svt_noise_off``, ``tbap_noise_off``) are not private as implemented (the paper's Lemma 2
     argument needs the ``S1`` threshold far above the ``S0`` one; spec R18). ``oracle_tbap``
-    (TBAP on the true support): every episode's mechanism is ``rho_ep``-zCDP w.r.t. any record
-    (§2.5), ``n_L`` episodes compose to ``n_L rho_ep``-zCDP (converted by dp-accounting's RDP
-    accountant).
+    (TBAP read on the true support): every episode's tree over the paper's ``(d+1) x (d+1)``
+    matrix (Section 3), its node noise calibrated to a record over all ``d`` coordinates, is
+    ``rho_ep``-zCDP w.r.t. any record; ``n_L`` episodes compose to ``n_L rho_ep``-zCDP (converted
+    by dp-accounting's RDP accountant). The ``support_block_tree`` ablation has PrivateLASSO's
+    screening and is not private either.
     """
     if algorithm == "oracle_tbap":
         rho = const.n_L * const.rho_ep
         return Release(
-            f"TBAP on the true support: {const.n_L} episodes, "
-            f"each rho_ep = {const.rho_ep:.4g}-zCDP",
+            f"TBAP over the (d+1) x (d+1) moment matrix (d = {const.d}), read on the true "
+            f"support: {const.n_L} episodes, each rho_ep = {const.rho_ep:.4g}-zCDP",
             (),
             method="zCDP composition over the episodes, converted by dp-accounting (RDP)",
             extra={"rho": rho},
         )
-    if algorithm in ("private_lasso", "svt_noise_off", "tbap_noise_off"):
+    if algorithm in ("private_lasso", "svt_noise_off", "tbap_noise_off", "support_block_tree"):
+        tree = (
+            "TBAP over the support block of S1 (support-block tree, ablation)"
+            if algorithm == "support_block_tree"
+            else "TBAP over the (d+1) x (d+1) moment matrix, read on S1"
+        )
         return Release(
-            "LASSO screening S0 without noise, sparse vector step inside S0, TBAP on S1",
+            f"LASSO screening S0 without noise, sparse vector step inside S0, {tree}",
             private=False,
             method="none: the noiseless screening S0 leaks (delta >= 1/2, see notes)",
             notes=(

@@ -1,0 +1,111 @@
+"""The scoreboard: one final status per (paper, claim) across the five papers.
+
+Each paper's audit speaks its own words (rate fits: ``consistent`` / ``exceeds`` / ...; figure
+orderings: ``PASS`` / ``WEAK`` / ``FAIL``; the figure-less studies: ``SUPPORTED`` / ...). The
+scoreboard maps every word to one of :data:`STATUSES`; privacy claims take the privacy audit's
+finding (delivered and empirical epsilon) where the registry names the rows that test them.
+"""
+
+from __future__ import annotations
+
+import pandas as pd
+
+STATUSES = ("supported", "contradicted", "inconclusive", "untestable", "not audited")
+#: Every verdict word of the audits and its status.
+STATUS_OF = {
+    "supported": ("consistent", "PASS", "SUPPORTED", "CONSISTENT", "NO-VIOLATION", "supported"),
+    "contradicted": (
+        "exceeds",
+        "below",
+        "FAIL",
+        "CONTRADICTED",
+        "INCONSISTENT",
+        "VIOLATION",
+        "DIFFERS",
+        "contradicted",
+    ),
+    "inconclusive": ("inconclusive", "INCONCLUSIVE", "WEAK"),
+    "untestable": ("untestable", "PRE-ASYMPTOTIC", "UNUSABLE"),
+    "not audited": (
+        "not audited",
+        "NOT-AUDITED",
+        "NOT-RUN",
+        "DESCRIPTIVE",
+        "DIAGNOSTIC",
+        "INFORMATIONAL",
+        "INFO",
+    ),
+}
+_LOOKUP = {word: status for status, words in STATUS_OF.items() for word in words}
+COLUMNS = ["paper", "claim_id", "kind", "status", "verdict", "reason"]
+
+
+def status(word: str) -> str:
+    """The scoreboard status of an audit's verdict word (``ValueError`` for an unknown word:
+    a new word must be placed here, not silently counted)."""
+    try:
+        return _LOOKUP[str(word).strip()]
+    except KeyError:
+        raise ValueError(
+            f"verdict {word!r} has no scoreboard status; known: {', '.join(sorted(_LOOKUP))}"
+        ) from None
+
+
+def scoreboard(overviews, privacy: pd.DataFrame | None = None) -> pd.DataFrame:
+    """One row per (paper, claim) with its final status.
+
+    Parameters
+    ----------
+    overviews : iterable of (str, DataFrame)
+        Per paper, its claim overview: columns ``claim_id``, ``verdict`` and optionally
+        ``kind``, ``how`` / ``reason`` and ``all_configurations`` (the verdict across every
+        configuration a claim is checked on: a comparison that holds against untuned baselines
+        but not against tuned ones is inconclusive, not supported).
+    privacy : DataFrame, optional
+        Privacy claims' findings (``claim_id``, ``status``, ``reason``): they replace the
+        overview's verdict of those claims, since the privacy audit is what tests them.
+
+    Returns
+    -------
+    DataFrame
+        Columns :data:`COLUMNS`.
+    """
+    found = {} if privacy is None else privacy.set_index("claim_id").to_dict("index")
+    rows = []
+    for paper, ov in overviews:
+        for r in ov.to_dict("records"):
+            cid = r["claim_id"]
+            reason = str(r.get("reason") or r.get("how") or "")
+            word = r.get("all_configurations") or r["verdict"]
+            row = {
+                "paper": paper,
+                "claim_id": cid,
+                "kind": r.get("kind", ""),
+                "status": status(word),
+                "verdict": word,
+                "reason": reason,
+            }
+            if cid in found and found[cid]["status"] != "not audited":
+                row.update(
+                    status=found[cid]["status"],
+                    verdict=f"privacy audit: {found[cid]['status']}",
+                    reason=found[cid]["reason"],
+                )
+            rows.append(row)
+    return pd.DataFrame(rows, columns=COLUMNS)
+
+
+def counts(board: pd.DataFrame) -> pd.DataFrame:
+    """Per paper, the number of claims of each status (columns :data:`STATUSES`, then total)."""
+    table = pd.crosstab(board["paper"], board["status"]).reindex(columns=STATUSES, fill_value=0)
+    table["total"] = table.sum(axis=1)
+    return table.reset_index()
+
+
+def markdown(board: pd.DataFrame) -> str:
+    """The scoreboard as Markdown: the per-paper counts, then every claim."""
+    lines = ["# Scoreboard: the status of every audited claim", ""]
+    lines.append(counts(board).to_markdown(index=False))
+    lines += ["", "## Claims", ""]
+    lines.append(board.to_markdown(index=False))
+    return "\n".join(lines) + "\n"

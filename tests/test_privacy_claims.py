@@ -1,0 +1,301 @@
+"""Privacy claims against the privacy audit (issue 19 item 3): the statuses of
+:func:`dpbandits.audit.privacy_claims.privacy_claim_status` on hand-made rows, and every
+``privacy_audit`` selector of the registries against the rows the privacy audit enumerates."""
+
+import doctest
+import math
+
+import pandas as pd
+import pytest
+
+from dpbandits.audit import privacy_claims
+from dpbandits.audit.privacy_claims import STATUSES, privacy_claim_status, select_rows
+from dpbandits.bound_claims import load_bound_registry
+from dpbandits.claims import load_claims
+
+from .conftest import ROOT, SCHEMAS
+
+REGISTRIES = ("cz22", "dpdpe", "olucb")  # claims.schema.yaml; plasso has its own format
+#: Privacy claims per registry (olucb's second `privacy` is the spec_kind of the same claim).
+PRIVACY_CLAIMS = {"cz22": 17, "dpdpe": 11, "olucb": 1, "plasso": 2}
+
+
+def _d(series, nominal, delivered, verdict, experiment="dpdpe", **extra) -> dict:
+    return {
+        "experiment": experiment,
+        "figure": "fig",
+        "configuration": "conf",
+        "series": series,
+        "algorithm": series.lower(),
+        "calibration": "experiment/script",
+        "mechanism": "a Gaussian mechanism",
+        "nominal_epsilon": nominal,
+        "delivered_epsilon": delivered,
+        "verdict": verdict,
+        **extra,
+    }
+
+
+def _e(case, nominal, lb, delivered, control=False, alpha=0.05) -> dict:
+    return {
+        "case": case,
+        "represents": f"{case} rows",
+        "control": control,
+        "nominal_epsilon": nominal,
+        "delivered_epsilon": delivered,
+        "epsilon_lower_bound": lb,
+        "caught": lb > nominal,
+        "lb_le_delivered": lb <= delivered,
+        "alpha": alpha,
+    }
+
+
+def _claim(cid, selectors, kind="privacy", none="because"):
+    audit = {"none": none}
+    if selectors is not None:
+        audit["privacy_audit"] = selectors
+    return {"id": cid, "kind": kind, "audit": audit}
+
+
+@pytest.fixture
+def delivered():
+    return pd.DataFrame(
+        [
+            _d("CDP", 1.0, 0.8, "DELIVERED"),
+            _d("CDP", 10.0, 9.9, "DELIVERED"),
+            _d("SDP", 10.0, 0.0, "DELIVERED-APPROX"),
+            _d("VEC", 1.0, 1.7, "EXCEEDED-APPROX"),
+            _d("JDP", 1.0, math.inf, "NOT-PRIVATE"),
+        ]
+    )
+
+
+@pytest.fixture
+def empirical():
+    return pd.DataFrame(
+        [
+            _e("central", 10.0, 7.5, 18.4),
+            _e("screen", 0.42, 7.9, math.inf),
+            _e("shuffle", 10.0, 0.0, 0.0),
+            _e("under-noised control", 0.2, 7.2, 12.0, control=True),
+            _e("leaky accounting", 1.0, 0.9, 0.5),
+        ]
+    )
+
+
+def _status(claims, delivered, empirical) -> pd.DataFrame:
+    out = privacy_claim_status(claims, delivered, empirical)
+    assert list(out.columns) == privacy_claims.COLUMNS
+    assert set(out["status"]) <= set(STATUSES)
+    assert all(r.endswith(".") and not r[0].islower() for r in out["reason"])
+    return out.set_index("claim_id")
+
+
+def test_supported_then_a_planted_exceeded_row_contradicts(delivered, empirical):
+    claim = _claim("p.thm", [{"experiment": "dpdpe", "series": "CDP"}, {"case": "central"}])
+    out = _status([claim], delivered, empirical)
+    assert out.loc["p.thm", "status"] == "supported"
+    assert "All 2 selected rows are DELIVERED" in out.loc["p.thm", "reason"]
+    assert "2 DELIVERED of 2 rows" in out.loc["p.thm", "delivered_summary"]
+    assert "central: lower bound 7.5 at nominal 10" in out.loc["p.thm", "empirical_summary"]
+
+    planted = pd.concat(
+        [delivered, pd.DataFrame([_d("CDP", 10.0, 18.356, "EXCEEDED", figure="fig2b")])],
+        ignore_index=True,
+    )
+    out = _status([claim], planted, empirical)
+    assert out.loc["p.thm", "status"] == "contradicted"
+    reason = out.loc["p.thm", "reason"]
+    assert reason.startswith("Delivered epsilon 18.4 at nominal 10 (EXCEEDED) in dpdpe fig2b")
+    assert "1 of 3 selected rows fail their nominal epsilon" in reason
+
+
+def test_not_private_row_contradicts(delivered, empirical):
+    out = _status(
+        [_claim("p.jdp", [{"experiment": "dpdpe", "series": "JDP"}])], delivered, empirical
+    )
+    assert out.loc["p.jdp", "status"] == "contradicted"
+    assert "No finite delivered epsilon at nominal 1 (NOT-PRIVATE)" in out.loc["p.jdp", "reason"]
+
+
+def test_empirical_lower_bound_above_nominal_contradicts(delivered, empirical):
+    out = _status([_claim("p.lem", [{"case": "screen"}])], delivered, empirical)
+    assert out.loc["p.lem", "status"] == "contradicted"
+    assert out.loc["p.lem", "reason"] == (
+        "The empirical lower bound 7.9 exceeds the nominal 0.42 in case 'screen'."
+    )
+    assert "valid with probability 0.95" in out.loc["p.lem", "empirical_summary"]
+    # without the auditor's significance columns, the lower bound itself decides
+    bare = empirical.drop(columns=["caught", "lb_le_delivered"])
+    out = _status([_claim("p.lem", [{"case": "screen"}])], delivered, bare)
+    assert out.loc["p.lem", "status"] == "contradicted"
+    # a certified DELIVERED row does not outweigh a significant empirical finding
+    both = [{"experiment": "dpdpe", "series": "CDP"}, {"case": "screen"}]
+    assert _status([_claim("p.x", both)], delivered, empirical).loc["p.x", "status"] == (
+        "contradicted"
+    )
+
+
+def test_inconclusive_evidence(delivered, empirical):
+    claims = [
+        _claim("p.approx", [{"experiment": "dpdpe", "series": "SDP"}]),
+        _claim("p.approx_exceeded", [{"experiment": "dpdpe", "series": "VEC"}]),
+        _claim("p.mixed", [{"experiment": "dpdpe", "series": ["CDP", "SDP"]}]),
+        _claim("p.empirical_only", [{"case": "shuffle"}]),
+        _claim("p.leaky", [{"experiment": "dpdpe", "series": "CDP"}, {"case": "leaky accounting"}]),
+    ]
+    out = _status(claims, delivered, empirical)
+    assert (out["status"] == "inconclusive").all()
+    assert out.loc["p.approx", "reason"].startswith(
+        "Only approximate verdicts (1 DELIVERED-APPROX)"
+    )
+    assert "1 EXCEEDED-APPROX" in out.loc["p.approx_exceeded", "reason"]
+    assert out.loc["p.mixed", "reason"].startswith(
+        "2 selected rows are DELIVERED but 1 DELIVERED-APPROX are approximations"
+    )
+    assert "never certify" in out.loc["p.empirical_only", "reason"]
+    assert "exceeds the 0.5 accounting certifies" in out.loc["p.leaky", "reason"]
+
+
+def test_not_audited_and_other_kinds(delivered, empirical):
+    claims = [
+        _claim("p.none", [], none="a composition theorem, nothing to run"),
+        _claim("p.missing", None),
+        _claim("p.rate", [{"experiment": "dpdpe", "series": "JDP"}], kind="rate"),
+    ]
+    out = _status(claims, delivered, empirical)
+    assert list(out.index) == ["p.none", "p.missing"]  # non-privacy claims are skipped
+    assert (out["status"] == "not audited").all()
+    assert out.loc["p.none", "reason"] == (
+        "No row of the privacy audit tests this claim: a composition theorem, nothing to run."
+    )
+    assert "no privacy_audit field" in out.loc["p.missing", "reason"]
+
+
+def test_selector_matching(delivered, empirical):
+    d, e = select_rows(
+        "p.x",
+        [
+            {"experiment": "dpdpe", "series": "CDP", "nominal_epsilon": [10.0]},
+            {"experiment": "dpdpe", "series": ["CDP", "JDP"], "nominal_epsilon": 1},
+            {"case": ["central", "shuffle"]},
+        ],
+        delivered,
+        empirical,
+    )
+    assert sorted(zip(d["series"], d["nominal_epsilon"], strict=True)) == [
+        ("CDP", 1.0),
+        ("CDP", 10.0),
+        ("JDP", 1.0),
+    ]
+    assert list(e["case"]) == ["central", "shuffle"]
+
+
+@pytest.mark.parametrize(
+    ("selector", "message"),
+    [
+        ({"experiment": "dpdpe", "series": "CDP-DPE"}, "matches no row of privacy.csv"),
+        ({"case": "no such case"}, "matches no row of privacy_empirical.csv"),
+        ({"series": "CDP"}, "experiment required"),
+        ({"experiment": "dpdpe", "colour": "red"}, "unknown: colour"),
+        ({"case": "central", "figure": "fig"}, "unknown: figure"),
+        ({"case": "under-noised control"}, "negative control"),
+    ],
+)
+def test_bad_selectors_raise(delivered, empirical, selector, message):
+    with pytest.raises(ValueError, match="p.bad") as err:
+        privacy_claim_status([_claim("p.bad", [selector])], delivered, empirical)
+    assert message in str(err.value) and repr(selector) in str(err.value)
+
+
+def test_docstring_example():
+    failures, tried = doctest.testmod(privacy_claims, verbose=False)[:2]
+    assert tried > 0 and failures == 0
+
+
+# --- the registries against the rows the privacy audit enumerates (no simulation) --------------
+
+
+def _registry_claims() -> dict[str, list[dict]]:
+    out = {
+        p: load_claims(ROOT / f"config/claims/{p}.yaml", SCHEMAS / "claims.schema.yaml")
+        for p in REGISTRIES
+    }
+    out["plasso"] = load_bound_registry(
+        str(ROOT / "config/claims/plasso.yaml"), str(SCHEMAS / "bound_claims.schema.yaml")
+    )["claims"]
+    return out
+
+
+def test_every_privacy_claim_has_a_privacy_audit_field():
+    for prefix, claims in _registry_claims().items():
+        privacy = [c for c in claims if c["kind"] == "privacy"]
+        assert len(privacy) == PRIVACY_CLAIMS[prefix], prefix
+        for c in privacy:
+            assert "privacy_audit" in c["audit"], c["id"]
+            if not c["audit"]["privacy_audit"] and prefix != "plasso":
+                assert c["audit"]["none"].strip(), c["id"]  # why nothing tests it
+
+
+@pytest.fixture(scope="module")
+def empirical_rows() -> pd.DataFrame:
+    """The cases of privacy_empirical.csv (``all_cases`` builds the samplers, draws nothing)."""
+    from dpbandits.privacy.cases import all_cases
+
+    return pd.DataFrame(
+        [
+            {
+                "case": c.name,
+                "represents": c.represents,
+                "control": c.control,
+                "nominal_epsilon": c.nominal,
+            }
+            for c in all_cases()
+        ]
+    )
+
+
+def _delivered_rows(scale: str, monkeypatch) -> pd.DataFrame:
+    """The rows of privacy.csv at ``scale`` (tier core), as privacy_delivered.py enumerates them,
+    without the accounting (delivered epsilons are NaN)."""
+    from dpbandits.audit.privacy import delivered_table
+    from dpbandits.bound_plan import load_plan
+    from dpbandits.config import load_experiment, load_yaml
+    from dpbandits.plasso_plan import load_plasso_plan
+    from dpbandits.privacy import releases
+
+    monkeypatch.setattr(releases, "delivered_epsilon", lambda release, delta: (math.nan, ""))
+    cfg = load_yaml(ROOT / "config/config.yaml")
+    cfg["scale"] = scale
+    experiments = {
+        name: load_experiment(
+            ROOT / f"config/experiments/{name}.yaml", cfg, SCHEMAS / "experiment.schema.yaml"
+        )
+        for name in cfg["experiments"]
+    }
+    op24 = load_plan(
+        str(ROOT / "config/experiments/op24.yaml"), str(SCHEMAS / "op24.schema.yaml"), "core", scale
+    )
+    plasso = load_plasso_plan(
+        str(ROOT / "config/experiments/plasso.yaml"),
+        str(SCHEMAS / "plasso.schema.yaml"),
+        "core",
+        scale,
+    )
+    return delivered_table(experiments, op24, plasso)
+
+
+@pytest.mark.parametrize("scale", ["quick", "paper"])
+def test_every_selector_matches_rows_the_privacy_audit_enumerates(
+    scale, monkeypatch, empirical_rows
+):
+    delivered = _delivered_rows(scale, monkeypatch)
+    assert len(delivered) > 100
+    for claims in _registry_claims().values():
+        for c in claims:
+            if c["kind"] != "privacy":
+                continue
+            for selector in c["audit"]["privacy_audit"]:
+                # raises, naming the claim and the selector, when a selector matches nothing
+                d, e = select_rows(c["id"], [selector], delivered, empirical_rows)
+                assert len(d) + len(e) > 0

@@ -1,0 +1,67 @@
+"""The scoreboard: every audit's verdict words map to one status, privacy findings override."""
+
+import pandas as pd
+import pytest
+
+from dpbandits.audit import scoreboard as sb
+from dpbandits.audit.fits import VERDICT_ORDER
+from dpbandits.audit.ordering import VERDICTS as ORDERING_VERDICTS
+from dpbandits.summary import STATUS_ORDER, scoreboard_lines
+
+
+def test_every_rate_and_ordering_verdict_has_a_status():
+    for word in (*VERDICT_ORDER, *ORDERING_VERDICTS, "not audited"):
+        assert sb.status(word) in sb.STATUSES
+    assert sb.status("untestable") == "untestable"
+    assert sb.status("exceeds") == sb.status("FAIL") == "contradicted"
+
+
+def test_an_unknown_verdict_word_is_refused_not_counted():
+    with pytest.raises(ValueError, match="no scoreboard status"):
+        sb.status("MAYBE")
+
+
+def test_privacy_findings_replace_the_registry_verdict():
+    ov = pd.DataFrame(
+        {
+            "claim_id": ["p.rate", "p.priv", "p.other"],
+            "kind": ["rate", "privacy", "privacy"],
+            "verdict": ["consistent", "not audited", "not audited"],
+            "how": ["fit", "noise scale checked", "n/a"],
+        }
+    )
+    privacy = pd.DataFrame(
+        {
+            "claim_id": ["p.priv", "p.other"],
+            "status": ["contradicted", "not audited"],
+            "reason": ["delivered epsilon 18.4 at nominal 10", "no row"],
+        }
+    )
+    board = sb.scoreboard([("p", ov)], privacy).set_index("claim_id")
+    assert board.loc["p.rate", "status"] == "supported"
+    assert board.loc["p.priv", "status"] == "contradicted"
+    assert "18.4" in board.loc["p.priv", "reason"]
+    assert board.loc["p.other", "status"] == "not audited"
+    counts = sb.counts(board.reset_index())
+    assert counts.loc[0, "total"] == 3 and counts.loc[0, "contradicted"] == 1
+
+
+def test_end_of_run_summary_prints_the_counts(tmp_path):
+    assert STATUS_ORDER == sb.STATUSES
+    ov = pd.DataFrame({"claim_id": ["a", "b"], "verdict": ["untestable", "PASS"]})
+    path = tmp_path / "scoreboard.csv"
+    sb.scoreboard([("cz22", ov)]).to_csv(path, index=False)
+    lines = scoreboard_lines(path)
+    assert lines[1].split() == ["cz22", "1", "supported,", "1", "untestable"]
+    assert scoreboard_lines(tmp_path / "missing.csv") == []
+
+
+def test_a_comparison_that_flips_with_the_configuration_is_not_supported():
+    ov = pd.DataFrame(
+        {
+            "claim_id": ["beats"],
+            "verdict": ["PASS"],  # against the untuned baselines (primary configuration)
+            "all_configurations": ["INCONCLUSIVE"],  # FAIL once every baseline is tuned
+        }
+    )
+    assert sb.scoreboard([("olucb", ov)])["status"].iat[0] == "inconclusive"
