@@ -382,3 +382,19 @@ def test_a_worst_case_privacy_cost_is_the_difference_of_worst_cases():
     # worst cases sqrt(80 T) and sqrt(20 T) on the grid: their difference grows like sqrt(T)
     assert row["slope"] == pytest.approx(0.5, abs=0.06)
     assert "minus base" in row["variable"] and row["regime"] == "learning"
+
+
+def test_the_rate_figure_of_a_worst_case_claim_is_drawn_from_its_grid(tmp_path):
+    from dpbandits.audit.plots import render_rate_claims
+
+    gaps = 2.0 ** -np.arange(2, 12, 0.5)
+    df = _grid_frame(gaps).assign(
+        series=lambda f: "grid_g" + (f["series"].str[1:].astype(int) + 1).astype(str)
+    )
+    names = [f"grid_g{k + 1}" for k in range(len(gaps))]
+    claim, grids = _worst(names)
+    claim.update(kind="rate", bound="O(sqrt T)")
+    rates = evaluate_rate_claims([claim], df, n_boot=100, seed=0, grids=grids)
+    files = {"x.c": {"pdf": str(tmp_path / "c.pdf"), "png": str(tmp_path / "c.png")}}
+    render_rate_claims([claim], rates, df, files)
+    assert (tmp_path / "c.png").stat().st_size > 1000

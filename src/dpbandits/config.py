@@ -16,6 +16,7 @@ import hashlib
 import itertools
 import json
 import math
+import re
 from dataclasses import asdict, dataclass, field
 from fractions import Fraction
 from pathlib import Path
@@ -339,6 +340,17 @@ class SweepSpec:
     def cells_of_entry(self, entry: str) -> list[Cell]:
         """The cells of every series of one schedule entry (a gap grid's: every gap)."""
         return [c for s in self.grids[entry] for c in self.cells_of(s)]
+
+
+def grid_members(schedule: str, series) -> list[str]:
+    """The series of gap grid ``schedule`` among ``series`` names, largest gap first (the names
+    :func:`grid_series` gives them)."""
+    found = {
+        int(m.group(1)): s
+        for s in series
+        if (m := re.fullmatch(rf"{re.escape(schedule)}_g(\d+)", s))
+    }
+    return [found[k] for k in sorted(found)]
 
 
 def grid_series(schedule: str, grid) -> list[tuple[str, float]]:

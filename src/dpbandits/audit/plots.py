@@ -8,8 +8,17 @@ from multiprocessing import get_context
 
 import pandas as pd
 
+from ..config import grid_members
 from ..plotting import CYCLE, close, footnote, plt, rate_panel, save
-from .rates import FINITE_T_CAVEAT, d_matrix, eps_gap, final_values, fit_exponent, level_matrix
+from .rates import (
+    FINITE_T_CAVEAT,
+    d_matrix,
+    eps_gap,
+    final_values,
+    fit_exponent,
+    level_matrix,
+    worst_case_matrix,
+)
 
 
 def signature(claim: dict) -> tuple:
@@ -61,6 +70,13 @@ def _render(task) -> None:
     audit = claim["audit"]
     metric = audit.get("metric", "regret_pseudo")
     finals = final_values(sweeps[sweeps["figure"] == audit["sweep"]], metric)
+    names = finals["series"].unique()
+
+    def levels(name, eps, d=None):  # a schedule, or the worst case over its gap grid
+        if audit.get("worst_case"):
+            return worst_case_matrix(finals, grid_members(name, names), eps, d)[:2]
+        return level_matrix(finals, name, eps, d)
+
     ylabel = "mean final pseudo-regret" if metric == "regret_pseudo" else f"mean final {metric}"
     if audit["check"] == "slope_trend":
         eps_levels = sorted(finals["epsilon"].dropna().unique()) or [None]
@@ -69,9 +85,9 @@ def _render(task) -> None:
         )
         for ax, eps in zip(axes[0], eps_levels, strict=True):
             for k, name in enumerate(audit["schedules"]):
-                x, Y = level_matrix(finals, name, eps)
+                x, Y = levels(name, eps)
                 if audit.get("T_fit") == "gap":
-                    Y = Y - level_matrix(finals, audit["baseline"], None)[1]
+                    Y = Y - levels(audit["baseline"], None)[1]
                 fit = fit_exponent(x, Y, n_boot=200)
                 color = CYCLE[k % len(CYCLE)]
                 label = f"{name}: {fit.slope:.2f}"
@@ -95,9 +111,10 @@ def _render(task) -> None:
             for k, r in enumerate(groups[var].itertuples()):
                 fx = _fixed(r.fixed)
                 if var == "T":
-                    x, Y = level_matrix(finals, r.schedule, fx.get("epsilon"), fx.get("d"))
+                    sched = r.schedule.split(" (worst of")[0]  # a worst-case row names its grid
+                    x, Y = levels(sched, fx.get("epsilon"), fx.get("d"))
                     if gap_to is not None:
-                        Y = Y - level_matrix(finals, gap_to, None, fx.get("d"))[1]
+                        Y = Y - levels(gap_to, None, fx.get("d"))[1]
                 elif var == "1/epsilon":
                     e, Y, _ = eps_gap(finals, r.schedule, ref, fx.get("d"))
                     x = 1.0 / e

@@ -96,10 +96,24 @@ def _cell_release(cell, policy):
     raise ValueError(f"{cell.stem}: no release description for {policy.algorithm!r}")
 
 
+#: Cell fields that do not enter a release's accounting: where the cell is shown.
+_PLACE = ("experiment", "figure", "panel", "configuration", "series")
+
+
+def _noise_key(cell) -> str:
+    """Everything about a cell that its privacy accounting can depend on."""
+    data = {k: v for k, v in cell.as_dict().items() if k not in _PLACE}
+    data["instance_options"] = {
+        k: v for k, v in data.get("instance_options", {}).items() if k != "gap_scale"
+    }
+    return repr(sorted(data.items()))
+
+
 def experiment_rows(experiment) -> list[dict]:
     """Rows of one experiment file's figure and sweep cells (private series only)."""
     cells = [*experiment.cells, *(c for sw in experiment.sweeps for c in sw.cells)]
     rows, seen = [], set()
+    computed: dict[tuple, dict] = {}  # the accounting, by what the noise depends on
     for cell in cells:
         if cell.epsilon is None:
             continue
@@ -123,7 +137,15 @@ def experiment_rows(experiment) -> list[dict]:
         if key in seen:
             continue
         seen.add(key)
-        release, paper, universe = _cell_release(cell, policy)
+        # the same cell but for its place (figure, panel, configuration, series) and the gap of
+        # a gap grid (the noise does not depend on the instance's gap) is accounted once
+        noise = _noise_key(cell)
+        if noise not in computed:
+            release, paper, universe = _cell_release(cell, policy)
+            computed[noise] = {
+                "universe": universe,
+                **_row({}, release, float(cell.epsilon), cell.delta, cell.T, paper),
+            }
         base = {
             "experiment": cell.experiment,
             "figure": cell.figure,
@@ -134,9 +156,8 @@ def experiment_rows(experiment) -> list[dict]:
             "instances": cell.instances,
             "d": cell.d,
             "B": cell.B,
-            "universe": universe,
         }
-        rows.append(_row(base, release, float(cell.epsilon), cell.delta, cell.T, paper))
+        rows.append({**base, **computed[noise]})
     return rows
 
 
