@@ -1,0 +1,237 @@
+"""Robustness of a failed ordering claim to the constants a paper leaves open (issue 19).
+
+Paper 000 (OnlineUCB) reports OnlineUCB far below LinUCB-LDP in Sec. 5, Figure 1; the audit
+finds it above at epsilon = 0.2 and 1 (claims ``olucb.fig1.eps{0.2,1}.beats_ldp`` FAIL). The
+paper fixes neither the radius scale, nor the clipping constant G of Algorithm 1 beyond its
+order (Cor. 3.6), nor the online learner's step size, so the negative finding could hinge on
+them. The study (``robustness:`` of ``config/experiments/olucb.yaml``, rule
+``olucb_robustness``, on demand) runs each setting of those constants on held-out instances
+with common random numbers (the same instances and reward streams for both series, the same
+algorithm-noise stream for every setting) and calls the finding
+
+* **fragile** if some setting reproduces the published ordering: OnlineUCB's final regret
+  significantly below the reference's (paired 95 % t-interval of the difference below 0) at
+  every privacy level of the study, against some reference configuration;
+* **robust** otherwise.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+import time
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from ..policies.onlineucb import OnlineUCB
+from .ordering import quantile
+
+
+class ScaledClipOnlineUCB(OnlineUCB):
+    """OnlineUCB with its clipping constant multiplied by ``g_scale`` (G of Algorithm 1 enters
+    the clipping, Maler's expert grid and the radius proxies M_t, S_t)."""
+
+    options = {**OnlineUCB.options, "g_scale": 1.0}
+
+    def _calibrate(self) -> None:
+        super()._calibrate()
+        scale = float(self.opts["g_scale"])
+        if not scale > 0:
+            raise ValueError(f"onlineucb: g_scale must be > 0, got {scale!r}")
+        self.G *= scale
+        self.consts["G"] = self.G
+
+
+# -- statistics (pure; tests/test_robustness.py) -------------------------------------------------
+def paired_difference(a: pd.Series, b: pd.Series) -> dict:
+    """Paired difference ``a - b`` of final regrets indexed by trial, on the common trials only,
+    with the 95 % Student-t interval (the ordering claims' ``interval: t``)."""
+    common = a.index.intersection(b.index)
+    if len(common) < 2:
+        raise ValueError(f"need >= 2 common trials, got {len(common)}")
+    d = (a.loc[common] - b.loc[common]).to_numpy(float)
+    n = d.size
+    mean = float(d.mean())
+    se = float(d.std(ddof=1) / math.sqrt(n))
+    q = quantile(n, "t")
+    lo, hi = mean - q * se, mean + q * se
+    verdict = "PASS" if hi < 0 else ("WEAK" if mean < 0 else "FAIL")
+    return {
+        "n": n,
+        "mean_a": float(a.loc[common].mean()),
+        "mean_b": float(b.loc[common].mean()),
+        "diff": mean,
+        "ci_low": lo,
+        "ci_high": hi,
+        "verdict": verdict,
+        "holds": bool(hi < 0),
+    }
+
+
+def comparison_table(finals: pd.DataFrame, series: str, reference: str) -> pd.DataFrame:
+    """One row per (setting, configuration, epsilon): the paired difference of ``series`` under
+    the setting minus ``reference``.
+
+    ``finals`` has columns setting, configuration, epsilon, series, trial, final; the reference
+    rows carry setting ``"-"`` (one reference run per configuration and epsilon).
+    """
+    rows = []
+    ref = finals[finals.series == reference]
+    own = finals[finals.series == series]
+    for (setting, conf, eps), g in own.groupby(["setting", "configuration", "epsilon"], sort=False):
+        r = ref[(ref.configuration == conf) & (ref.epsilon == eps)]
+        stat = paired_difference(g.set_index("trial")["final"], r.set_index("trial")["final"])
+        rows.append({"setting": setting, "configuration": conf, "epsilon": eps, **stat})
+    return pd.DataFrame(rows)
+
+
+def classify(table: pd.DataFrame) -> dict:
+    """``robust`` or ``fragile`` (module docstring) from :func:`comparison_table`.
+
+    A (setting, configuration) reproduces the published ordering when ``holds`` at every epsilon
+    of the table. Returns ``{"verdict", "reproducing": [(setting, configuration), ...],
+    "point_below": [...]}``; ``point_below``: the (setting, configuration) pairs whose mean
+    difference is below 0 at every epsilon, significant or not (how close the study came).
+    """
+    n_eps = table.epsilon.nunique()
+    reproducing, point_below = [], []
+    for (setting, conf), g in table.groupby(["setting", "configuration"], sort=False):
+        if g.epsilon.nunique() != n_eps:
+            continue
+        if bool(g.holds.all()):
+            reproducing.append((setting, conf))
+        if bool((g["diff"] < 0).all()):
+            point_below.append((setting, conf))
+    return {
+        "verdict": "fragile" if reproducing else "robust",
+        "reproducing": reproducing,
+        "point_below": point_below,
+    }
+
+
+# -- the study -----------------------------------------------------------------------------------
+def study_cells(experiment, config: dict):
+    """(setting, cell) pairs of the study: the series' and the reference's Figure 1 cells moved
+    to the held-out trials (reference: setting ``"-"``)."""
+    study = experiment.data["robustness"]
+    trials = study["trials"]
+    if config["scale"] != "paper":
+        trials = min(trials, config["scales"][config["scale"]]["trials"])
+    out = []
+    for cell in experiment.cells:
+        if cell.panel not in study["panels"] or cell.configuration not in study["configurations"]:
+            continue
+        moved = dataclasses.replace(
+            cell,
+            figure="olucb_robustness",
+            panel=f"robustness:{cell.panel}",
+            first_trial=study["first_trial"],
+            trials=trials,
+        )
+        if cell.series == study["reference"]:
+            out.append(("-", moved))
+        elif cell.series == study["series"]:
+            for name, opts in study["settings"].items():
+                out.append((name, dataclasses.replace(moved, options={**cell.options, **opts})))
+    return out
+
+
+def _policy(cell, calibrated):
+    """The cell's policy; with ``g_scale`` among its options, :class:`ScaledClipOnlineUCB`."""
+    if "g_scale" not in cell.options:
+        return cell.policy(calibrated)
+    plain = dataclasses.replace(
+        cell, options={k: v for k, v in cell.options.items() if k != "g_scale"}
+    ).policy(calibrated)
+    return ScaledClipOnlineUCB(
+        plain.setting, plain.calibration, plain.quirks, **cell.resolved_options(calibrated)
+    )
+
+
+def run_study(experiment, config: dict, calibrated: dict[str, float]) -> pd.DataFrame:
+    """Final pseudo-regret of every trial of every study cell (columns of
+    :func:`comparison_table`'s ``finals`` plus seconds)."""
+    from ..engine import checkpoint_rounds, simulate
+    from ..envs import reward_tables
+    from ..pipeline import _reward_seeds, cell_instances
+    from ..seeds import noise_generator
+
+    rows = []
+    cache: dict = {}
+    for setting, cell in study_cells(experiment, config):
+        key = (cell.instances, cell.epsilon, cell.T)
+        if key not in cache:
+            inst = cell_instances(cell)
+            cache[key] = (inst, reward_tables(inst.mu, cell.T, _reward_seeds(cell)))
+        instances, rewards = cache[key]
+        policy = _policy(cell, calibrated)
+        rngs = [
+            noise_generator(cell.root_seed, cell.experiment, cell.seed_panel, cell.algorithm, i)
+            for i in range(cell.trials)
+        ]
+        start = time.perf_counter()
+        res = simulate(
+            policy,
+            instances,
+            _reward_seeds(cell),
+            rngs,
+            checkpoint_rounds(cell.T, cell.checkpoints),
+            rewards=rewards,
+        )
+        seconds = time.perf_counter() - start
+        final = np.asarray(res.metrics["regret_pseudo"])[:, -1]
+        for i, v in enumerate(final):
+            rows.append(
+                {
+                    "setting": setting,
+                    "configuration": cell.configuration,
+                    "epsilon": cell.epsilon,
+                    "series": cell.series,
+                    "trial": cell.first_trial + i,
+                    "final": float(v),
+                    "seconds": seconds,
+                }
+            )
+    return pd.DataFrame(rows)
+
+
+def write_outputs(table: pd.DataFrame, verdict: dict, study: dict, csv: str, md: str) -> None:
+    """The table as CSV and Markdown (with the classification)."""
+    Path(csv).parent.mkdir(parents=True, exist_ok=True)
+    out = table.assign(classification=verdict["verdict"])
+    out.to_csv(csv, index=False)
+    lines = [
+        f"# {study['title']}",
+        "",
+        f"{study['series']} under each setting minus {study['reference']} (final pseudo-regret), "
+        f"paired on trials {study['first_trial']}.. (held out; common random numbers), "
+        "95 % t-interval; `holds`: the published ordering (interval below 0).",
+        "",
+        "| setting | options | configuration | epsilon | n | mean OnlineUCB | mean LinUCB-LDP "
+        "| difference | 95 % interval | verdict | holds |",
+        "|---|---|---|---|---|---|---|---|---|---|---|",
+    ]
+    for r in table.itertuples():
+        opts = ", ".join(f"{k}={_fmt(v)}" for k, v in study["settings"][r.setting].items())
+        lines.append(
+            f"| {r.setting} | {opts} | {r.configuration} | {r.epsilon:g} | {r.n} "
+            f"| {r.mean_a:.0f} | {r.mean_b:.0f} | {r.diff:+.0f} "
+            f"| [{r.ci_low:+.0f}, {r.ci_high:+.0f}] | {r.verdict} | {'yes' if r.holds else 'no'} |"
+        )
+    names = ", ".join(f"{s} ({c})" for s, c in verdict["reproducing"]) or "none"
+    lines += [
+        "",
+        f"**Classification: {verdict['verdict']}** (settings reproducing the published ordering "
+        f"at every epsilon: {names}). Mean difference below 0 at every epsilon, significant "
+        f"or not: {', '.join(f'{a} ({b})' for a, b in verdict['point_below']) or 'none'}.",
+        "",
+    ]
+    Path(md).write_text("\n".join(lines))
+
+
+def _fmt(v) -> str:
+    if isinstance(v, dict) and "calibrated" in v:
+        return f"calibrated:{v['calibrated']}"
+    return f"{v:g}" if isinstance(v, float) else str(v)

@@ -1,0 +1,73 @@
+"""The robustness study's statistics (src/dpbandits/audit/robustness.py): synthetic data only."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+from scipy import stats
+
+from dpbandits.audit.robustness import classify, comparison_table, paired_difference
+
+
+def _finals(own: dict[str, dict[float, list[float]]], ref: dict[float, list[float]], conf="fair"):
+    """Finals table: ``own[setting][eps]`` and ``ref[eps]`` per-trial regrets (trials 1000..)."""
+    rows = []
+    for eps, values in ref.items():
+        for i, v in enumerate(values):
+            rows.append(("-", conf, eps, "LinUCB-LDP", 1000 + i, v))
+    for setting, by_eps in own.items():
+        for eps, values in by_eps.items():
+            for i, v in enumerate(values):
+                rows.append((setting, conf, eps, "OnlineUCB", 1000 + i, v))
+    return pd.DataFrame(
+        rows, columns=["setting", "configuration", "epsilon", "series", "trial", "final"]
+    )
+
+
+REF = {0.2: [1000.0, 1100.0, 900.0, 1050.0, 950.0], 1.0: [400.0, 450.0, 420.0, 380.0, 410.0]}
+ABOVE = {e: [v + 300 + 10 * i for i, v in enumerate(r)] for e, r in REF.items()}
+BELOW = {e: [v / 2 + 5 * i for i, v in enumerate(r)] for e, r in REF.items()}
+
+
+def test_one_setting_reversing_the_ordering_is_fragile_and_named():
+    table = comparison_table(_finals({"a": ABOVE, "good": BELOW}, REF), "OnlineUCB", "LinUCB-LDP")
+    out = classify(table)
+    assert out["verdict"] == "fragile"
+    assert out["reproducing"] == [("good", "fair")]
+    assert out["point_below"] == [("good", "fair")]
+    assert set(table[table.setting == "good"].verdict) == {"PASS"}
+    assert set(table[table.setting == "a"].verdict) == {"FAIL"}
+
+
+def test_no_setting_below_is_robust():
+    table = comparison_table(_finals({"a": ABOVE, "b": ABOVE}, REF), "OnlineUCB", "LinUCB-LDP")
+    assert classify(table) == {"verdict": "robust", "reproducing": [], "point_below": []}
+
+
+def test_below_at_one_epsilon_only_does_not_reproduce():
+    half = {0.2: BELOW[0.2], 1.0: ABOVE[1.0]}
+    table = comparison_table(_finals({"half": half}, REF), "OnlineUCB", "LinUCB-LDP")
+    out = classify(table)
+    assert out["verdict"] == "robust" and out["point_below"] == []
+
+
+def test_paired_interval_on_common_trials_only():
+    a = pd.Series([10.0, 12.0, 9.0, 11.0, 50.0], index=[1, 2, 3, 4, 99])
+    b = pd.Series([20.0, 21.0, 22.0, 18.0, -7.0], index=[1, 2, 3, 4, 5])
+    out = paired_difference(a, b)
+    d = np.array([10 - 20, 12 - 21, 9 - 22, 11 - 18], float)  # trials 1..4 only
+    q = stats.t.ppf(0.975, 3)
+    se = d.std(ddof=1) / 2
+    assert out["n"] == 4
+    assert out["diff"] == pytest.approx(d.mean())
+    assert out["ci_low"] == pytest.approx(d.mean() - q * se)
+    assert out["ci_high"] == pytest.approx(d.mean() + q * se)
+    assert out["mean_a"] == pytest.approx(10.5) and out["mean_b"] == pytest.approx(20.25)
+    # pairing matters: the unpaired spread is far wider than the paired one
+    assert out["ci_high"] < 0 and out["holds"]
+
+
+def test_paired_difference_needs_common_trials():
+    with pytest.raises(ValueError, match="common trials"):
+        paired_difference(pd.Series([1.0, 2.0], index=[0, 1]), pd.Series([1.0, 2.0], index=[5, 6]))
