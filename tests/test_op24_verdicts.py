@@ -115,6 +115,15 @@ def test_learning_sweep_at_the_claimed_rate_is_consistent(claims):
     assert per_claim.set_index("claim_id").loc["op.s3.jdp.upper", "verdict"] == "consistent"
 
 
+def test_the_configured_power_requirement_reaches_the_op24_verdicts(claims):
+    """The same learning sweep with ``audit.max_detectable_excess`` below its detectable excess
+    (as a user would set it in config/config.yaml): consistent becomes inconclusive."""
+    rows = pd.DataFrame(_c1_rows(lambda t: 0.2 * math.sqrt(t) * math.log(t)))
+    strict, _ = Op24Audit(rows, claims, 5, 4, max_detectable=1e-3).run()
+    up = strict[(strict.claim_id == "op.s3.jdp.upper") & (strict.rule == "R-UP-T")]
+    assert set(up.verdict) == {"inconclusive"} and set(up.rule_verdict) == {"SUPPORTED"}
+
+
 def test_planted_excess_well_above_the_detectable_one_exceeds(claims):
     """JDP-LinUCB growing like t^0.95 (0.34 above the claimed 0.607), learning: exceeds, and the
     planted excess is well above the design's detectable excess."""

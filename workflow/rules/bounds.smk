@@ -74,6 +74,7 @@ for _name, _plan in BOUND_PLANS.items():
             runtime=10,
         params:
             claims_schema=f"{SCHEMAS}/bound_claims.schema.yaml",
+            max_detectable=config["audit"]["max_detectable_excess"],
             fit_points=_plan.fit_points,
             fit_checkpoints=_plan.fit_checkpoints,
         script:

@@ -85,6 +85,7 @@ if PLASSO_PLAN:
             runtime=10,
         params:
             claims_schema=f"{SCHEMAS}/bound_claims.schema.yaml",
+            max_detectable=config["audit"]["max_detectable_excess"],
             fit_points=PLASSO_PLAN.fit_points,
             grids=PLASSO_PLAN.grids,
             parameters=PLASSO_PLAN.parameters,

@@ -15,7 +15,9 @@ with job_log(snakemake.log[0]) as log:
     p = snakemake.params
     registry = load_bound_registry(snakemake.input.claims, p.claims_schema)
     results = read_results(snakemake.input.results)
-    rows, claims = Op24Audit(results, registry["claims"], p.fit_points, p.fit_checkpoints).run()
+    rows, claims = Op24Audit(
+        results, registry["claims"], p.fit_points, p.fit_checkpoints, p.max_detectable
+    ).run()
     out = snakemake.output
     write_table(rows, out.csv, out.md, "Paper 002: verdict rows", VERDICT_SEMANTICS)
     write_table(

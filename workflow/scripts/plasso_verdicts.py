@@ -17,7 +17,9 @@ with job_log(snakemake.log[0]) as log:
     registry = load_bound_registry(inp.claims, p.claims_schema)
     runs = read_results(inp.runs, required=("trial",))
     episodes = read_results(inp.episodes, required=("trial",))
-    rows, claims = PlassoAudit(runs, episodes, registry["claims"], p.fit_points).run()
+    rows, claims = PlassoAudit(
+        runs, episodes, registry["claims"], p.fit_points, p.max_detectable
+    ).run()
     write_table(rows, out.rows_csv, out.rows_md, "Paper 001: verdict rows", VERDICT_SEMANTICS)
     write_table(
         claims, out.claims_csv, out.claims_md, "Paper 001: claim verdicts", VERDICT_SEMANTICS

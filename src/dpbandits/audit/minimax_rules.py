@@ -143,6 +143,7 @@ def judge(
     regime: tuple[str, str] = ("learning", "no regret cap known; saturation not checked"),
     tol_flag: float | None = None,
     side: str | None = None,
+    max_detectable: float = MAX_DETECTABLE,
 ) -> RuleResult:
     """Fill the shared columns of a rate rule's result.
 
@@ -168,7 +169,7 @@ def judge(
     else:
         det = math.nan
     final, gate_why = vocab.gate(
-        shared_verdict(word, direction), reg, det if fitted else math.inf, MAX_DETECTABLE
+        shared_verdict(word, direction), reg, det if fitted else math.inf, max_detectable
     )
     if fitted:
         span = (
@@ -240,6 +241,7 @@ def rule_up_t(
     b_claim: float,
     paired: bool = False,
     tau: float = TAU_T,
+    max_detectable: float = MAX_DETECTABLE,
 ) -> RuleResult:
     """R-UP-T: the regret's T-slope against the leading term's secant exponent (upper bound).
 
@@ -251,7 +253,9 @@ def rule_up_t(
     ``regret_unif = None``: no cap known, saturation not checked."""
     R = np.asarray(R, dtype=float)
     res = _upper("R-UP-T", *loglog_slope(T, R, paired), b_claim, tau)
-    return judge(res, "upper", tau, T, vocab.log_mean_sd(R.T), fit_regime(*_caps(R, regret_unif)))
+    regime = fit_regime(*_caps(R, regret_unif))
+    log_sd = vocab.log_mean_sd(R.T)
+    return judge(res, "upper", tau, T, log_sd, regime, max_detectable=max_detectable)
 
 
 def _excess_log_sd(R_priv: np.ndarray, R_ref: np.ndarray, paired: bool) -> np.ndarray:
@@ -274,6 +278,7 @@ def rule_exc_t(
     b_claim: float,
     paired: bool = False,
     tau: float = TAU_T,
+    max_detectable: float = MAX_DETECTABLE,
 ) -> RuleResult:
     """R-EXC-T: the T-slope of the private excess ``E = R_priv - R_ref`` against the privacy
     term's secant exponent. Usable only if the private run is not saturated at any fitted
@@ -285,7 +290,7 @@ def rule_exc_t(
 
     def unusable(note: str) -> RuleResult:
         return judge(RuleResult("R-EXC-T", UNUSABLE, claimed=b_claim, note=note), "upper", tau,
-                     regime=regime)  # fmt: skip
+                     regime=regime, max_detectable=max_detectable)  # fmt: skip
 
     if regime[0] == "saturated":
         return unusable("saturated")
@@ -304,7 +309,8 @@ def rule_exc_t(
         return unusable("excess <= 0 at some T")
     lo, hi = np.nanquantile(_slopes(x, reps), [0.025, 0.975])
     res = _upper("R-EXC-T", slope, float(lo), float(hi), b_claim, tau)
-    return judge(res, "upper", tau, x, _excess_log_sd(R_priv, R_ref, paired), regime)
+    log_sd = _excess_log_sd(R_priv, R_ref, paired)
+    return judge(res, "upper", tau, x, log_sd, regime, max_detectable=max_detectable)
 
 
 def rule_rho(
@@ -315,6 +321,7 @@ def rule_rho(
     tau: float = TAU_RHO,
     means: Sequence[float] | None = None,
     caps: Sequence[float] | None = None,
+    max_detectable: float = MAX_DETECTABLE,
 ) -> RuleResult:
     """R-RHO: the excess at T_max scales no faster than ``rho^{-1/2}`` as rho decreases.
 
@@ -337,7 +344,7 @@ def rule_rho(
         else:
             regime = ("learning", "no privacy-dominated rho is saturated")
         res = RuleResult("R-RHO", "INCONCLUSIVE", claimed=-0.5, note="fewer than 2 rho values")
-        return judge(res, "upper", tau, regime=regime)
+        return judge(res, "upper", tau, regime=regime, max_detectable=max_detectable)
     rho_k = np.asarray(rhos, float)[keep]
     s, lo, hi = loglog_slope(rho_k, E[keep])
     if lo >= -0.5 - tau:
@@ -354,7 +361,10 @@ def rule_rho(
     )
     # the violation is a slope below -0.5 - tau: in 1/rho, an exponent above 0.5 + tau, flagged
     # when the interval's upper end is below; its half-width on that side is hi - s
-    return judge(res, "upper", tau, rho_k, vocab.log_mean_sd(E[keep].T), regime, side="lower")
+    log_sd = vocab.log_mean_sd(E[keep].T)
+    return judge(
+        res, "upper", tau, rho_k, log_sd, regime, side="lower", max_detectable=max_detectable
+    )
 
 
 def rule_scale(
@@ -364,6 +374,7 @@ def rule_scale(
     tau: float = TAU_SCALE,
     means: Sequence[float] | None = None,
     caps: Sequence[float] | None = None,
+    max_detectable: float = MAX_DETECTABLE,
 ) -> RuleResult:
     """R-SCALE-K / R-SCALE-D: slope of the excess in K (or d), claimed 1 (upper bound).
     ``means`` and ``caps`` (the private runs' mean regret and random play's, per size) give the
@@ -376,7 +387,8 @@ def rule_scale(
         if means is not None and caps is not None
         else ("learning", "no regret cap given; saturation not checked")
     )
-    return judge(res, "upper", tau, sizes, vocab.log_mean_sd(E.T), regime)
+    log_sd = vocab.log_mean_sd(E.T)
+    return judge(res, "upper", tau, sizes, log_sd, regime, max_detectable=max_detectable)
 
 
 def rule_lb_cons(
@@ -385,6 +397,7 @@ def rule_lb_cons(
     lower: Callable[[float], float],
     tau: float = TAU_T,
     regret_unif: np.ndarray | None = None,
+    max_detectable: float = MAX_DETECTABLE,
 ) -> RuleResult:
     """R-LB-CONS: the ratio ``mean R(T) / LB(T)`` on a hard family must not decay: CONSISTENT if
     the upper end of its T-slope is at least ``-tau``, INCONSISTENT otherwise (shared:
@@ -397,7 +410,9 @@ def rule_lb_cons(
     s, lo, hi = loglog_slope(T, ratio)
     verdict = "CONSISTENT" if hi >= -tau else "INCONSISTENT"
     res = RuleResult("R-LB-CONS", verdict, s, lo, hi, 0.0)
-    return judge(res, "lower", tau, T, vocab.log_mean_sd(R.T), fit_regime(*_caps(R, regret_unif)))
+    regime = fit_regime(*_caps(R, regret_unif))
+    log_sd = vocab.log_mean_sd(R.T)
+    return judge(res, "lower", tau, T, log_sd, regime, max_detectable=max_detectable)
 
 
 def rule_gap_t(T: Sequence[float], E: np.ndarray, paired: bool = True) -> RuleResult:

@@ -39,6 +39,7 @@ import pandas as pd
 from ..bound_claims import leading_term, t_secant_exponent, term_of, term_value
 from ..engine.minimax import OP_E3_DELTA
 from .minimax_rules import (
+    MAX_DETECTABLE,
     RuleResult,
     aggregate,
     combine,
@@ -146,10 +147,17 @@ class Op24Audit:
         The registry's claims (``config/claims/op24.yaml``).
     fit_points, fit_checkpoints : int
         Fit windows: the last horizons (OP-E1/E2) and checkpoints (OP-E3).
+    max_detectable : float
+        Power a ``consistent`` verdict needs (``audit.max_detectable_excess`` of the config).
     """
 
     def __init__(
-        self, results: pd.DataFrame, claims: list[dict], fit_points: int, fit_checkpoints: int
+        self,
+        results: pd.DataFrame,
+        claims: list[dict],
+        fit_points: int,
+        fit_checkpoints: int,
+        max_detectable: float = MAX_DETECTABLE,
     ):
         # claims use each configuration's main run; OP-E3's shorter separate-horizon runs (full
         # tier) serve only the checkpointing check (spec §7.3, R8)
@@ -161,6 +169,7 @@ class Op24Audit:
         self.df = results[keep]
         self.claims = {c["id"]: c for c in claims}
         self.fit_points = fit_points
+        self.max_detectable = max_detectable
         self.fit_checkpoints = fit_checkpoints
         self.rows: list[dict] = []
 
@@ -211,7 +220,9 @@ class Op24Audit:
                 vals = _values({"K": key[0], "d": key[1]}, p, kind)
                 lead = leading_term(claim, vals, x[0], x[-1])
                 b = t_secant_exponent(lead, vals, x[0], x[-1])
-                res = rule_up_t(x, R, unif, b, paired=paired)  # every family: shared gate
+                res = rule_up_t(
+                    x, R, unif, b, paired=paired, max_detectable=self.max_detectable
+                )  # every family: shared gate
                 bound = np.array([_bound(claim, {**vals, "T": t}) for t in x])
                 c_impl = float(np.max(R.mean(axis=1) / bound))
                 self.rows.append(_row(claim_id, res, self._cfg(exp, inst, key, kind), p, c_impl))
@@ -239,7 +250,7 @@ class Op24Audit:
                 _, unif = _matrix(sub, p, "regret_unif")
                 xs, R, Rr, u = x[-points:], R[-points:], R_ref[-points:], unif[-points:]
                 b = self._privacy_exponent(claim, {"K": key[0], "d": key[1]}, p, xs[0], xs[-1])
-                res = rule_exc_t(xs, R, Rr, u, b, paired=paired)
+                res = rule_exc_t(xs, R, Rr, u, b, paired=paired, max_detectable=self.max_detectable)
                 self.rows.append(_row(claim_id, res, self._cfg(exp, inst, key, kind), p))
 
     @staticmethod
@@ -270,7 +281,15 @@ class Op24Audit:
                 means.append(R[-1].mean())
                 caps.append(unif[-1].mean())
                 sat.append(level_saturated(means[-1], caps[-1]))
-            res = rule_rho(rhos, np.array(E), float(R_inf[-1].mean()), sat, means=means, caps=caps)
+            res = rule_rho(
+                rhos,
+                np.array(E),
+                float(R_inf[-1].mean()),
+                sat,
+                means=means,
+                caps=caps,
+                max_detectable=self.max_detectable,
+            )
             self.rows.append(_row(claim_id, res, self._cfg(exp, inst, key, "rho")))
 
     def scale(self, claim_id: str, rule: str, exp: str, inst: str) -> None:
@@ -296,15 +315,26 @@ class Op24Audit:
             # I3 has K - 1 suboptimal arms with the same gap: an excess linear in the arms that
             # pay has slope K/(K-1) in K at small K (1.28 over K = 2..20), so the fit uses K - 1
             # (project decision; the spec's slope in K is in the note)
-            spec = rule_scale(rule, sizes, E, means=means, caps=caps)
-            res = rule_scale(rule, [k - 1 for k in sizes], E, means=means, caps=caps)
+            spec = rule_scale(
+                rule, sizes, E, means=means, caps=caps, max_detectable=self.max_detectable
+            )
+            res = rule_scale(
+                rule,
+                [k - 1 for k in sizes],
+                E,
+                means=means,
+                caps=caps,
+                max_detectable=self.max_detectable,
+            )
             res = dataclasses.replace(
                 res,
                 note=f"fitted on K - 1; on K (spec): {spec.statistic:.3f} [{spec.ci_low:.3f}, "
                 f"{spec.ci_high:.3f}] {spec.verdict}",
             )
         else:
-            res = rule_scale(rule, sizes, E, means=means, caps=caps)
+            res = rule_scale(
+                rule, sizes, E, means=means, caps=caps, max_detectable=self.max_detectable
+            )
         cfg = {"experiment": exp, "instance": inst, "privacy_kind": "rho"}
         self.rows.append(_row(claim_id, res, cfg, p))
 
@@ -323,7 +353,11 @@ class Op24Audit:
                 x, R, unif = x[-pts:], R[-pts:], unif[-pts:]
                 vals = {"K": key[0], "d": key[1]}
                 res = rule_lb_cons(
-                    x, R, lambda t, v=vals: term_value(term, {**v, "T": t}), regret_unif=unif
+                    x,
+                    R,
+                    lambda t, v=vals: term_value(term, {**v, "T": t}),
+                    regret_unif=unif,
+                    max_detectable=self.max_detectable,
                 )
                 self.rows.append(_row(claim_id, res, self._cfg(exp, inst, key, "rho"), p))
 

@@ -47,6 +47,7 @@ from ..policies.private_lasso import (
 from . import verdicts as vocab
 from .minimax_rules import (
     BOOT_SEED,
+    MAX_DETECTABLE,
     N_BOOT,
     RuleResult,
     aggregate,
@@ -130,10 +131,13 @@ class PlassoAudit:
         The registry ``config/claims/plasso.yaml``.
     fit_points : int
         Top horizons of the T-slope window.
+    max_detectable : float
+        Power a ``consistent`` verdict needs (``audit.max_detectable_excess`` of the config).
     """
 
-    def __init__(self, runs, episodes, claims, fit_points: int):
+    def __init__(self, runs, episodes, claims, fit_points: int, max_detectable=MAX_DETECTABLE):
         self.runs = runs
+        self.max_detectable = max_detectable
         self.episodes = episodes
         self.claims = {c["id"]: c for c in claims}
         self.fit_points = fit_points
@@ -204,7 +208,9 @@ class PlassoAudit:
             b_claim = t_secant_exponent(term, values, self.window[0], self.window[-1])
             f = np.array([bound_value(claim, {**values, "T": t}) for t in self.window])
             C_impl = float(np.max(R.mean(axis=1) / f))
-            res = rule_up_t(self.window, R, U, b_claim, tau=TAU_T)
+            res = rule_up_t(
+                self.window, R, U, b_claim, tau=TAU_T, max_detectable=self.max_detectable
+            )
             if alg == "private_lasso" and not math.isinf(eps):
                 r = role
             elif alg in ("np_th_lasso", "oracle_ols") or alg == "private_lasso":
@@ -252,7 +258,7 @@ class PlassoAudit:
                 if n_sat
                 else ("learning", "no eps saturated at T_max")
             )
-            res = judge(res, "upper", TAU_EPS, regime=regime)
+            res = judge(res, "upper", TAU_EPS, regime=regime, max_detectable=self.max_detectable)
         else:
             s, lo, hi = loglog_slope(usable, E, paired=True)
             if hi <= -1 + TAU_EPS:
@@ -264,7 +270,15 @@ class PlassoAudit:
             used = ", ".join(_fmt_eps(e) for e in usable)
             res = RuleResult("R-EPS", verdict, s, lo, hi, -1.0, f"usable eps: {used}. {note}")
             regime = fit_regime(means, caps, over="eps")
-            res = judge(res, "upper", TAU_EPS, usable, vocab.log_mean_sd(E.T), regime)
+            res = judge(
+                res,
+                "upper",
+                TAU_EPS,
+                usable,
+                vocab.log_mean_sd(E.T),
+                regime,
+                max_detectable=self.max_detectable,
+            )
         self._add(claim_id, res, role, family, alg, math.nan)
 
     def shape(self, claim_id: str, family: str = "F1", ref: str = "private_lasso") -> None:
@@ -294,7 +308,15 @@ class PlassoAudit:
             res = RuleResult("R-SHAPE", verdict, s, float(lo), float(hi), 0.0, f"ratio to {ref}")
             # saturated when PrivateLASSO(eps) reaches half of random play's at any horizon
             regime = fit_regime(R.mean(axis=1), U.mean(axis=1))
-            res = judge(res, "upper", TAU_T, x, _ratio_log_sd(R, R_ref), regime)
+            res = judge(
+                res,
+                "upper",
+                TAU_T,
+                x,
+                _ratio_log_sd(R, R_ref),
+                regime,
+                max_detectable=self.max_detectable,
+            )
             self._add(claim_id, res, role, family, "private_lasso", eps)
 
     def lb_info(self, claim_id: str, family: str) -> None:
@@ -392,7 +414,16 @@ class PlassoAudit:
                     f"slope on ln({key}{' - 1' if key == 'K' else ''}) at T = {T:g}",
                 )
                 regime = fit_regime(R.mean(axis=1), U, over=key)
-                res = judge(res, "upper", tol, x, vocab.log_mean_sd(R.T), regime, tol_flag=flag)
+                res = judge(
+                    res,
+                    "upper",
+                    tol,
+                    x,
+                    vocab.log_mean_sd(R.T),
+                    regime,
+                    tol_flag=flag,
+                    max_detectable=self.max_detectable,
+                )
                 self._add(cid, res, role, "F1", alg, eps, cfg={**BASE, key: "scan", "T": T})
 
     def run(self) -> tuple[pd.DataFrame, pd.DataFrame]:
