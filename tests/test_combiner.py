@@ -189,3 +189,33 @@ def test_target_cap_keeps_informative_targets():
     assert policy.R[2] == policy.R_paper[2] and policy.R[:2].tolist() == [5.0 * T] * 2
     with pytest.raises(ValueError, match="target_cap"):
         make_policy("combiner", SETTING, target_cap=0.0)
+
+
+def test_the_audit_reports_each_combiners_base_shares():
+    import pandas as pd
+
+    from dpbandits.audit.findings import combiner_shares
+
+    rows = []
+    for trial, (b1, b2, b3) in enumerate([(0, 30, 70), (0, 10, 90), (50, 25, 25), (60, 40, 0)]):
+        series = "Combiner-paper" if trial < 2 else "Combiner"
+        rows.append(
+            dict(
+                figure="f",
+                panel="p",
+                series=series,
+                algorithm="combiner",
+                epsilon=1.0,
+                T=100,
+                t=100,
+                trial=trial,
+                base1_plays=b1,
+                base2_plays=b2,
+                base3_plays=b3,
+            )
+        )
+    out = combiner_shares(pd.DataFrame(rows)).set_index("series")
+    assert out.loc["Combiner-paper", "round_share"] == "0.00 / 0.20 / 0.80"
+    assert out.loc["Combiner-paper", "never played"] == "1"
+    assert out.loc["Combiner", "top_share"] == "1.00 / 0.00 / 0.00"
+    assert out.loc["Combiner", "never played"] == ""
