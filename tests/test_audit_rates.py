@@ -250,3 +250,27 @@ def test_overview_marks_a_comparison_whose_verdict_depends_on_the_configuration(
         claim_overview([claim], pd.DataFrame(), same, "main").iloc[0]["all_configurations"]
         == "PASS"
     )
+
+
+def test_overview_shows_the_privacy_audits_finding_for_privacy_claims():
+    from dpbandits.audit.report import claim_overview
+
+    claim = {
+        "id": "x.priv",
+        "kind": "privacy",
+        "source": "s",
+        "algorithm": "A",
+        "direction": "upper",
+        "T_exp": None,
+        "eps_exp": None,
+        "audit": {"none": "noise scale from the theorem", "privacy_audit": [{"experiment": "x"}]},
+    }
+    privacy = pd.DataFrame(
+        [{"claim_id": "x.priv", "status": "contradicted", "reason": "delivered 18.4 at nominal 10"}]
+    )
+    ov = claim_overview([claim], pd.DataFrame(), pd.DataFrame(), "main", privacy=privacy).iloc[0]
+    assert ov["verdict"] == "contradicted" and "18.4" in ov["how"]
+    assert (
+        claim_overview([claim], pd.DataFrame(), pd.DataFrame(), "main").iloc[0]["verdict"]
+        == "not audited"
+    )

@@ -109,6 +109,8 @@ for _name, _exp in EXPERIMENTS.items():
             calibrations=[cal.path for cal in _exp.calibrations],
             claims=f"config/claims/{_name}.yaml",
             communication=list(communication_outputs(_name).values()),
+            privacy_delivered=f"{PRIVACY_ROOT}/audit/privacy.csv",
+            privacy_empirical=f"{PRIVACY_ROOT}/audit/privacy_empirical.csv",
         output:
             **reported(
                 {
@@ -163,6 +165,8 @@ for _name, _exp in EXPERIMENTS.items():
                 "sweep_files": list(input.sweeps),
                 "figure_files": list(input.figures),
                 "calibration_files": list(input.calibrations),
+                "privacy_delivered_csv": input.privacy_delivered,
+                "privacy_empirical_csv": input.privacy_empirical,
                 "communication": {
                     k: v
                     for k, v in communication_outputs(_n).items()

@@ -1,4 +1,4 @@
-"""Snakemake job: the cross-paper audit tables and the report index."""
+"""Snakemake job: the cross-paper audit tables, the scoreboard and the report index."""
 
 # `snakemake` is injected by Snakemake's script directive.
 # ruff: noqa: F821
@@ -14,6 +14,23 @@ from dpbandits.joblog import job_log
 
 with job_log(snakemake.log[0]):
     p = snakemake.params
+    # privacy claims take the privacy audit's finding (delivered and empirical epsilon)
+    delivered = pd.read_csv(snakemake.input.privacy_delivered)
+    empirical = pd.read_csv(snakemake.input.privacy_empirical)
+    bound_names = {b["name"] for b in p.bound_audits}
+    privacy = pd.concat(
+        [
+            privacy_claim_status(
+                (load_bound_registry if name in bound_names else load_registry)(path, schema)[
+                    "claims"
+                ],
+                delivered,
+                empirical,
+            )
+            for name, path, schema in p.privacy_registries
+        ],
+        ignore_index=True,
+    )
     rates, orderings, pages, controls = [], [], [], []
     for exp in p.experiments:
         r = pd.read_csv(exp["rates"])
@@ -22,14 +39,15 @@ with job_log(snakemake.log[0]):
         rates.append(r)
         orderings.append(o)
         registry = load_registry(exp["claims"], p.claims_schema)
+        overview = claim_overview(
+            registry["claims"], r, o, exp["primary"], registry["verdict_metric"], privacy=privacy
+        )
         pages.append(
             {
                 "experiment": exp["name"],
                 "title": exp["title"],
                 "page": exp["page"],
-                "overview": claim_overview(
-                    registry["claims"], r, o, exp["primary"], registry["verdict_metric"]
-                ),
+                "overview": overview,
             }
         )
     for audit in p.bound_audits:  # papers audited by dedicated experiments (paper 002)
@@ -43,16 +61,7 @@ with job_log(snakemake.log[0]):
         )
     pd.concat(rates, ignore_index=True).to_csv(snakemake.output.rates, index=False)
     pd.concat(controls, ignore_index=True).to_csv(snakemake.output.controls, index=False)
-    delivered = pd.read_csv(snakemake.input.privacy_delivered)
-    empirical = pd.read_csv(snakemake.input.privacy_empirical)
-    privacy = []
-    for name, path, schema in p.privacy_registries:
-        load = load_bound_registry if name in {b["name"] for b in p.bound_audits} else load_registry
-        privacy.append(privacy_claim_status(load(path, schema)["claims"], delivered, empirical))
-    board = scoreboard.scoreboard(
-        ((pg["experiment"], pg["overview"]) for pg in pages),
-        pd.concat(privacy, ignore_index=True),
-    )
+    board = scoreboard.scoreboard(((pg["experiment"], pg["overview"]) for pg in pages), privacy)
     board.to_csv(snakemake.output.scoreboard_csv, index=False)
     with open(snakemake.output.scoreboard_md, "w") as fh:
         fh.write(scoreboard.markdown(board))

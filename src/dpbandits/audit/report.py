@@ -51,6 +51,7 @@ def claim_overview(
     orderings: pd.DataFrame,
     primary: str,
     metric: str = "realized",
+    privacy: pd.DataFrame | None = None,
 ) -> pd.DataFrame:
     """One row per claim of the registry with its verdict.
 
@@ -67,7 +68,12 @@ def claim_overview(
         claim checked only on other configurations shows the first of its ``configurations``.
     metric : str
         ``realized``, ``pseudo`` or ``combined`` (:data:`dpbandits.claims.VERDICT_METRICS`).
+    privacy : DataFrame, optional
+        The privacy audit's finding per privacy claim
+        (:func:`dpbandits.audit.privacy_claims.privacy_claim_status`): a claim it audits shows
+        that status (``supported``, ``contradicted``, ``inconclusive``) and its reason.
     """
+    found = {} if privacy is None else privacy.set_index("claim_id").to_dict("index")
     rate_sum = (
         {}
         if rates.empty
@@ -125,6 +131,9 @@ def claim_overview(
                 if any(v != verdict for v in others.values()):
                     across = "INCONCLUSIVE"
                     how += " (the verdict depends on the configuration)"
+        if c["id"] in found and found[c["id"]]["status"] != "not audited":
+            verdict = found[c["id"]]["status"]
+            how = f"privacy audit: {found[c['id']]['reason']}"
         rows.append(
             {
                 "claim_id": c["id"],
