@@ -4,7 +4,7 @@
 # Also: make quick (same DAG, small), make report (one HTML report of every output),
 #       make test-e2e (quick builds of whole papers, ~6 min), make slurm-test (the whole quick
 #       DAG on a single-node SLURM cluster set up on this machine, ~35 min), make bench,
-#       make lint, make clean.
+#       make lint, make mutation (mutation testing, on demand), make clean.
 
 PYTHON ?= python3
 VENV := .venv
@@ -22,7 +22,7 @@ $(STAMP): pyproject.toml
 	$(BIN)/dpb warmup
 	touch $@
 
-.PHONY: install reproduce quick report test test-e2e slurm-test bench lint clean
+.PHONY: install reproduce quick report test test-e2e slurm-test bench lint mutation clean
 
 install: $(STAMP)
 
@@ -52,6 +52,13 @@ slurm-test: $(STAMP)
 
 bench: $(STAMP)
 	$(BIN)/dpb bench
+
+# Mutation testing with cosmic-ray, on demand only (not in CI or `make test`; docs/mutation.md).
+# Mutants live in temporary copies of the tree, never in src/. MUTATION_MODULES overrides the
+# module list of workflow/mutation/modules.toml; survivors go to results/mutation/survivors.txt.
+MUTATION_MODULES ?=
+mutation: $(STAMP)
+	$(BIN)/python workflow/mutation/run.py --out results/mutation $(MUTATION_MODULES)
 
 lint: $(STAMP)
 	$(BIN)/ruff check src tests workflow notebooks
