@@ -24,8 +24,8 @@ SMOKE_TARGETS=(
     results/quick/sim/op24/e1_I1b.parquet
     results/quick/sim/op24/e3_C1_d5_jdp.parquet
     results/quick/sim/olucb/worst/onlineucb_w/eps1_T500.parquet
-    results/quick/sim/dpdpe/gap_private/cdp_a80/eps10_T500.parquet
-    results/quick/sim/dpdpe/gap_private/sdp_a80/eps10_T500.parquet
+    results/quick/sim/dpdpe/gap_private/cdp_a80_g1/eps10_T500.parquet
+    results/quick/sim/dpdpe/gap_private/sdp_a80_g1/eps10_T500.parquet
     results/quick/sim/plasso/e1_F2_d100_K2_s5_private_lasso.parquet
     results/quick/audit/privacy.csv
 )
