@@ -1,4 +1,5 @@
-"""Confidence radii of the theory calibrations at hand-computed values (paper 003: the regularizers and widths of Theorem 3.2 and Lemma 3.9; docs/papers/cz22.md).
+"""Confidence radii of the theory calibrations at hand-computed values (paper 003: the
+regularizers and widths of Theorem 3.2 and Lemma 3.9; docs/papers/cz22.md).
 
 Every number below was evaluated by hand from the formula in the docstring of
 :mod:`dpbandits.policies.confidence` (R = 1/2, S = L = 1), not from the library; the tests of the

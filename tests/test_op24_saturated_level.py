@@ -1,5 +1,6 @@
 """The saturation gate of the open-problem audit on a saturated *privacy level* of a fixed-gap
-family (the audit design of docs/papers/op24.md), with random play's regret as the engine records it.
+family (the audit design of docs/papers/op24.md), with random play's regret as the engine
+records it.
 
 The older tests planted ``regret_unif = 1e9``, so no level was ever saturated and the gate of
 R-EXC-T and R-RHO was never reached. Here I1's random play is realistic, ``T (max mu - mean mu)
