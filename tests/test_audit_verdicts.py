@@ -145,6 +145,16 @@ def test_planted_violation_above_the_detectable_excess_is_detected_and_meeting_o
     assert rows["planted violation"]["verdict"] == "below"
 
 
+def test_an_overstated_power_fails_the_planted_control():
+    # Stating detectable excess 0 plants claimed + 0.05 = claimed + tol: a fit flags
+    # `exceeds` only when its whole interval lies above claimed + tol, so about half of the
+    # redraws' slopes land there and far fewer intervals: the share flagged is well below 80 %.
+    Y = _curves(0.5, noise=0.2, seed=4)
+    plant, meet = run_controls(T, Y, 0.5, "upper", 0.05, 0.0, 1000, 7)
+    assert plant["flag_rate"] < 0.5 and not plant["passed"]
+    assert meet["passed"]
+
+
 def test_redraw_has_the_planted_exponent_and_keeps_the_spread():
     Y = _curves(0.5, n=2000, noise=0.3, seed=5)
     Z = redraw(T, Y, 0.9, seed=1)

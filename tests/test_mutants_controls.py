@@ -11,7 +11,18 @@ import zlib
 import numpy as np
 import pytest
 
-from dpbandits.audit.controls import control_seed, redraw, run_controls
+from scipy.stats import binom
+
+from dpbandits.audit.controls import (
+    ALPHA,
+    FALSE_ALARM,
+    REDRAW_BOOT,
+    REDRAWS,
+    control_seed,
+    redraw,
+    run_controls,
+)
+from dpbandits.audit.verdicts import POWER
 from dpbandits.audit.fits import fit_exponent
 
 LEVELS = np.array([1000.0, 2000.0, 4000.0, 8000.0])
@@ -31,22 +42,88 @@ def test_control_seed_values():
 
 @pytest.mark.parametrize("direction", ["upper", "lower"])
 def test_controls_use_documented_seeds(direction):
-    # planted violation: redraw seed `seed`, meets claim: `seed + 1`; both fits: `seed + 2`.
+    # redraw r of control k (0 planted, 1 meets claim): seed [seed, k, r], its fit [seed, k, r, 1]
     values, seed, n_boot, claimed, det = _values(), 11, 200, 0.5, 0.1
     rows = {
         r["control"]: r
-        for r in run_controls(LEVELS, values, claimed, direction, 0.05, det, n_boot, seed)
+        for r in run_controls(LEVELS, values, claimed, direction, 0.05, det, n_boot, seed, 5)
     }
     sign = 1.0 if direction == "upper" else -1.0
-    for name, excess, s in (
-        ("planted violation", det + 0.05, seed),
-        ("meets claim", 0.0, seed + 1),
-    ):
-        fit = fit_exponent(
-            LEVELS, redraw(LEVELS, values, claimed + sign * excess, s), n_boot, seed + 2
-        )
-        assert rows[name]["slope"] == fit.slope
-        assert rows[name]["ci_low"] == fit.ci_low and rows[name]["ci_high"] == fit.ci_high
+    for k, (name, excess) in enumerate((("planted violation", det + 0.05), ("meets claim", 0.0))):
+        slopes = [
+            fit_exponent(
+                LEVELS,
+                redraw(LEVELS, values, claimed + sign * excess, [seed, k, r]),
+                n_boot,
+                [seed, k, r, 1],
+            ).slope
+            for r in range(5)
+        ]
+        assert rows[name]["redraws"] == 5
+        assert rows[name]["slope"] == pytest.approx(np.mean(slopes), rel=1e-12)
+        assert rows[name]["slope_sd"] == pytest.approx(np.std(slopes, ddof=1), rel=1e-12)
+
+
+@pytest.mark.parametrize("n_boot", [REDRAW_BOOT // 2, REDRAW_BOOT, 10 * REDRAW_BOOT])
+def test_redraw_fits_use_at_most_redraw_boot_resamples(monkeypatch, n_boot):
+    import dpbandits.audit.controls as controls
+
+    seen = []
+
+    def spy(levels, Y, boot, seed):
+        seen.append(boot)
+        return fit_exponent(levels, Y, boot, seed)
+
+    monkeypatch.setattr(controls, "fit_exponent", spy)
+    run_controls(LEVELS, _values(), 0.5, "upper", 0.05, 0.1, n_boot, 3, 3)
+    assert seen == [min(n_boot, REDRAW_BOOT)] * 6
+
+
+def _scripted(monkeypatch, flagged, total, violation="exceeds"):
+    """Make the controls' verdicts flag exactly ``flagged`` of ``total`` redraws."""
+    import dpbandits.audit.controls as controls
+
+    calls = iter(range(10**6))
+    monkeypatch.setattr(
+        controls,
+        "verdict",
+        lambda *a: violation if next(calls) % total < flagged else "consistent",
+    )
+
+
+@pytest.mark.parametrize(
+    "flagged, passed",
+    # one-sided binomial test of "power >= 0.8" at level 0.01 with 40 redraws:
+    # P(K <= 25 | 40, 0.8) = 0.0079 <= 0.01 fails, P(K <= 26 | 40, 0.8) = 0.0194 passes
+    [(40, True), (26, True), (25, False), (0, False)],
+)
+def test_planted_control_tests_the_stated_power(monkeypatch, flagged, passed):
+    _scripted(monkeypatch, flagged, REDRAWS)
+    plant, meet = run_controls(LEVELS, _values(), 0.5, "upper", 0.05, 0.1, 50, 0)
+    assert plant["flagged"] == flagged and plant["redraws"] == REDRAWS
+    assert plant["flag_rate"] == flagged / REDRAWS
+    assert plant["detected"] is passed and plant["passed"] is passed
+    assert plant["verdict"] == ("exceeds" if flagged > REDRAWS / 2 else "consistent")
+
+
+@pytest.mark.parametrize(
+    "flagged, passed",
+    # "false alarms <= 5 %": P(K >= 7 | 40, 0.05) = 0.0034 fails, P(K >= 6 | 40, 0.05) = 0.0139
+    [(0, True), (6, True), (7, False), (40, False)],
+)
+def test_meets_claim_control_tests_the_false_alarm_rate(monkeypatch, flagged, passed):
+    _scripted(monkeypatch, flagged, REDRAWS, violation="below")
+    _, meet = run_controls(LEVELS, _values(), 0.5, "lower", 0.05, 0.1, 50, 0)
+    assert meet["flagged"] == flagged
+    assert meet["passed"] is passed and meet["detected"] is (not passed)
+
+
+def test_binomial_thresholds_quoted_above():
+    assert binom.cdf(25, 40, POWER) == pytest.approx(0.0079, abs=1e-4)
+    assert binom.cdf(26, 40, POWER) == pytest.approx(0.0194, abs=1e-4)
+    assert binom.sf(6, 40, FALSE_ALARM) == pytest.approx(0.0034, abs=1e-4)
+    assert binom.sf(5, 40, FALSE_ALARM) == pytest.approx(0.0139, abs=1e-4)
+    assert (REDRAWS, ALPHA) == (40, 0.01)
 
 
 def test_infinite_detectable_excess_fails_the_planted_control():
@@ -61,5 +138,5 @@ def test_level_without_positive_mean_gives_no_fit():
     values[:, 2] = 0.0
     for row in run_controls(LEVELS, values, 0.5, "upper", 0.05, 0.1, 100, 0):
         assert row["verdict"] == "inconclusive" and row["detected"] is False
-        assert math.isnan(row["slope"]) and math.isnan(row["ci_low"])
-        assert math.isnan(row["ci_high"])
+        assert math.isnan(row["slope"]) and row["redraws"] == 0
+        assert math.isnan(row["flag_rate"])
