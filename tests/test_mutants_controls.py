@@ -10,7 +10,6 @@ import zlib
 
 import numpy as np
 import pytest
-
 from scipy.stats import binom
 
 from dpbandits.audit.controls import (
@@ -22,8 +21,8 @@ from dpbandits.audit.controls import (
     redraw,
     run_controls,
 )
-from dpbandits.audit.verdicts import POWER
 from dpbandits.audit.fits import fit_exponent
+from dpbandits.audit.verdicts import POWER
 
 LEVELS = np.array([1000.0, 2000.0, 4000.0, 8000.0])
 
