@@ -174,11 +174,12 @@ def zcdp_epsilon(rho: float, delta: float) -> float:
     return float(acc.get_epsilon(delta))
 
 
-def pmf_pair_plds(
+def pmf_pair_pld(
     p: Mapping[int, float] | np.ndarray, q: Mapping[int, float] | np.ndarray, count: int = 1
-) -> tuple:
-    """Privacy loss distributions of ``(p, q)`` and ``(q, p)`` (dp-accounting, pessimistic),
-    each composed ``count`` times; ``p``, ``q``: probability mass functions over the same outcomes
+):
+    """Privacy loss distribution of the pair ``(p, q)`` in both directions (dp-accounting,
+    pessimistic, ``symmetric=False``: its epsilon is the larger of ``(p, q)`` and ``(q, p)``),
+    composed ``count`` times; ``p``, ``q``: probability mass functions over the same outcomes
     (arrays indexed by the outcome, or dicts)."""
     from dp_accounting.pld import privacy_loss_distribution as pld
 
@@ -186,12 +187,8 @@ def pmf_pair_plds(
         items = m.items() if isinstance(m, Mapping) else enumerate(np.asarray(m, float))
         return {k: math.log(v) for k, v in items if v > 0}
 
-    lp, lq = logs(p), logs(q)
-    out = []
-    for a, b in ((lp, lq), (lq, lp)):
-        dist = pld.from_two_probability_mass_functions(a, b, symmetric=False)
-        out.append(dist.self_compose(count) if count > 1 else dist)
-    return tuple(out)
+    dist = pld.from_two_probability_mass_functions(logs(p), logs(q), symmetric=False)
+    return dist.self_compose(count) if count > 1 else dist
 
 
 def pmf_pair_epsilon(
@@ -203,11 +200,11 @@ def pmf_pair_epsilon(
     """Smallest ``epsilon`` at ``delta`` distinguishing two output distributions, both ways.
 
     ``count``: the pair is released that many times independently (composed). The larger epsilon
-    of the two directions of :func:`pmf_pair_plds`; ``inf`` if one has mass the other lacks
+    of the two directions (:func:`pmf_pair_pld`); ``inf`` if one has mass the other lacks
     beyond ``delta``.
     """
     _check_delta(delta)
-    return max(float(d.get_epsilon_for_delta(delta)) for d in pmf_pair_plds(p, q, count))
+    return float(pmf_pair_pld(p, q, count).get_epsilon_for_delta(delta))
 
 
 __all__ = [
@@ -217,6 +214,6 @@ __all__ = [
     "gaussian_epsilon",
     "laplace_epsilon",
     "pmf_pair_epsilon",
-    "pmf_pair_plds",
+    "pmf_pair_pld",
     "zcdp_epsilon",
 ]

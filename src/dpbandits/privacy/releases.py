@@ -25,7 +25,7 @@ from ..mechanisms import amplification as amp
 from ..mechanisms.shuffle_sum import scalar_params, vector_params
 from ..mechanisms.tree import n_levels
 from ..policies.dpdpe import pe_sigma_noise, sigma_nl
-from .accounting import Component, composed_epsilon, pmf_pair_plds, zcdp_epsilon
+from .accounting import Component, composed_epsilon, pmf_pair_pld, zcdp_epsilon
 
 #: Largest arm norm ``L`` and reward range of every instance family (envs/linear.py,
 #: envs/contextual.py): the script's arms have norm sqrt(2) (a unit vector with a 1 appended,
@@ -316,15 +316,15 @@ def count_pmf_pair(prm, lo: float, hi: float) -> tuple[dict, dict]:
 
 @functools.lru_cache(maxsize=4096)
 def _shuffle_pld(prm, lo: float, hi: float, coords: int):
-    """Privacy loss distributions of the count view, both directions (cached per protocol)."""
-    return pmf_pair_plds(*count_pmf_pair(prm, lo, hi), count=coords)
+    """Privacy loss distribution of the count view, both directions (cached per protocol)."""
+    return pmf_pair_pld(*count_pmf_pair(prm, lo, hi), count=coords)
 
 
 def shuffle_sum_epsilon(prm, delta: float, lo: float, hi: float, coords: int) -> float:
     """Epsilon at ``delta`` of the shuffler's view (counts of ones) of a bit-sum protocol for the
     extreme pair ``lo``/``hi`` in each of ``coords`` coordinates (composed), by privacy loss
     distributions of the exact count distributions (:func:`count_pmf_pair`), both directions."""
-    return max(float(d.get_epsilon_for_delta(delta)) for d in _shuffle_pld(prm, lo, hi, coords))
+    return float(_shuffle_pld(prm, lo, hi, coords).get_epsilon_for_delta(delta))
 
 
 #: Users per action and phase at which DP-PE's scalar protocol is evaluated (its count shift over
