@@ -15,17 +15,58 @@ from .conftest import ROOT, SCHEMAS
 EXPERIMENTS = ("cz22", "olucb", "dpdpe")
 
 
+def _render_like_snakemake(path):
+    """Snakemake's report: the caption file as a Jinja template, then reStructuredText to HTML
+    with docutils' default settings (snakemake/report/__init__.py)."""
+    import jinja2
+    from docutils.core import publish_parts
+
+    text = jinja2.Environment().from_string(open(path).read()).render(snakemake=None)
+    return publish_parts(text, writer="html")["body"]
+
+
+def _visible(html_body):
+    import html as html_lib
+
+    return html_lib.unescape(re.sub(r"<[^>]+>", "", html_body)).strip()
+
+
 def test_caption_files_are_raw_jinja_named_by_content_and_written_once(tmp_path):
     text = "Regret O(T^{1/2}) with {{ not a template }} and *emphasis*."
     path = caption_file(text, tmp_path)
     body = open(path).read()
-    assert body.startswith("{% raw %}\n") and body.endswith("{% endraw %}\n") and text in body
+    assert body.startswith("{% raw %}\n") and body.endswith("{% endraw %}\n")
+    assert _visible(_render_like_snakemake(path)) == text  # shown literally
     mtime = os.stat(path).st_mtime_ns
     time.sleep(0.01)
     assert caption_file(text, tmp_path) == path and os.stat(path).st_mtime_ns == mtime
     assert caption_file(text + " ", tmp_path) == path  # the stripped text names the file
     assert caption_file("another caption", tmp_path) != path
     assert not list(tmp_path.glob(".*.tmp"))
+
+
+HOSTILE_CAPTIONS = [
+    # closes the raw block and runs Python through the template engine
+    "x {% endraw %}{{ self.__init__.__globals__.__builtins__.__import__('os').getpid() }}"
+    "{% raw %} y",
+    "x {%- endraw -%}{{ 7 * 7 }}{%- raw -%} y",
+    "x {%endraw%}{{ 7*7 }}{%raw%} y",
+    # reStructuredText directives (a new line) and inline markup
+    "x\n\n.. raw:: html\n\n   <script>alert(1)</script>\n",
+    "x\n\n.. include:: /etc/hostname\n",
+    "x `click <javascript:alert(1)>`_ and <script>alert(2)</script> |sub| :raw:`<b>`",
+]
+
+
+@pytest.mark.parametrize("text", HOSTILE_CAPTIONS)
+def test_a_caption_from_config_cannot_run_code_or_inject_markup(tmp_path, text):
+    from dpbandits.textsafe import one_line
+
+    rendered = _render_like_snakemake(caption_file(text, tmp_path))
+    assert "49" not in rendered and str(os.getpid()) not in rendered
+    assert "<script" not in rendered and "javascript:" not in rendered.split(">")[0]
+    assert "<a " not in rendered and "<b>" not in rendered
+    assert _visible(rendered) == one_line(text)  # every character shown as written
 
 
 @pytest.mark.parametrize("name", EXPERIMENTS)

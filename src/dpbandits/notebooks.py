@@ -43,7 +43,9 @@ def render_html(ipynb: str | Path, html: str | Path) -> str:
     The page keeps the markdown cells and the outputs, without the code cells' inputs and their
     In/Out prompts, and drops the cells tagged :data:`PARAMETER_TAGS` (input and output); the
     executed ``.ipynb`` keeps everything. The same notebook gives the same page (nbconvert adds no
-    timestamp).
+    timestamp). Pages are sanitised (nbconvert's ``sanitize_html``: no scripts, event handlers,
+    inline styles or unsafe links in Markdown or HTML outputs, whatever text from the
+    configuration they show); the verdict badges' style is added to the page's head.
     """
     from nbconvert import HTMLExporter
     from traitlets.config import Config
@@ -54,6 +56,10 @@ def render_html(ipynb: str | Path, html: str | Path) -> str:
     config.HTMLExporter.exclude_input = True
     config.HTMLExporter.exclude_input_prompt = True
     config.HTMLExporter.exclude_output_prompt = True
+    config.HTMLExporter.sanitize_html = True
     body, _ = HTMLExporter(config=config).from_filename(str(ipynb))
+    from .audit.report import BADGE_CSS
+
+    body = body.replace("</head>", f"<style>{BADGE_CSS}</style>\n</head>", 1)
     Path(html).write_text(body, encoding="utf-8")
     return body

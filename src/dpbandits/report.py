@@ -14,6 +14,8 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from .textsafe import rst_text
+
 #: Report category of each paper (the papers' numbers are those of ../shared/papers).
 CATEGORIES = {
     "olucb": "Paper 000 (olucb)",
@@ -43,11 +45,14 @@ class Entry:
 def caption_file(text: str, folder: str | Path = ".snakemake/report-captions") -> str:
     """Write ``text`` as a reStructuredText caption and return the file's absolute path.
 
-    The text is wrapped in Jinja's ``raw`` block (Snakemake renders captions as Jinja
-    templates; a brace in a formula must stay a brace). Files are named by the text's hash and
-    written atomically when missing, so concurrent parses (cluster jobs) are harmless.
+    Snakemake renders a caption as a Jinja template and then as reStructuredText, and captions
+    carry text from the configuration: the text is made literal for both
+    (:func:`dpbandits.textsafe.rst_text`: one paragraph, punctuation backslash-escaped, so no
+    template tag, directive or inline markup survives) and wrapped in Jinja's ``raw`` block as
+    a second guard. Files are named by the text's hash and written atomically when missing, so
+    concurrent parses (cluster jobs) are harmless.
     """
-    body = f"{{% raw %}}\n{text.strip()}\n{{% endraw %}}\n"
+    body = f"{{% raw %}}\n{rst_text(text)}\n{{% endraw %}}\n"
     digest = hashlib.sha256(body.encode()).hexdigest()[:20]
     folder = Path(folder).resolve()
     path = folder / f"{digest}.rst"

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import html
+import re
 from collections import Counter
 
 import pandas as pd
@@ -175,13 +176,23 @@ def plain_summary(overview: pd.DataFrame, rates: pd.DataFrame, primary: str) -> 
     return "\n".join(lines)
 
 
-def badge(verdict: str) -> str:
-    """An HTML badge for a verdict."""
-    color = BADGE_COLORS.get(verdict, "#6e7781")
-    return (
-        f'<span style="background:{color};color:white;border-radius:4px;padding:1px 6px;'
-        f'font-size:85%">{html.escape(verdict)}</span>'
+def _badge_class(verdict: str) -> str:
+    return "badge-" + re.sub(r"[^a-z0-9]+", "-", str(verdict).lower()).strip("-")
+
+
+#: Style of the badges (pages include it in their head; class names survive HTML sanitising,
+#: inline styles do not).
+BADGE_CSS = (
+    ".badge{background:#6e7781;color:white;border-radius:4px;padding:1px 6px;font-size:85%}"
+    + "".join(
+        f".badge.{_badge_class(v)}{{background:{color}}}" for v, color in BADGE_COLORS.items()
     )
+)
+
+
+def badge(verdict: str) -> str:
+    """An HTML badge for a verdict (styled by :data:`BADGE_CSS`)."""
+    return f'<span class="badge {_badge_class(verdict)}">{html.escape(str(verdict))}</span>'
 
 
 def write_index(pages: list[dict], out: str, board: pd.DataFrame | None = None) -> None:
@@ -228,7 +239,7 @@ def write_index(pages: list[dict], out: str, board: pd.DataFrame | None = None) 
         )
     style = (
         "body{font-family:sans-serif;max-width:60em;margin:2em auto}"
-        "td,th{padding:2px 8px;border-bottom:1px solid #ddd;text-align:left}"
+        "td,th{padding:2px 8px;border-bottom:1px solid #ddd;text-align:left}" + BADGE_CSS
     )
     with open(out, "w") as fh:
         fh.write(

@@ -1,0 +1,77 @@
+"""Text from the configuration is shown literally wherever it lands (issue: no code from config).
+
+Each escaper is checked through the renderer it guards: nbconvert's Markdown renderer for
+notebook cells, the sanitised HTML page of an executed notebook, and (tests/test_report.py)
+Snakemake's Jinja + reStructuredText path for report captions.
+"""
+
+import html as html_lib
+import re
+
+import nbformat
+import pytest
+from nbconvert.filters.markdown_mistune import markdown2html_mistune
+
+from dpbandits.audit.report import badge
+from dpbandits.notebooks import render_html
+from dpbandits.textsafe import html_text, md_text, one_line, rst_text
+
+HOSTILE = [
+    "<script>alert(1)</script> and <img src=x onerror=alert(2)>",
+    "[click](javascript:alert(1)) ![x](javascript:alert(2)) <javascript:alert(3)>",
+    "**bold** _it_ `code` # not a heading $x^2$ \\(math\\) | a | b |",
+    "{{ 7 * 7 }} {% if 1 %}x{% endif %} {# c #}",
+    "line one\n\n# heading?\n- item\n1. item",
+    "Regret O(T^{3/4}) for eps = 1.0, d = 5 (Fig. 2(b)); 50% of 10^4 - ok!",
+]
+
+
+def _visible(rendered: str) -> str:
+    return html_lib.unescape(re.sub(r"<[^>]+>", "", rendered)).strip()
+
+
+@pytest.mark.parametrize("text", HOSTILE)
+def test_md_text_renders_literally_in_notebook_markdown(text):
+    rendered = markdown2html_mistune(md_text(text))
+    assert "<script" not in rendered and "<img" not in rendered and "<a " not in rendered
+    assert "<strong>" not in rendered and "<em>" not in rendered and "<h1" not in rendered
+    assert "<code>" not in rendered and "<li>" not in rendered and "<table" not in rendered
+    assert _visible(rendered) == one_line(text)
+
+
+@pytest.mark.parametrize("text", HOSTILE)
+def test_html_text_is_inert(text):
+    out = html_text(text)
+    assert "<" not in out and ">" not in out and '"' not in out
+    assert html_lib.unescape(out) == text
+
+
+def test_rst_text_escapes_every_ascii_punctuation_mark():
+    assert rst_text("a_b *c*\n.. raw::") == "a\\_b \\*c\\* \\.\\. raw\\:\\:"
+    assert rst_text("é ± ≥ 3") == "é ± ≥ 3"  # not markup in reStructuredText
+
+
+def test_notebook_pages_are_sanitised_and_keep_badges(tmp_path):
+    nb = nbformat.v4.new_notebook()
+    cell = nbformat.v4.new_code_cell("display(...)")
+    cell.outputs = [
+        nbformat.v4.new_output(
+            "display_data",
+            {
+                "text/markdown": "caption <script>alert(1)</script> [x](javascript:alert(2))",
+                "text/html": f"<p onclick='alert(3)'>t</p>{badge('consistent')}"
+                "<script>alert(4)</script>",
+            },
+        )
+    ]
+    nb.cells = [nbformat.v4.new_markdown_cell("# Page <script>alert(5)</script>"), cell]
+    path = tmp_path / "page.ipynb"
+    nbformat.write(nb, path)
+    page = render_html(path, tmp_path / "page.html")
+    body = page[page.index("<body") :]
+    assert "<script>alert" not in body  # the page's own scripts (MathJax, require) stay
+    assert not re.search(r"<[^>]*\son[a-z]+=", body)  # no event handler in any tag
+    assert not re.search(r"<a [^>]*href=.javascript:", body)
+    assert "&lt;script&gt;alert(4)" in body  # the hostile text is shown, as text
+    assert 'class="badge badge-consistent"' in body  # badges survive as classes
+    assert ".badge.badge-consistent{background:#1a7f37}" in page  # and are styled
