@@ -176,10 +176,72 @@ CASES = [
     ("unknown instance family", "experiments/plasso.yaml",
      lambda t: _plasso(_set("tiers.core.experiments.0.families", ["F9"]), t),
      ["F9", "allowed"]),
+    # issue 20, class 4: NaN and infinity refused unless the schema says what infinity means
+    ("NaN tolerance", "config.yaml", lambda t: _config(_set("audit.tolerance", float("nan"))),
+     ["audit.tolerance = nan", "finite number"]),
+    ("infinite sweep epsilon", "experiments/cz22.yaml",
+     lambda t: _experiment("cz22", _set("figures.cz22_fig1.panels.b.epsilon", float("inf")), t),
+     ["figures.cz22_fig1.panels.b.epsilon = inf", "finite number"]),
+    ("NaN privacy value", "experiments/op24.yaml",
+     lambda t: _op24(_set("grids.adac_ucb", [1.0, float("nan")]), t),
+     ["grids.adac_ucb.1 = nan", "finite number"]),
+    # class 6: values that do not parse or overflow
+    ("claimed exponent with zero denominator", "claims/cz22.yaml",
+     lambda t: _claims("cz22", _set("claims.0.T_exp", "1/0"), t),
+     ["claims.0.T_exp = '1/0'", "matching"]),
+    ("claimed exponent that overflows", "claims/cz22.yaml",
+     lambda t: _claims("cz22", _set("claims.0.T_exp", "10" * 200), t),
+     ["claims.0.T_exp = '1010", "matching"]),
+    ("horizon grid out of range", "experiments/op24.yaml",
+     lambda t: _op24(_set("horizons.log10_first", 300), t),
+     ["horizons", "10^304", "allowed up to 10^8"]),
+    # class 8: config may only reference files of the project, and never echoes others
+    ("claims file outside the project", "experiments/op24.yaml",
+     lambda t: _op24(_set("claims", "/etc/hostname"), t),
+     ["claims = '/etc/hostname'", "config/claims/"]),
+    ("claims file path escape", "experiments/plasso.yaml",
+     lambda t: _plasso(_set("claims", "config/claims/../../../etc/passwd"), t),
+     ["claims = 'config/claims/../../../etc/passwd'", "config/claims/"]),
     ("notebook parameter typo", "a rule's notebook parameters",
      lambda t: check_parameters(ROOT / "notebooks/plasso_audit.ipynb", {"run_filez": []}),
      ["run_filez", "not declared", "allowed:"]),
 ]  # fmt: skip
+
+
+#: Raw YAML text that cannot be expressed as a mutated dict (issue 20, classes 5 and 6).
+RAW_CASES = [
+    ("repeated key", "defaults:\n  T: 100\n  delta: 0.1\n  T: 200\n",
+     ["key 'T' appears twice", "lines 2 and 4"]),
+    ("repeated series label", "series:\n  LinUCB:\n    algorithm: linucb\n"
+     "  LinUCB:\n    algorithm: ldp\n", ["key 'LinUCB' appears twice", "lines 2 and 4"]),
+    ("syntax error", "title: [unclosed\nT: 3\n", ["not valid YAML", "line 2"]),
+    ("python tag", "x: !!python/object/apply:os.system ['true']\n", ["not valid YAML"]),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("what,text,expected", RAW_CASES, ids=[c[0] for c in RAW_CASES])
+def test_raw_yaml_problems_name_the_file_and_line(what, text, expected, tmp_path):
+    path = tmp_path / "bad.yaml"
+    path.write_text(text)
+    with pytest.raises(ConfigError) as err:
+        load_yaml(path)
+    msg = str(err.value)
+    assert str(path) in msg and not [s for s in expected if s not in msg], msg
+
+
+def test_missing_file_is_a_message_not_a_traceback(tmp_path):
+    with pytest.raises(ConfigError, match="file not found"):
+        load_yaml(tmp_path / "nowhere.yaml")
+
+
+def test_merge_keys_may_override_without_counting_as_repeats(tmp_path):
+    path = tmp_path / "ok.yaml"
+    path.write_text("base: &b {T: 1, d: 2}\nfig: {<<: *b, T: 3}\n")
+    assert load_yaml(path)["fig"] == {"T": 3, "d": 2}
+
+
+def test_infinity_is_accepted_where_the_schema_says_it_means_non_private(tmp_path):
+    _op24(_set("grids.adac_ucb", [1.0, float("inf")]), tmp_path)  # no error
 
 
 def test_the_catalogue_is_large_enough():

@@ -116,6 +116,13 @@ def test_bad_input_is_refused_before_any_job(project, tmp_path):
     assert proc.returncode != 0
     assert "figures.cz22_fig1.panels.b.epsilon = -1: must be > 0" in proc.stdout + proc.stderr
     assert not (bad / "results").exists()
+    # a key repeated in a config file Snakemake reads itself (its loader keeps the last one)
+    extra = tmp_path / "extra.yaml"
+    extra.write_text("audit:\n  tolerance: 0.05\n  tolerance: 0.5\n")
+    proc = snakemake(project, "-n", "--cores", "1", "--configfile", str(extra), check=False)
+    text = proc.stdout + proc.stderr
+    assert proc.returncode != 0 and "key 'tolerance' appears twice" in text, text
+    assert "Traceback" not in text
 
 
 def test_quick_build_of_a_figure_1_panel_through_papermill(project):

@@ -113,6 +113,11 @@ class Plan(RunLookup):
     grids: dict
 
 
+#: Largest horizon of an OP-E1/E2 grid (log10): the spec's grid ends at 10^7; one decade more
+#: is allowed, larger runs would not fit a job's time and memory.
+MAX_LOG10_T = 8
+
+
 def horizon_grid(log10_first: float, log10_step: float, points: int) -> tuple[int, ...]:
     """``T_j = round(10^(log10_first + j log10_step))`` (spec §7.1)."""
     return tuple(round(10 ** (log10_first + j * log10_step)) for j in range(points))
@@ -156,7 +161,14 @@ def load_plan(path: str, schema: str, tier: str = "core", scale: str = "paper") 
         raise ConfigError(f"config key tier = {tier!r}: allowed {', '.join(TIERS)}")
     data = load_yaml(path)
     check_schema(data, schema, path)
-    grid = horizon_grid(**data["horizons"])
+    h = data["horizons"]
+    last = h["log10_first"] + (h["points"] - 1) * h["log10_step"]
+    if last > MAX_LOG10_T:
+        raise ConfigError(
+            f"{path}: horizons = {h}: the last horizon is 10^{last:g}; allowed up to "
+            f"10^{MAX_LOG10_T} (log10_first + (points - 1) log10_step <= {MAX_LOG10_T})"
+        )
+    grid = horizon_grid(**h)
     quick = data["quick"] if scale == "quick" else None
     if quick:
         grid = grid[: quick["horizon_points"]]

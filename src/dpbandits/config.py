@@ -40,14 +40,54 @@ def results_root(scale: str) -> str:
 _SAFE_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 
+class _DuplicateKey(Exception):
+    pass
+
+
+class _StrictLoader(_SAFE_LOADER):
+    """Safe YAML loader that refuses a key repeated in one mapping (PyYAML keeps the last)."""
+
+    def construct_mapping(self, node, deep=False):
+        seen = {}
+        for key_node, _ in node.value:
+            if key_node.tag == "tag:yaml.org,2002:merge":  # `<<`: merged keys may be overridden
+                continue
+            key = self.construct_object(key_node, deep=True)
+            try:
+                first = seen.get(key)
+            except TypeError:  # unhashable key: the base class reports it
+                continue
+            if first is not None:
+                raise _DuplicateKey(
+                    f"key {key!r} appears twice in one mapping (lines {first} and "
+                    f"{key_node.start_mark.line + 1}); keep one"
+                )
+            seen[key] = key_node.start_mark.line + 1
+        return super().construct_mapping(node, deep=deep)
+
+
 class ConfigError(ValueError):
     """Invalid configuration; the message names the file, the key, the value and what is allowed."""
 
 
 def load_yaml(path: str | Path) -> dict:
-    """Read one YAML file (an empty file is an empty dict)."""
-    with open(path) as fh:
-        data = yaml.load(fh, Loader=_SAFE_LOADER)
+    """Read one YAML file (an empty file is an empty dict).
+
+    Raises :class:`ConfigError` naming the file and line for a missing file, a syntax error or
+    a key repeated in one mapping.
+    """
+    try:
+        with open(path) as fh:
+            data = yaml.load(fh, Loader=_StrictLoader)
+    except FileNotFoundError:
+        raise ConfigError(f"{path}: file not found") from None
+    except _DuplicateKey as err:
+        raise ConfigError(f"{path}: {err}") from None
+    except yaml.YAMLError as err:
+        mark = getattr(err, "problem_mark", None)
+        where = f" (line {mark.line + 1}, column {mark.column + 1})" if mark else ""
+        problem = getattr(err, "problem", None) or str(err).splitlines()[0]
+        raise ConfigError(f"{path}: not valid YAML{where}: {problem}") from None
     return {} if data is None else data
 
 
@@ -72,11 +112,27 @@ def schema_errors(data: dict, schema: dict | str | Path) -> list[str]:
 
     if not isinstance(schema, dict):
         schema = load_yaml(schema)
-    validator = jsonschema.Draft202012Validator(schema)
+    validator = _finite_validator(jsonschema)(schema)
     lines = []
     for err in sorted(validator.iter_errors(data), key=lambda e: list(map(str, e.absolute_path))):
         lines.extend(_describe(err))
     return lines
+
+
+def _finite_validator(jsonschema):
+    """Draft 2020-12 in which ``number`` means a *finite* number: NaN and infinity are refused
+    unless a schema says what infinity means (``{const: .inf}`` in an ``anyOf``)."""
+    base = jsonschema.Draft202012Validator
+    is_number = base.TYPE_CHECKER.is_type
+
+    def finite(checker, instance):
+        return is_number(instance, "number") and not (
+            isinstance(instance, float) and not math.isfinite(instance)
+        )
+
+    return jsonschema.validators.extend(
+        base, type_checker=base.TYPE_CHECKER.redefine("number", finite)
+    )
 
 
 def _describe(err) -> list[str]:
@@ -118,6 +174,12 @@ def _describe(err) -> list[str]:
         "type": "of type {}",
         "pattern": "matching {}",
     }
+    if (
+        err.validator == "type"
+        and isinstance(err.instance, float)
+        and not math.isfinite(err.instance)
+    ):
+        return [f"{key} = {err.instance!r}: must be a finite number (NaN and infinity are refused)"]
     if err.validator in bounds:
         need = bounds[err.validator].format(err.validator_value)
         return [f"{key} = {err.instance!r}: must be {need}"]

@@ -9,7 +9,13 @@ from dpbandits.bound_claims import load_bound_registry
 from dpbandits.bound_plan import load_plan
 from dpbandits.plasso_plan import load_plasso_plan
 from dpbandits.claims import check_claim_targets, load_registry
-from dpbandits.config import ConfigError, check_schema, load_experiment, results_root
+from dpbandits.config import (
+    ConfigError,
+    check_schema,
+    load_experiment,
+    load_yaml,
+    results_root,
+)
 from dpbandits.report import CATEGORIES, caption_file, entries, figure_entries
 
 SCHEMAS = "workflow/schemas"
@@ -17,6 +23,10 @@ SCHEMAS = "workflow/schemas"
 CONDA_ENV = "../../environment.yml"
 
 try:
+    # the config files as written: a repeated key or a syntax error is refused here
+    # (Snakemake's own loader keeps the last of two equal keys)
+    for _file in ["config/config.yaml", *workflow.configfiles]:
+        load_yaml(_file)
     check_schema(
         config,
         f"{SCHEMAS}/config.schema.yaml",
