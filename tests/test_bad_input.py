@@ -264,3 +264,23 @@ def test_shipped_files_pass_every_check(tmp_path):
         _claims(name, lambda d: None, tmp_path)
     _op24(lambda d: None, tmp_path)
     _plasso(lambda d: None, tmp_path)
+
+
+def test_nested_config_overrides_get_their_yaml_types():
+    # Snakemake reads `--config 'audit={tolerance: 0.1, seed: 7}'` with YAML's BaseLoader:
+    # every nested leaf is a string (issue 20, class 10); typed_overrides restores the types
+    from dpbandits.config import typed_overrides
+
+    config = load_yaml(ROOT / "config/config.yaml")
+    override = {"audit": {"tolerance": "0.1", "seed": "7"}, "experiments": ["cz22", "olucb"]}
+    config["audit"].update(override["audit"])  # what Snakemake's deep merge leaves
+    typed_overrides(config, override)
+    assert config["audit"]["tolerance"] == 0.1 and config["audit"]["seed"] == 7
+    assert (
+        config["audit"]["bootstrap"] == load_yaml(ROOT / "config/config.yaml")["audit"]["bootstrap"]
+    )
+    assert config["experiments"] == ["cz22", "olucb"]
+    check_schema(config, SCHEMAS / "config.schema.yaml", "config/config.yaml")  # valid now
+    typed_overrides(config, {"audit": {"tolerance": ".nan"}})
+    with pytest.raises(ConfigError, match="audit.tolerance = nan: must be a finite number"):
+        check_schema(config, SCHEMAS / "config.schema.yaml", "config/config.yaml")

@@ -364,6 +364,28 @@ def test_editing_one_number_reruns_only_what_depends_on_it(project, tmp_path):
     sims = re.findall(r"rule (simulate_\w+):", out)
     assert sims == ["simulate_cz22_fig1c_r1"]
     assert "rule cz22_fig1:" in out or "localrule cz22_fig1:" in out
+    # every setting the figure's page and images depend on is a tracked param of its rule
+    # (issue 20): an edit reruns the figure and nothing upstream of it
+    for key, value in [
+        ("title", "Figure 1, retitled"),
+        ("caption", "Another caption."),
+        ("band", "std"),
+        ("plot", "per_round"),
+    ]:
+        data = yaml.safe_load((project / "config/experiments/cz22.yaml").read_text())
+        data["figures"]["cz22_fig1"][key] = value
+        exp.write_text(yaml.safe_dump(data, sort_keys=False))
+        out = snakemake(edit, "-n", "cz22_fig1", "--config", "scale=quick").stdout
+        assert re.findall(r"rule (\w+):", out) == ["cz22_fig1"], (key, out)
+    shutil.copy(project / "config/experiments/cz22.yaml", exp)
+    # a result file of another cell, copied over this one, is refused by its reader (issue 20)
+    sim = edit / "results/quick/sim/cz22"
+    shutil.copy(sim / "cz22_fig1b/r1/LinUCB-LDP.parquet", sim / "cz22_fig1c/r1/LinUCB-LDP.parquet")
+    proc = snakemake(edit, "--cores", "1", "cz22_fig1", "--config", "scale=quick", check=False)
+    log = (edit / "logs/quick/figures/cz22_fig1.log").read_text()
+    assert proc.returncode != 0 and "holds other settings than this build expects" in log, log
+    assert "panel = 'cz22_fig1b' (expected 'cz22_fig1c')" in log
+    assert "epsilon = 1.0 (expected 10.0)" in log
 
 
 def _descendants(pid: int) -> list[int]:
@@ -426,5 +448,44 @@ def test_a_killed_job_leaves_no_output_and_the_rerun_equals_an_uninterrupted_run
     # the rerun resumes (no --unlock or --rerun-incomplete needed) and cleans temporary leftovers
     snakemake(crash, "--cores", "2", *files, "--config", "scale=quick")
     assert not list(sim_dir.glob(".*.tmp"))
+    snakemake(project, "--cores", "2", *files, "--config", "scale=quick")
+    assert _sha([crash / f for f in files]) == _sha([project / f for f in files])
+
+
+@pytest.mark.e2e
+def test_after_snakemake_itself_is_killed_unlock_and_rerun_incomplete_resume(project, tmp_path):
+    """SIGKILL to Snakemake's whole process group mid-job (a closed terminal, an OOM kill): the
+    directory stays locked, so a plain rerun is refused; the documented recovery
+    (`snakemake --unlock`, then `snakemake --cores all --rerun-incomplete`) gives the same bytes
+    as an uninterrupted build."""
+    import signal
+    import time
+
+    target = "results/quick/sim/cz22/cz22_fig1a/r1"
+    files = [f"{target}/{s}.parquet" for s in ("LinUCB", "LinUCB-LDP")]
+    crash = tmp_path / "crash"
+    shutil.copytree(project, crash, ignore=shutil.ignore_patterns("results", "logs", ".snakemake"))
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "snakemake", "--cores", "1", *files, "--config", "scale=quick"],
+        cwd=crash,
+        env=_env(),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        start_new_session=True,
+    )
+    deadline, seen = time.monotonic() + 120, False
+    while not seen and time.monotonic() < deadline and proc.poll() is None:
+        seen = any(".snakemake/scripts" in _cmdline(p) for p in _descendants(proc.pid))
+        time.sleep(0.05)
+    assert seen, proc.communicate(timeout=60)[0]
+    os.killpg(proc.pid, signal.SIGKILL)  # Snakemake and its job, at once
+    proc.communicate(timeout=60)
+    sim_dir = crash / target
+    assert not sim_dir.exists() or not list(sim_dir.glob("*.parquet"))
+    refused = snakemake(crash, "--cores", "1", *files, "--config", "scale=quick", check=False)
+    assert refused.returncode != 0 and "--unlock" in refused.stdout + refused.stderr
+    snakemake(crash, "--unlock", *files, "--config", "scale=quick")
+    snakemake(crash, "--cores", "2", "--rerun-incomplete", *files, "--config", "scale=quick")
     snakemake(project, "--cores", "2", *files, "--config", "scale=quick")
     assert _sha([crash / f for f in files]) == _sha([project / f for f in files])

@@ -104,3 +104,37 @@ def test_corrupt_or_foreign_results_are_refused_with_the_file_and_how_to_rebuild
             read_results([good, bad])
         msg = str(err.value)
         assert str(bad) in msg and why in msg and f"snakemake --cores all {bad}" in msg
+
+
+def test_a_file_of_another_cell_or_root_seed_is_refused_by_its_reader(tmp_path):
+    # issue 20: readers compare the settings a file holds with the cell they expect
+    import pyarrow as pa
+
+    from dpbandits.config import Cell
+    from dpbandits.io import ResultMismatchError, read_metadata, read_results, write_result
+
+    table = pa.table({"trial": [0], "t": [2], "T": [2], "regret": [0.5]})
+    fields = dict(
+        experiment="cz22", figure="cz22_fig2", panel="cz22_fig2a", configuration="r1",
+        series="LinUCB-LDP", algorithm="ldp", calibration="experiment", fidelity="script",
+        T=2, d=10, K=100, epsilon=1.0, delta=0.1, B=20, trials=1, checkpoints=2,
+        root_seed=20220717, scale="paper", instances="script", instance_seed=2,
+        reward_seed_offset=0,
+    )  # fmt: skip
+    a = Cell(**fields)
+    b = Cell(**{**fields, "panel": "cz22_fig2b", "d": 15})
+    reseeded = Cell(**{**fields, "root_seed": 1})
+    path = tmp_path / "a.parquet"
+    write_result(path, table, {"cell": a.as_dict(), "config_hash": a.config_hash()})
+    assert len(read_results([path], expect={path: a.as_dict()})) == 1
+    assert read_metadata(path, expect=a.as_dict())["config_hash"] == a.config_hash()
+    with pytest.raises(ResultMismatchError) as err:
+        read_results([path], expect={path: b.as_dict()})  # fig2a's file where fig2b's belongs
+    msg = str(err.value)
+    assert str(path) in msg and "d = 10 (expected 15)" in msg
+    assert "panel = 'cz22_fig2a' (expected 'cz22_fig2b')" in msg
+    assert f"snakemake --cores all {path}" in msg  # how to rebuild
+    with pytest.raises(ResultMismatchError, match="root_seed = 20220717 \\(expected 1\\)"):
+        read_metadata(path, expect=reseeded.as_dict())  # a copy from a build with another seed
+    with pytest.raises(ValueError, match="no expected settings"):
+        read_results([path], expect={})  # a caller that expects must name every file

@@ -6,6 +6,7 @@ Snakemake's Jinja + reStructuredText path for report captions.
 """
 
 import html as html_lib
+import os
 import re
 
 import nbformat
@@ -75,3 +76,32 @@ def test_notebook_pages_are_sanitised_and_keep_badges(tmp_path):
     assert "&lt;script&gt;alert(4)" in body  # the hostile text is shown, as text
     assert 'class="badge badge-consistent"' in body  # badges survive as classes
     assert ".badge.badge-consistent{background:#1a7f37}" in page  # and are styled
+
+
+def test_notebooks_run_on_the_project_interpreter_whatever_kernelspecs_the_user_has(
+    tmp_path, monkeypatch
+):
+    # issue 20, class 10: a `python3` kernelspec of the user's (here a broken one, first on
+    # JUPYTER_PATH) must not replace the project's kernel
+    import sys
+
+    from dpbandits.notebooks import execute
+
+    user = tmp_path / "user" / "kernels" / "python3"
+    user.mkdir(parents=True)
+    (user / "kernel.json").write_text(
+        '{"argv": ["/nonexistent/python", "-m", "ipykernel_launcher", "-f", "{connection_file}"],'
+        ' "display_name": "someone else", "language": "python"}'
+    )
+    monkeypatch.setenv("JUPYTER_PATH", str(tmp_path / "user"))
+    nb = nbformat.v4.new_notebook()
+    nb.metadata["kernelspec"] = {"name": "python3", "language": "python", "display_name": "P"}
+    params = nbformat.v4.new_code_cell("x = 1")
+    params.metadata["tags"] = ["parameters"]
+    nb.cells = [params, nbformat.v4.new_code_cell("import sys\nprint(sys.executable, x)")]
+    src, out = tmp_path / "in.ipynb", tmp_path / "out.ipynb"
+    nbformat.write(nb, src)
+    execute(src, out, {"x": 2})
+    text = nbformat.read(out, as_version=4).cells[-1].outputs[0]["text"]
+    assert text.split() == [sys.executable, "2"]
+    assert os.environ["JUPYTER_PATH"] == str(tmp_path / "user")  # restored

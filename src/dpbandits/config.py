@@ -12,7 +12,7 @@ cells. Nothing here imports Snakemake.
 from __future__ import annotations
 
 import copy
-import hashlib
+import functools
 import itertools
 import json
 import math
@@ -89,6 +89,38 @@ def load_yaml(path: str | Path) -> dict:
         problem = getattr(err, "problem", None) or str(err).splitlines()[0]
         raise ConfigError(f"{path}: not valid YAML{where}: {problem}") from None
     return {} if data is None else data
+
+
+def typed_overrides(config: dict, overrides: dict) -> None:
+    """Give nested ``--config`` values their YAML types, in place.
+
+    Snakemake parses a top-level ``--config key=value`` as int, float or bool, but a nested
+    value (``--config 'audit={tolerance: 0.1}'``) with YAML's BaseLoader, so every leaf inside
+    is a string and the schema would refuse ``'0.1'``. Each string leaf of a nested override is
+    read as YAML (``0.1`` -> 0.1, ``true`` -> True, ``abc`` stays ``'abc'``) and written back to
+    the same place in ``config``.
+    """
+
+    def typed(value):
+        if isinstance(value, dict):
+            return {k: typed(v) for k, v in value.items()}
+        if isinstance(value, list):
+            return [typed(v) for v in value]
+        if isinstance(value, str):
+            try:
+                return yaml.load(value, Loader=_StrictLoader)
+            except (yaml.YAMLError, _DuplicateKey):
+                return value
+        return value
+
+    def assign(target, override):
+        for k, v in override.items():
+            if isinstance(v, dict) and isinstance(target.get(k), dict):
+                assign(target[k], v)
+            else:
+                target[k] = typed(v)
+
+    assign(config, {k: v for k, v in overrides.items() if isinstance(v, dict | list)})
 
 
 def _key(path) -> str:
@@ -291,8 +323,20 @@ class Cell:
 
     def config_hash(self) -> str:
         """SHA-256 of the cell's canonical JSON: changes iff a setting of this cell changes."""
-        blob = json.dumps(self.as_dict(), sort_keys=True, separators=(",", ":"))
-        return hashlib.sha256(blob.encode()).hexdigest()
+        from .io import settings_hash
+
+        return settings_hash(self.as_dict())
+
+    def memory_mb(self, policy: Policy | None = None) -> int:
+        """Estimated peak memory (MiB) of simulating this cell (:mod:`dpbandits.sizes`)."""
+        from .sizes import bytes_per_trial, job_memory_mb
+
+        pol = self.policy() if policy is None else policy
+        per_trial = bytes_per_trial(
+            pol.scheme, self.T, self.K, self.d, pol.n_refresh, pol.n_batches, pol.engine
+        )
+        n_bases = getattr(pol, "n_bases", 0) if pol.engine == "combiner" else 0
+        return job_memory_mb(per_trial, self.trials, self.T, self.checkpoints, n_bases)
 
     def policy(self, calibrated: dict[str, float] | None = None) -> Policy:
         """The calibrated policy of this cell (``calibrated``: chosen values by calibration id)."""
@@ -755,6 +799,12 @@ def expand_experiment(data: dict, config: dict, source: str = "experiment") -> E
                             f"{where} (panel {pid}), series {label} "
                             f"(algorithm {entry['algorithm']!r}): {exc}"
                         ) from None
+                    check_cell(
+                        cell,
+                        policy,
+                        config.get("max_job_mb", MAX_JOB_MB),
+                        f"{where} (panel {pid}), series {label}",
+                    )
                     failed = [txt for txt, ok in policy.conditions() if not ok]
                     if failed:
                         notes.append(
@@ -905,11 +955,17 @@ def _expand_sweep(
                     f"is not declared under calibrations; declared: {', '.join(declared)}"
                 )
             try:
-                cell.policy()
+                policy = cell.policy()
             except ValueError as exc:
                 raise ConfigError(
                     f"{source}: sweeps.{sid}.schedules.{sched} (epsilon {eps}, T {T}): {exc}"
                 ) from None
+            check_cell(
+                cell,
+                policy,
+                config.get("max_job_mb", MAX_JOB_MB),
+                f"{source}: sweeps.{sid}.schedules.{sched} (epsilon {eps}, T {T})",
+            )
             cells.append(cell)
     return SweepSpec(
         id=sid,
@@ -923,6 +979,61 @@ def _expand_sweep(
         cells=tuple(cells),
         grids=grids,
     )
+
+
+#: Default of the config key ``max_job_mb``: the largest memory one simulation job may need.
+MAX_JOB_MB = 16384
+#: Memory estimates of the cells checked so far, by config hash (:func:`job_mem_mb`).
+_MEMORY_MB: dict[str, int] = {}
+
+
+def job_mem_mb(cells) -> int:
+    """``mem_mb`` a job declares for simulating ``cells`` one after the other
+    (:func:`dpbandits.sizes.declared_mb` of the largest estimate)."""
+    from .sizes import declared_mb
+
+    need = 0
+    for c in cells:
+        key = c.config_hash()
+        if key not in _MEMORY_MB:
+            _MEMORY_MB[key] = c.memory_mb()
+        need = max(need, _MEMORY_MB[key])
+    return declared_mb(need)
+
+
+@functools.lru_cache(maxsize=256)
+def _probe_instances(family: str, K: int, d: int, seed: int, T: int, options: str) -> None:
+    """Build one instance of the family (cheap), so that an impossible shape (e.g. ``d > K``) or
+    option is refused while the workflow parses instead of inside a job."""
+    from .envs.linear import make_instances
+
+    make_instances(family, 1, K, d, seed, T=T, **json.loads(options))
+
+
+def check_cell(cell: Cell, policy: Policy, max_job_mb: int, where: str) -> None:
+    """Refuse a cell whose instances cannot be built or whose job would need more memory than
+    ``max_job_mb`` (the estimate of :mod:`dpbandits.sizes` is in the message)."""
+    try:
+        _probe_instances(
+            cell.instances,
+            cell.K,
+            cell.d,
+            cell.instance_seed,
+            cell.T,
+            json.dumps(cell.instance_options, sort_keys=True),
+        )
+    except ValueError as exc:
+        raise ConfigError(
+            f"{where}: instances {cell.instances!r} with K = {cell.K}, d = {cell.d}: {exc}"
+        ) from None
+    need = _MEMORY_MB[cell.config_hash()] = cell.memory_mb(policy)
+    if need > max_job_mb:
+        raise ConfigError(
+            f"{where}: T = {cell.T}, trials = {cell.trials}, K = {cell.K}, d = {cell.d}, "
+            f"checkpoints = {cell.checkpoints}: the job would need about {need} MiB "
+            f"(dpbandits.sizes), above max_job_mb = {max_job_mb} MiB; reduce T, trials or "
+            "checkpoints, or raise max_job_mb in config/config.yaml if the machine has the memory"
+        )
 
 
 def load_experiment(path: str | Path, config: dict, schema: str | Path) -> Experiment:

@@ -9,6 +9,7 @@ timing or host information is stored, so a rebuilt file is byte-identical.
 from __future__ import annotations
 
 import csv
+import hashlib
 import json
 import os
 from pathlib import Path
@@ -118,14 +119,63 @@ def _rebuild_hint(path) -> str:
     )
 
 
-def read_metadata(path: str | Path) -> dict:
+class ResultMismatchError(CorruptResultError):
+    """A results file that holds other settings than the build expects (another cell, another
+    configuration or root seed, or a copy from elsewhere)."""
+
+
+def settings_of(meta: dict) -> dict:
+    """What a results file holds, from its metadata: the cell (figure, sweep and calibration
+    cells of cz22, olucb, dpdpe), or the run with its tier and scale (op24, plasso)."""
+    if "cell" in meta:
+        return meta["cell"]
+    if "run" in meta:
+        return {k: meta.get(k) for k in ("run", "tier", "scale")}
+    return {}
+
+
+def settings_hash(settings: dict) -> str:
+    """SHA-256 of the canonical JSON of ``settings`` (:meth:`dpbandits.config.Cell.config_hash`
+    for a cell)."""
+    blob = json.dumps(settings, sort_keys=True, separators=(",", ":"))
+    return hashlib.sha256(blob.encode()).hexdigest()
+
+
+def check_identity(path, meta: dict, expected: dict) -> None:
+    """Raise :class:`ResultMismatchError` unless the file holds the ``expected`` settings.
+
+    The message names the file, the settings that differ (held vs expected) and how to rebuild.
+    """
+    held = settings_of(meta)
+    if settings_hash(held) == settings_hash(expected):
+        return
+    want = json.loads(json.dumps(expected))  # as it would be stored
+    diff = [k for k in sorted(set(held) | set(want)) if held.get(k) != want.get(k)]
+    shown = "; ".join(f"{k} = {held.get(k)!r} (expected {want.get(k)!r})" for k in diff[:6])
+    more = f"; and {len(diff) - 6} more" if len(diff) > 6 else ""
+    raise ResultMismatchError(
+        f"{path}: holds other settings than this build expects: {shown}{more}. It was written "
+        f"by another configuration (or root seed) or copied from elsewhere; {_rebuild_hint(path)}"
+    )
+
+
+def read_metadata(path: str | Path, expect: dict | None = None) -> dict:
     """The ``dpbandits`` metadata of one results file.
+
+    Parameters
+    ----------
+    path : path
+    expect : dict, optional
+        The settings the file must hold (:func:`settings_of`): a cell's ``as_dict()``, or
+        ``{"run": run.as_dict(), "tier": ..., "scale": ...}``.
 
     Raises
     ------
     CorruptResultError
         If the file is truncated or not a parquet file, has no ``dpbandits`` metadata, or was
         written with another schema version; the message names the file and how to rebuild it.
+    ResultMismatchError
+        If ``expect`` is given and the file holds other settings.
     """
     try:
         meta = pq.read_schema(path).metadata or {}
@@ -144,10 +194,14 @@ def read_metadata(path: str | Path) -> dict:
             f"{path}: schema version {data.get('schema_version')!r}, this version reads "
             f"{SCHEMA_VERSION}; {_rebuild_hint(path)}"
         )
+    if expect is not None:
+        check_identity(path, data, expect)
     return data
 
 
-def read_results(paths, at_horizon: bool = False, required=("trial", "t", "T")):
+def read_results(
+    paths, at_horizon: bool = False, required=("trial", "t", "T"), expect: dict | None = None
+):
     """Concatenate results files into one pandas DataFrame (columns as written).
 
     Parameters
@@ -158,11 +212,16 @@ def read_results(paths, at_horizon: bool = False, required=("trial", "t", "T")):
         figures: 5 MB in memory at the horizon, 1 GB with every checkpoint).
     required : tuple of str
         Columns every file must have.
+    expect : dict, optional
+        Path -> the settings the file must hold (:func:`read_metadata`); when given it must
+        name every path.
 
     Raises
     ------
     CorruptResultError
         For a truncated, foreign, old-schema or column-less file, naming it and how to rebuild it.
+    ResultMismatchError
+        For a file that holds other settings than ``expect`` says.
     """
     import pandas as pd  # imported here: simulation jobs only write
     import pyarrow.compute as pc
@@ -170,10 +229,16 @@ def read_results(paths, at_horizon: bool = False, required=("trial", "t", "T")):
     paths = [paths] if isinstance(paths, str | Path) else list(paths)
     if not paths:
         raise ValueError("no results files given")
+    if expect is not None:
+        expect = {str(k): v for k, v in expect.items()}
+        unnamed = [str(p) for p in paths if str(p) not in expect]
+        if unnamed:
+            raise ValueError(f"no expected settings for {unnamed[:3]}")
     where = pc.field("t") == pc.field("T") if at_horizon else None
     frames = []
     for p in paths:
-        read_metadata(p)  # truncated, foreign or old-schema files fail here, naming the file
+        # truncated, foreign, old-schema or mismatched files fail here, naming the file
+        read_metadata(p, None if expect is None else expect[str(p)])
         try:
             table = pq.read_table(p, filters=where)
         except (OSError, pa.ArrowException) as err:

@@ -8,6 +8,10 @@ executed notebook as a report page (markdown and outputs, no code, no parameters
 
 from __future__ import annotations
 
+import json
+import os
+import sys
+import tempfile
 from pathlib import Path
 
 from .config import ConfigError
@@ -30,6 +34,47 @@ def check_parameters(notebook: str | Path, parameters: dict) -> None:
             f"{notebook}: parameter(s) {unknown} not declared in its parameters cell; "
             f"allowed: {', '.join(declared)}"
         )
+
+
+#: Name of the kernel the pipeline's notebooks run on: this interpreter (the project's
+#: environment), from a kernelspec written for the run, so that no ``python3`` kernelspec of the
+#: user's (on JUPYTER_PATH or in ~/.local/share/jupyter) can replace it.
+KERNEL_NAME = "dpbandits-pipeline"
+
+
+def execute(notebook: str | Path, output: str | Path, parameters: dict) -> None:
+    """Run ``notebook`` with papermill into ``output`` on this interpreter's kernel.
+
+    The parameters are checked first (:func:`check_parameters`). The kernel is
+    :data:`KERNEL_NAME`, whose kernelspec (``sys.executable -m ipykernel_launcher``) is written
+    to a temporary directory put first on ``JUPYTER_PATH`` for the call.
+    """
+    import papermill as pm
+
+    check_parameters(notebook, parameters)
+    with tempfile.TemporaryDirectory() as tmp:
+        spec = Path(tmp) / "kernels" / KERNEL_NAME
+        spec.mkdir(parents=True)
+        argv = [sys.executable, "-m", "ipykernel_launcher", "-f", "{connection_file}"]
+        (spec / "kernel.json").write_text(
+            json.dumps({"argv": argv, "display_name": "dpbandits", "language": "python"})
+        )
+        old = os.environ.get("JUPYTER_PATH")
+        os.environ["JUPYTER_PATH"] = os.pathsep.join([tmp, *([old] if old else [])])
+        try:
+            pm.execute_notebook(
+                str(notebook),
+                str(output),
+                parameters=parameters,
+                kernel_name=KERNEL_NAME,
+                language="python",
+                progress_bar=False,
+            )
+        finally:
+            if old is None:
+                os.environ.pop("JUPYTER_PATH", None)
+            else:
+                os.environ["JUPYTER_PATH"] = old
 
 
 #: Cells tagged so by papermill: the defaults and the values it injected. In the executed

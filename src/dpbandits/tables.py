@@ -71,7 +71,7 @@ def write_experiment_tables(
     """
     timing = pd.concat([pd.read_csv(p) for p in timings]) if timings else None
     cell_objs = [Cell.from_dict(c) for c in cells]
-    df = read_results([c.path for c in cell_objs])
+    df = read_results([c.path for c in cell_objs], expect={c.path: c.as_dict() for c in cell_objs})
     log.info("%s: %d rows from %d files", experiment, len(df), len(cell_objs))
     final = final_regret_table(df, timing)
     write_table(

@@ -94,6 +94,7 @@ for _name, _exp in EXPERIMENTS.items():
             ],
             bootstrap=config["audit"]["bootstrap"],
             seed=config["audit"]["seed"],
+            expected=expected_settings([c for sw in _exp.sweeps for c in sw.cells]),
         script:
             "../scripts/audit_fits.py"
 
@@ -153,34 +154,39 @@ for _name, _exp in EXPERIMENTS.items():
             mem_mb=2048,
             runtime=10,
         params:
-            parameters=lambda wc, input, output, threads, _n=_name, _e=_exp: {
-                "workers": threads,
-                "experiment": _n,
-                "title": _e.data["title"],
-                "primary": _e.data["primary"],
-                "claims_file": input.claims,
+            # a plain value (tracked by Snakemake: an edit reruns the page); `workers` is set
+            # to the job's threads by render_notebook.py
+            parameters={
+                "workers": 2,
+                "experiment": _name,
+                "title": _exp.data["title"],
+                "primary": _exp.data["primary"],
+                "claims_file": f"config/claims/{_name}.yaml",
                 "claims_schema": f"{SCHEMAS}/claims.schema.yaml",
-                "rates_csv": input.rates,
-                "orderings_csv": input.orderings,
-                "sweep_files": list(input.sweeps),
-                "figure_files": list(input.figures),
-                "calibration_files": list(input.calibrations),
-                "privacy_delivered_csv": input.privacy_delivered,
-                "privacy_empirical_csv": input.privacy_empirical,
+                "rates_csv": f"{RESULTS}/audit/{_name}_rates.csv",
+                "orderings_csv": table_outputs(_name)["claims"],
+                "sweep_files": sweep_files(_name),
+                "figure_files": [cell.path for cell in _exp.cells],
+                "expected": expected_settings(
+                    [c for sw in _exp.sweeps for c in sw.cells] + list(_exp.cells)
+                ),
+                "calibration_files": [cal.path for cal in _exp.calibrations],
+                "privacy_delivered_csv": f"{PRIVACY_ROOT}/audit/privacy.csv",
+                "privacy_empirical_csv": f"{PRIVACY_ROOT}/audit/privacy_empirical.csv",
                 "communication": {
                     k: v
-                    for k, v in communication_outputs(_n).items()
+                    for k, v in communication_outputs(_name).items()
                     if k.endswith("_csv")
                 },
-                "communication_claims": _e.data.get("communication", {}).get(
+                "communication_claims": _exp.data.get("communication", {}).get(
                     "claims", {}
                 ),
                 "plots": {
                     c["id"]: {
-                        "pdf": output[f"{c['id']}_pdf"],
-                        "png": output[f"{c['id']}_png"],
+                        "pdf": audit_plots(_name)[f"{c['id']}_pdf"],
+                        "png": audit_plots(_name)[f"{c['id']}_png"],
                     }
-                    for c in CLAIMS[_n]
+                    for c in CLAIMS[_name]
                     if c["audit"].get("check")
                     in ("slope", "slope_between", "slope_trend")
                 },

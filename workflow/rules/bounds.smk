@@ -77,6 +77,7 @@ for _name, _plan in BOUND_PLANS.items():
             max_detectable=config["audit"]["max_detectable_excess"],
             fit_points=_plan.fit_points,
             fit_checkpoints=_plan.fit_checkpoints,
+            expected=expected_runs(_plan, bound_sim_files(_name)),
         script:
             "../scripts/bound_verdicts.py"
 
@@ -174,16 +175,21 @@ for _name, _plan in BOUND_PLANS.items():
             mem_mb=2048,
             runtime=10,
         params:
-            parameters=lambda wc, input, output, _p=_plan: {
-                "title": _p.title,
-                "tier": _p.tier,
-                "scale": _p.scale,
-                "result_files": list(input.results),
-                "verdicts_csv": input.verdicts,
-                "claims_csv": input.claims_verdicts,
-                "table1_md": input.table1,
+            # a plain value: tracked by Snakemake, an edit reruns the page
+            parameters={
+                "title": _plan.title,
+                "tier": _plan.tier,
+                "scale": _plan.scale,
+                "result_files": bound_sim_files(_name),
+                "expected": expected_runs(_plan, bound_sim_files(_name)),
+                "verdicts_csv": bound_outputs(_name)["verdicts_csv"],
+                "claims_csv": bound_outputs(_name)["claims_csv"],
+                "table1_md": bound_outputs(_name)["table1_md"],
                 "figures": {
-                    fig: {"pdf": output[f"{fig}_pdf"], "png": output[f"{fig}_png"]}
+                    fig: {
+                        "pdf": bound_outputs(_name)[f"{fig}_pdf"],
+                        "png": bound_outputs(_name)[f"{fig}_png"],
+                    }
                     for fig in BOUND_FIGURES
                 },
             },

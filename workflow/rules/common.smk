@@ -1,6 +1,7 @@
 # Loads and validates the configuration, expands every experiment into cells (simulations)
 # and figures (notebook executions). An invalid file stops the workflow here, before any job.
 
+import json
 import os
 
 from snakemake.exceptions import WorkflowError
@@ -12,9 +13,11 @@ from dpbandits.claims import check_claim_targets, load_registry
 from dpbandits.config import (
     ConfigError,
     check_schema,
+    job_mem_mb,
     load_experiment,
     load_yaml,
     results_root,
+    typed_overrides,
 )
 from dpbandits.report import CATEGORIES, caption_file, entries, figure_entries
 
@@ -27,6 +30,7 @@ try:
     # (Snakemake's own loader keeps the last of two equal keys)
     for _file in ["config/config.yaml", *workflow.configfiles]:
         load_yaml(_file)
+    typed_overrides(config, dict(workflow.config_settings.config))
     check_schema(
         config,
         f"{SCHEMAS}/config.schema.yaml",
@@ -167,6 +171,12 @@ def audit_plots(name):
     return out
 
 
+def expected_settings(cells):
+    """Path -> the settings its file must hold (``dpbandits.io.read_results(expect=...)``), as
+    plain JSON values (Snakemake passes a nested tuple to a job as its string)."""
+    return json.loads(json.dumps({c.path: c.as_dict() for c in cells}))
+
+
 def sweep_files(name):
     """Every sweep parquet file of a paper."""
     return [c.path for sw in EXPERIMENTS[name].sweeps for c in sw.cells]
@@ -216,6 +226,18 @@ def bound_sim_files(name):
         f"{bound_root(name)}/sim/{name}/{run.id}.parquet"
         for run in BOUND_PLANS[name].runs
     ]
+
+
+def expected_runs(plan, paths):
+    """Path -> the run its file must hold (op24 and plasso plans; see expected_settings)."""
+    return json.loads(
+        json.dumps(
+            {
+                path: {"run": run.as_dict(), "tier": plan.tier, "scale": plan.scale}
+                for path, run in zip(paths, plan.runs)
+            }
+        )
+    )
 
 
 def bound_outputs(name):

@@ -4,48 +4,45 @@
 
 
 def figure_parameters(fig):
-    """Params function: the papermill parameters of one figure."""
-
-    def parameters(wildcards, output):
-        names = {m: fig.names(m) for m in fig.metrics}
-        return {
-            "figure_id": fig.id,
-            "title": fig.title,
-            "caption": fig.caption,
-            "series": list(fig.series),
-            "panels": [
-                {
-                    "id": p.id,
-                    "letter": p.letter,
-                    "title": p.title,
-                    "epsilon": p.epsilon,
-                    "d": p.d,
-                    "T": p.T,
-                    "caption": p.caption,
-                    "files": [c.path for c in p.cells],
-                }
-                for p in fig.panels
-            ],
-            "metrics": list(fig.metrics),
-            "plot": fig.plot,
-            "band": fig.band,
-            "names": {
-                m: {
-                    "combined": combined,
-                    "panels": panels if fig.panel_images(m) else [],
-                }
-                for m, (combined, panels) in names.items()
-            },
-            "outputs": {
-                name: {
-                    "pdf": output[f"{name}_pdf"],
-                    "png": output[f"{name}_png"],
-                }
-                for name in fig.image_names
-            },
-        }
-
-    return parameters
+    """The papermill parameters of one figure: a plain value, so that Snakemake tracks it and
+    an edit of a title, caption, plot kind or band reruns the figure."""
+    names = {m: fig.names(m) for m in fig.metrics}
+    output = figure_outputs(fig)
+    return {
+        "figure_id": fig.id,
+        "title": fig.title,
+        "caption": fig.caption,
+        "series": list(fig.series),
+        "panels": [
+            {
+                "id": p.id,
+                "letter": p.letter,
+                "title": p.title,
+                "epsilon": p.epsilon,
+                "d": p.d,
+                "T": p.T,
+                "caption": p.caption,
+                "files": [c.path for c in p.cells],
+                # what each file must hold (dpbandits.io.read_results refuses another cell)
+                "expect": list(expected_settings(p.cells).values()),
+            }
+            for p in fig.panels
+        ],
+        "metrics": list(fig.metrics),
+        "plot": fig.plot,
+        "band": fig.band,
+        "names": {
+            m: {
+                "combined": combined,
+                "panels": panels if fig.panel_images(m) else [],
+            }
+            for m, (combined, panels) in names.items()
+        },
+        "outputs": {
+            name: {"pdf": output[f"{name}_pdf"], "png": output[f"{name}_png"]}
+            for name in fig.image_names
+        },
+    }
 
 
 for _fig in FIGURES.values():

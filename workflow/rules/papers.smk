@@ -95,6 +95,13 @@ for _name, _exp in EXPERIMENTS.items():
             params:
                 tables=list(paper_tables(_name)),
                 claims_schema=f"{SCHEMAS}/claims.schema.yaml",
+                expected={
+                    path: cells
+                    for path, cells in expected_settings(
+                        [c for sw in _exp.sweeps for c in sw.cells] + list(_exp.cells)
+                    ).items()
+                    if path in set(paper_table_inputs(_name))
+                },
             script:
                 "../scripts/paper_tables.py"
 

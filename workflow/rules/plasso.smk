@@ -89,6 +89,10 @@ if PLASSO_PLAN:
             fit_points=PLASSO_PLAN.fit_points,
             grids=PLASSO_PLAN.grids,
             parameters=PLASSO_PLAN.parameters,
+            expected={
+                **expected_runs(PLASSO_PLAN, plasso_sim_files("runs")),
+                **expected_runs(PLASSO_PLAN, plasso_sim_files("episodes")),
+            },
         script:
             "../scripts/plasso_verdicts.py"
 
@@ -141,18 +145,26 @@ if PLASSO_PLAN:
             mem_mb=2048,
             runtime=10,
         params:
-            parameters=lambda wc, input, output: {
+            # a plain value: tracked by Snakemake, an edit reruns the page
+            parameters={
                 "title": PLASSO_PLAN.title,
                 "tier": PLASSO_PLAN.tier,
                 "scale": PLASSO_PLAN.scale,
                 "grid": PLASSO_PLAN.grids["private_lasso"],
-                "run_files": list(input.runs),
-                "episode_files": list(input.episodes),
-                "rows_csv": input.rows,
-                "claims_csv": input.claims,
-                "constants_md": input.constants,
+                "run_files": plasso_sim_files("runs"),
+                "episode_files": plasso_sim_files("episodes"),
+                "expected": {
+                    **expected_runs(PLASSO_PLAN, plasso_sim_files("runs")),
+                    **expected_runs(PLASSO_PLAN, plasso_sim_files("episodes")),
+                },
+                "rows_csv": plasso_outputs()["rows_csv"],
+                "claims_csv": plasso_outputs()["claims_csv"],
+                "constants_md": plasso_outputs()["constants_md"],
                 "figures": {
-                    fig: {"pdf": output[f"{fig}_pdf"], "png": output[f"{fig}_png"]}
+                    fig: {
+                        "pdf": plasso_outputs()[f"{fig}_pdf"],
+                        "png": plasso_outputs()[f"{fig}_png"],
+                    }
                     for fig in PLASSO_FIGURES
                 },
             },

@@ -22,7 +22,7 @@ for _name, _exp in EXPERIMENTS.items():
                 CONDA_ENV
             threads: 1
             resources:
-                mem_mb=2048,
+                mem_mb=job_mem_mb(_cells),  # from its size (dpbandits.sizes)
                 runtime=30,
             params:
                 cells=[c.as_dict() for c in _cells],
@@ -57,7 +57,7 @@ for _name, _exp in EXPERIMENTS.items():
                 CONDA_ENV
             threads: 1
             resources:
-                mem_mb=2048,
+                mem_mb=job_mem_mb([_cal.cell(_cal.grid[0] if _cal.grid else 1)]),
                 runtime=30,
             params:
                 experiment=_name,
@@ -96,7 +96,7 @@ for _name, _exp in EXPERIMENTS.items():
                     CONDA_ENV
                 threads: 1
                 resources:
-                    mem_mb=2048,
+                    mem_mb=job_mem_mb(_sweep.cells_of_entry(_sched)),
                     runtime=30,
                 params:
                     cells=[c.as_dict() for c in _sweep.cells_of_entry(_sched)],

@@ -16,7 +16,7 @@ from dpbandits.tables import write_table
 with job_log(snakemake.log[0]) as log:
     p = snakemake.params
     claims = load_claims(snakemake.input.claims, p.claims_schema)
-    df, options = read_sweeps(list(snakemake.input.sweeps))
+    df, options = read_sweeps(list(snakemake.input.sweeps), expect=p.expected)
     controls = []
     rates = evaluate_rate_claims(
         claims,

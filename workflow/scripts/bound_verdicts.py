@@ -14,7 +14,7 @@ from dpbandits.tables import write_table
 with job_log(snakemake.log[0]) as log:
     p = snakemake.params
     registry = load_bound_registry(snakemake.input.claims, p.claims_schema)
-    results = read_results(snakemake.input.results)
+    results = read_results(snakemake.input.results, expect=snakemake.params.expected)
     rows, claims = Op24Audit(
         results, registry["claims"], p.fit_points, p.fit_checkpoints, p.max_detectable
     ).run()

@@ -12,7 +12,11 @@ with job_log(snakemake.log[0]):
     registry = load_registry(snakemake.input.claims, snakemake.params.claims_schema)
     claims = {c["id"]: c for c in registry["claims"]}
     results = list(snakemake.input.results)
-    df = read_results(results, at_horizon=True) if results else None  # finals only
+    df = (  # finals only
+        read_results(results, at_horizon=True, expect=snakemake.params.expected)
+        if results
+        else None
+    )
     for name in snakemake.params.tables:
         table = registry["tables"][name]
         frame = render(table, claims, df)

@@ -15,8 +15,9 @@ from dpbandits.tables import write_table
 with job_log(snakemake.log[0]) as log:
     p, inp, out = snakemake.params, snakemake.input, snakemake.output
     registry = load_bound_registry(inp.claims, p.claims_schema)
-    runs = read_results(inp.runs, required=("trial",))
-    episodes = read_results(inp.episodes, required=("trial",))
+    expect = snakemake.params.expected
+    runs = read_results(inp.runs, required=("trial",), expect=expect)
+    episodes = read_results(inp.episodes, required=("trial",), expect=expect)
     rows, claims = PlassoAudit(
         runs, episodes, registry["claims"], p.fit_points, p.max_detectable
     ).run()

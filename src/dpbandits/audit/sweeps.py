@@ -11,8 +11,11 @@ from ..envs.caps import random_play_rate
 from ..io import read_metadata, read_results
 
 
-def read_sweeps(paths) -> tuple[pd.DataFrame | None, dict]:
+def read_sweeps(paths, expect: dict | None = None) -> tuple[pd.DataFrame | None, dict]:
     """Final rows of every sweep file with a ``cap`` column, and ``(sweep, schedule) -> options``.
+
+    ``expect``: path -> the cell (``as_dict()``) the file must hold
+    (:func:`dpbandits.io.read_metadata`); a file holding another cell is refused.
 
     The cap of trial ``i`` of a cell is ``T`` times random play's per-round regret on the
     cell's instance ``i`` (:func:`dpbandits.envs.caps.random_play_rate`); the instances are
@@ -25,7 +28,8 @@ def read_sweeps(paths) -> tuple[pd.DataFrame | None, dict]:
         return None, {}
     frames, options = [], {}
     for path in paths:
-        cell = Cell.from_dict(read_metadata(path)["cell"])
+        want = None if expect is None else expect[str(path)]
+        cell = Cell.from_dict(read_metadata(path, want)["cell"])
         options.setdefault((cell.figure, cell.series), cell.options)
         df = read_results(path, at_horizon=True)
         cap = cell.T * random_play_rate(cell_instances(cell))

@@ -26,6 +26,7 @@ from numba import njit
 
 from ..mechanisms.packing import n_entries
 from ..policies.base import Policy
+from ..sizes import CHUNK_BYTES
 from .kernels import (
     ARGMAX_RTOL,
     argmax_first,
@@ -36,7 +37,6 @@ from .kernels import (
 from .noise import draw_raw, noise_table
 
 #: Memory budget of one chunk of trials (decision sets, uniforms and noise tables).
-CHUNK_BYTES = 256 * 2**20
 
 
 @njit(cache=True)

@@ -11,10 +11,10 @@ import numpy as np
 from ..envs.linear import FixedArmInstances
 from ..envs.rewards import bernoulli_reward_table
 from ..learners.maler import n_experts
-from ..mechanisms.packing import n_entries
 from ..policies.base import Policy
 from ..policies.combiner import stacked_tables
 from ..schema import METRICS
+from ..sizes import CHUNK_BYTES, bytes_per_trial
 from . import kernels
 from . import olucb as kernels_olucb
 from .combiner import COMBINER_METRICS, run_combiner
@@ -23,7 +23,6 @@ from .noise import draw_raw, noise_table
 from .olucb import OLUCB_METRICS
 
 #: Memory budget of one chunk of trials (rewards + noise arrays).
-CHUNK_BYTES = 256 * 2**20
 #: Metrics an engine records on top of :data:`METRICS`.
 EXTRA_METRICS = {"onlineucb": OLUCB_METRICS, "combiner": COMBINER_METRICS}
 
@@ -58,13 +57,7 @@ class SimulationResult:
 
 def _bytes_per_trial(policy: Policy, K: int) -> int:
     s = policy.setting
-    E = n_entries(s.d)
-    rewards = s.T * K
-    if policy.scheme == "vec":
-        return rewards + 8 * E * (s.T + policy.n_batches)
-    if policy.scheme in ("onlineucb", "combiner"):
-        return rewards + 8 * s.T * (2 * s.d + 1)
-    return rewards + 8 * E * (2 * policy.n_refresh + 1)
+    return bytes_per_trial(policy.scheme, s.T, K, s.d, policy.n_refresh, policy.n_batches)
 
 
 def _check_inputs(policy, d, n, reward_seeds, noise_rngs, checkpoints) -> np.ndarray:

@@ -35,6 +35,7 @@ the base's own play count, which the engine and the reference loop read.
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass
 
@@ -124,34 +125,39 @@ def fixed_tables(base: OnlineUCB, T: int) -> BaseTables:
     )
 
 
-def doubling_tables(
+def doubling_epochs(
     setting: Setting, opts: dict, lambda_min: float, k: float, beta: float
-) -> tuple[BaseTables, list[OnlineUCB]]:
-    """Tables of Algorithm 7 (spec §4.4) and the Algorithm 1 of each epoch."""
-    T = setting.T
-    t = {name: np.zeros(T) for name in ("radius", "G", "Delta2", "Sigma", "mu_hat")}
-    restart = np.zeros(T, dtype=bool)
-    local = np.zeros(T, dtype=np.int64)
-    horizon = np.zeros(T, dtype=np.int64)
-    epochs = []
-    for m in range(epoch_of(T) + 1):
-        H = 2**m
-        lo, hi = H - 1, min(2 * H - 1, T)  # 0-based plays of this epoch
-        alg = _algorithm1(
-            Setting(T=H, d=setting.d, epsilon=setting.epsilon, delta=setting.delta),
+) -> list[OnlineUCB]:
+    """The Algorithm 1 of each epoch of Algorithm 7 (spec §4.4): epoch ``m`` has horizon
+    ``2^m`` and failure probability ``beta / 2^(m + 1)``. Cheap: no per-play array."""
+    return [
+        _algorithm1(
+            Setting(T=2**m, d=setting.d, epsilon=setting.epsilon, delta=setting.delta),
             opts,
             lambda_min=lambda_min,
             lambda_bar_power=k,
             beta_fail=beta / 2 ** (m + 1),
         )
-        epochs.append(alg)
+        for m in range(epoch_of(setting.T) + 1)
+    ]
+
+
+def doubling_tables(T: int, epochs: list[OnlineUCB]) -> BaseTables:
+    """Per-play tables of Algorithm 7 over ``T`` plays from its epochs (:func:`doubling_epochs`)."""
+    t = {name: np.zeros(T) for name in ("radius", "G", "Delta2", "Sigma", "mu_hat")}
+    restart = np.zeros(T, dtype=bool)
+    local = np.zeros(T, dtype=np.int64)
+    horizon = np.zeros(T, dtype=np.int64)
+    for m, alg in enumerate(epochs):
+        H = 2**m
+        lo, hi = H - 1, min(2 * H - 1, T)  # 0-based plays of this epoch
         t["radius"][lo:hi] = alg.radius(1.0)[: hi - lo]
         for name in ("G", "Delta2", "Sigma", "mu_hat"):
             t[name][lo:hi] = getattr(alg, name)
         restart[lo] = True
         local[lo:hi] = np.arange(1, hi - lo + 1)
         horizon[lo:hi] = H
-    return BaseTables(**t, restart=restart, local=local, horizon=horizon), epochs
+    return BaseTables(**t, restart=restart, local=local, horizon=horizon)
 
 
 def stacked_tables(policy: Policy) -> dict[str, np.ndarray]:
@@ -203,20 +209,39 @@ class _MultiBase(Policy):
         self.lam = 1.0
         self.sigma = onlineucb_sigma(self.setting.epsilon, self.setting.delta)
 
-    def _stack(self, tables: list[BaseTables]) -> None:
-        self.tables = tables
-        for name in BaseTables.__dataclass_fields__:
-            stacked = np.stack([getattr(b, name) for b in tables])
-            setattr(self, f"tab_{name}", np.ascontiguousarray(stacked))
+    def _stack(self, n_bases: int, build) -> None:
+        """Record how to build the per-play tables of the ``n_bases`` bases: ``build()`` returns
+        a list of :class:`BaseTables`. They are built on first use (``tables``, ``tab_*``), so
+        constructing a policy (the workflow validates every cell while it parses) costs no
+        memory or time proportional to T."""
+        self._n_bases, self._build_tables = n_bases, build
+
+    @functools.cached_property
+    def tables(self) -> list[BaseTables]:
+        """Per-play tables of every base (built on first use)."""
+        tables = self._build_tables()
+        assert len(tables) == self._n_bases
+        return tables
+
+    @functools.cached_property
+    def _stacked(self) -> dict[str, np.ndarray]:
+        return {
+            name: np.ascontiguousarray(np.stack([getattr(b, name) for b in self.tables]))
+            for name in BaseTables.__dataclass_fields__
+        }
 
     @property
     def n_bases(self) -> int:
         """Number of base learners."""
-        return len(self.tables)
+        return self._n_bases
 
     def radius(self, L: float) -> np.ndarray:
         """Radius of base 1's plays (the per-base tables are in ``tab_radius``)."""
         return self.tab_radius[0]
+
+
+for _name in BaseTables.__dataclass_fields__:  # tab_radius, tab_G, ...: (M, T), on first use
+    setattr(_MultiBase, f"tab_{_name}", property(lambda self, n=_name: self._stacked[n]))
 
 
 class OnlineUCBDoubling(_MultiBase):
@@ -234,8 +259,8 @@ class OnlineUCBDoubling(_MultiBase):
         self._check()
         s, o = self.setting, self.opts
         lam = s.T**-K_POWER if o["lambda_min"] is None else float(o["lambda_min"])
-        tab, self.epochs = doubling_tables(s, o, lam, float(o["k_power"]), float(o["beta_fail"]))
-        self._stack([tab])
+        self.epochs = doubling_epochs(s, o, lam, float(o["k_power"]), float(o["beta_fail"]))
+        self._stack(1, lambda: [doubling_tables(s.T, self.epochs)])
         self.consts = {
             "sigma": self.sigma,
             "lambda_min": lam,
@@ -264,13 +289,16 @@ class Combiner(_MultiBase):
         s, o = self.setting, self.opts
         T, d, eps = s.T, s.d, s.epsilon
         lam1 = T**-K_POWER
-        tab1, self.epochs = doubling_tables(s, o, lam1, K_POWER, float(o["beta_fail"]))
+        self.epochs = doubling_epochs(s, o, lam1, K_POWER, float(o["beta_fail"]))
         self.lambdas = base_lambdas(T)
         bases = [
             _algorithm1(s, o, lambda_min=float(lam), lambda_bar_power=K_POWER)
             for lam in self.lambdas
         ]
-        self._stack([tab1] + [fixed_tables(b, T) for b in bases])
+        self._stack(
+            1 + len(bases),
+            lambda: [doubling_tables(T, self.epochs)] + [fixed_tables(b, T) for b in bases],
+        )
         M = self.n_bases
         P = float(o["P_const"])
         log32 = math.log(T) ** 1.5

@@ -1,0 +1,76 @@
+"""How much memory a simulation job needs, known before it runs.
+
+The workflow estimates each job's peak memory from its cells while it parses (no array is
+allocated: the estimate is arithmetic on T, K, d, the trials and the checkpoints), declares
+``mem_mb`` from it, and refuses a cell whose estimate exceeds the configured limit with the
+estimate in the message, instead of letting the job be killed (or swap) hours later.
+
+The model (MiB, one cell at a time; a job runs its cells one after the other):
+
+``BASE_MB`` + ``WORK_COPIES`` x working set + per-play tables + results
+
+* working set: the engine's trials run in chunks of :data:`CHUNK_BYTES`, at least one trial
+  (:func:`bytes_per_trial`: the trial's reward table ``T x K`` booleans plus its noise or
+  statistics arrays);
+* per-play tables of the combiner policies: ``2 x M x T x 8`` fields of 8 bytes (the tables
+  and their stacked copy);
+* results: ``trials x checkpoints`` rows of :data:`RESULT_COLUMNS` float64 columns, three copies
+  (numpy, pyarrow, pandas).
+
+Calibrated on the paper-scale build of 2026-11-24 (``benchmarks/sim/**.tsv``, ``max_rss``):
+every job's estimate is at least its measured peak (largest: cz22 Figure 2 (b), 1.0-1.2 GB
+measured, 1.2 GB estimated; tests/test_sizes.py keeps the estimate above those measurements).
+"""
+
+from __future__ import annotations
+
+import math
+
+#: Interpreter, numpy, numba's compiled kernels, pyarrow: the peak of the smallest jobs plus
+#: the compiled kernels of the largest (MiB).
+BASE_MB = 700
+#: Engine memory budget of one chunk of trials (bytes); results do not depend on it.
+CHUNK_BYTES = 256 * 2**20
+#: Copies of the working set alive at once (inputs and the kernels' temporaries).
+WORK_COPIES = 2
+#: Float64 columns of a results table (metrics and diagnostics, an upper bound).
+RESULT_COLUMNS = 24
+#: Smallest memory a simulation job declares (MiB).
+MIN_JOB_MB = 2048
+
+
+def bytes_per_trial(
+    scheme: str, T: int, K: int, d: int, n_refresh: int, n_batches: int, engine: str = ""
+) -> int:
+    """Working memory of one trial (bytes).
+
+    ``scheme``: the policy's noise scheme (``vec``, ``onlineucb``, ``combiner`` or a Gaussian
+    one); ``n_refresh``, ``n_batches``: the policy's statistics refreshes and batches;
+    ``engine``: the policy's engine. The phased-elimination engine (paper 004) draws each
+    phase's rewards as it goes, so a trial holds only its actions, design and estimates (no
+    ``T``-long array: 0.3 GB measured at T = 10^7); the fixed-arm engines hold the trial's reward
+    table (``T x K`` booleans) and its statistics.
+    """
+    if engine == "phased":
+        return 32 * (K * d + d * d + K)
+    E = d + d * (d + 1) // 2  # packed entries (dpbandits.mechanisms.packing.n_entries)
+    rewards = T * K
+    if scheme == "vec":
+        return rewards + 8 * E * (T + n_batches)
+    if scheme in ("onlineucb", "combiner"):
+        return rewards + 8 * T * (2 * d + 1)
+    return rewards + 8 * E * (2 * n_refresh + 1)
+
+
+def job_memory_mb(per_trial: int, trials: int, T: int, checkpoints: int, n_bases: int = 0) -> int:
+    """Estimated peak memory (MiB) of simulating one cell (module docstring)."""
+    work = min(trials * per_trial, max(CHUNK_BYTES, per_trial))
+    tables = 2 * n_bases * T * 8 * 8
+    results = 3 * trials * checkpoints * RESULT_COLUMNS * 8
+    return math.ceil(BASE_MB + (WORK_COPIES * work + tables + results) / 2**20)
+
+
+def declared_mb(estimate_mb: int) -> int:
+    """``mem_mb`` a job declares: its estimate plus 20 %, rounded up to 256 MiB, at least
+    :data:`MIN_JOB_MB`."""
+    return max(MIN_JOB_MB, 256 * math.ceil(1.2 * estimate_mb / 256))
