@@ -54,3 +54,4 @@ rule all:
         [f for name in BOUND_PLANS for f in bound_outputs(name).values()],
         plasso_outputs().values() if PLASSO_PLAN else [],
         rules.privacy.input,
+        [f for name in EXPERIMENTS for f in paper_table_outputs(name).values()],
