@@ -3,6 +3,7 @@
 import re
 import tomllib
 
+import pytest
 import yaml
 
 from .conftest import ROOT
@@ -28,3 +29,23 @@ def test_environment_mirrors_pyproject():
     assert f">={project['requires-python'].lstrip('>=')}" in next(
         d for d in env if isinstance(d, str) and d.startswith("python")
     )
+
+
+def test_environment_pip_section_is_a_valid_requirements_file(tmp_path):
+    # conda writes the `pip:` entries to a requirements file and runs `pip install -r` on it;
+    # an option pip does not accept there (e.g. `--no-deps`) makes `conda env create` fail
+    from pip._internal.network.session import PipSession
+    from pip._internal.req.req_file import parse_requirements
+
+    env = yaml.safe_load((ROOT / "environment.yml").read_text())["dependencies"]
+    pip_entries = next(d["pip"] for d in env if isinstance(d, dict))
+    req = tmp_path / "requirements.txt"
+    req.write_text("\n".join(pip_entries) + "\n")
+    parsed = list(parse_requirements(str(req), session=PipSession()))
+    assert [(r.requirement, r.is_editable) for r in parsed] == [(".", True)]
+    bad = tmp_path / "bad.txt"
+    bad.write_text("--no-deps -e .\n")  # the old entry: refused, as conda's pip refused it
+    from pip._internal.exceptions import RequirementsFileParseError
+
+    with pytest.raises(RequirementsFileParseError, match="no such option: --no-deps"):
+        list(parse_requirements(str(bad), session=PipSession()))
