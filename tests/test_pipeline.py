@@ -26,9 +26,11 @@ from .conftest import ROOT
 pytestmark = pytest.mark.pipeline
 
 
-def _env():
+def _env(workdir: Path | None = None):
     env = dict(os.environ)
     env["PATH"] = str(Path(sys.executable).parent) + os.pathsep + env.get("PATH", "")
+    if workdir is not None and (workdir / "src" / "dpbandits").is_dir():
+        env["PYTHONPATH"] = str(workdir / "src")  # a copy of the package: edits take effect
     return env
 
 
@@ -36,7 +38,7 @@ def snakemake(workdir: Path, *args: str, check: bool = True) -> subprocess.Compl
     proc = subprocess.run(
         [sys.executable, "-m", "snakemake", *args],
         cwd=workdir,
-        env=_env(),
+        env=_env(workdir),
         capture_output=True,
         text=True,
     )
@@ -352,6 +354,8 @@ def test_quick_audit_builds_the_report(project):
 def test_editing_one_number_reruns_only_what_depends_on_it(project, tmp_path):
     edit = tmp_path / "edit"
     shutil.copytree(project, edit)
+    # a copy of the package, imported by this copy's jobs (PYTHONPATH): its edits must rerun
+    shutil.copytree(ROOT / "src", edit / "src", ignore=shutil.ignore_patterns("__pycache__"))
     snakemake(edit, "--cores", "2", "cz22_fig1", "--config", "scale=quick")
     assert (
         "Nothing to be done" in snakemake(edit, "-n", "cz22_fig1", "--config", "scale=quick").stdout
@@ -378,6 +382,19 @@ def test_editing_one_number_reruns_only_what_depends_on_it(project, tmp_path):
         out = snakemake(edit, "-n", "cz22_fig1", "--config", "scale=quick").stdout
         assert re.findall(r"rule (\w+):", out) == ["cz22_fig1"], (key, out)
     shutil.copy(project / "config/experiments/cz22.yaml", exp)
+    # editing the library reruns the jobs that run the edited code, and only those (issue 22)
+    plotting = edit / "src/dpbandits/plotting.py"
+    plotting.write_text(plotting.read_text() + "\n# an edit\n")
+    out = snakemake(edit, "-n", "cz22_fig1", "--config", "scale=quick").stdout
+    assert re.findall(r"rule (\w+):", out) == ["cz22_fig1"], out
+    assert "params have changed" in out
+    kernels = edit / "src/dpbandits/engine/kernels.py"
+    kernels.write_text(kernels.read_text() + "\n# an edit\n")
+    out = snakemake(edit, "-n", "cz22_fig1", "--config", "scale=quick").stdout
+    jobs = re.findall(r"rule (\w+):", out)
+    assert sorted(jobs) == ["cz22_fig1"] + [f"simulate_cz22_fig1{p}_r1" for p in "abc"], jobs
+    shutil.rmtree(edit / "src")
+    shutil.copytree(ROOT / "src", edit / "src", ignore=shutil.ignore_patterns("__pycache__"))
     # a result file of another cell, copied over this one, is refused by its reader (issue 20)
     sim = edit / "results/quick/sim/cz22"
     shutil.copy(sim / "cz22_fig1b/r1/LinUCB-LDP.parquet", sim / "cz22_fig1c/r1/LinUCB-LDP.parquet")

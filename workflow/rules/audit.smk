@@ -41,6 +41,7 @@ for _name, _exp in EXPERIMENTS.items():
                 mem_mb=1024,
                 runtime=5,
             params:
+                code=code_fingerprint("audit"),  # reruns when the library code changes
                 experiment=_name,
                 settings=_exp.data["communication"],
                 tolerance=config["audit"]["tolerance"],
@@ -77,6 +78,7 @@ for _name, _exp in EXPERIMENTS.items():
             mem_mb=2048,
             runtime=10,
         params:
+            code=code_fingerprint("audit"),  # reruns when the library code changes
             experiment=_name,
             claims_schema=f"{SCHEMAS}/claims.schema.yaml",
             tolerance=config["audit"]["tolerance"],
@@ -154,6 +156,7 @@ for _name, _exp in EXPERIMENTS.items():
             mem_mb=2048,
             runtime=10,
         params:
+            code=code_fingerprint("audit"),  # reruns when the library code changes
             # a plain value (tracked by Snakemake: an edit reruns the page); `workers` is set
             # to the job's threads by render_notebook.py
             parameters={
@@ -258,6 +261,7 @@ rule audit:
         mem_mb=2048,
         runtime=10,
     params:
+        code=code_fingerprint("audit"),  # reruns when the library code changes
         claims_schema=f"{SCHEMAS}/claims.schema.yaml",
         experiments=[
             {
@@ -313,6 +317,7 @@ if "olucb" in EXPERIMENTS and "robustness" in EXPERIMENTS["olucb"].data:
             mem_mb=2048,
             runtime=30,
         params:
+            code=code_fingerprint("simulation"),  # reruns when the library code changes
             config_file="config/experiments/olucb.yaml",
             schema=f"{SCHEMAS}/experiment.schema.yaml",
         script:

@@ -23,6 +23,7 @@ for _name, _plan in BOUND_PLANS.items():
                 mem_mb=2048,
                 runtime=60,
             params:
+                code=code_fingerprint("simulation"),  # reruns when the library code changes
                 run=_run.as_dict(),
                 tier=_plan.tier,
                 scale=_plan.scale,
@@ -73,6 +74,7 @@ for _name, _plan in BOUND_PLANS.items():
             mem_mb=2048,
             runtime=10,
         params:
+            code=code_fingerprint("audit"),  # reruns when the library code changes
             claims_schema=f"{SCHEMAS}/bound_claims.schema.yaml",
             max_detectable=config["audit"]["max_detectable_excess"],
             fit_points=_plan.fit_points,
@@ -120,6 +122,7 @@ for _name, _plan in BOUND_PLANS.items():
             mem_mb=1024,
             runtime=5,
         params:
+            code=code_fingerprint("audit"),  # reruns when the library code changes
             claims_schema=f"{SCHEMAS}/bound_claims.schema.yaml",
             tier=_plan.tier,
             scale=_plan.scale,
@@ -175,6 +178,7 @@ for _name, _plan in BOUND_PLANS.items():
             mem_mb=2048,
             runtime=10,
         params:
+            code=code_fingerprint("audit"),  # reruns when the library code changes
             # a plain value: tracked by Snakemake, an edit reruns the page
             parameters={
                 "title": _plan.title,

@@ -8,6 +8,7 @@ from snakemake.exceptions import WorkflowError
 
 from dpbandits.bound_claims import load_bound_registry
 from dpbandits.bound_plan import load_plan
+from dpbandits.fingerprint import fingerprint as code_fingerprint
 from dpbandits.plasso_plan import load_plasso_plan
 from dpbandits.claims import check_claim_targets, load_registry
 from dpbandits.config import (

@@ -71,6 +71,7 @@ for _fig in FIGURES.values():
             mem_mb=2048,
             runtime=10,
         params:
+            code=code_fingerprint("figures"),  # reruns when the library code changes
             parameters=figure_parameters(_fig),
         script:
             "../scripts/render_notebook.py"

@@ -93,6 +93,7 @@ for _name, _exp in EXPERIMENTS.items():
                 mem_mb=2048,
                 runtime=10,
             params:
+                code=code_fingerprint("tables"),  # reruns when the library code changes
                 tables=list(paper_tables(_name)),
                 claims_schema=f"{SCHEMAS}/claims.schema.yaml",
                 expected={
@@ -167,6 +168,7 @@ for _name, _exp in EXPERIMENTS.items():
             mem_mb=2048,
             runtime=10,
         params:
+            code=code_fingerprint("tables"),  # reruns when the library code changes
             experiment=_name,
             cells=[cell.as_dict() for cell in _exp.cells],
             claims_schema=f"{SCHEMAS}/claims.schema.yaml",

@@ -25,6 +25,7 @@ if PLASSO_PLAN:
                 mem_mb=4096,
                 runtime=120,
             params:
+                code=code_fingerprint("simulation"),  # reruns when the library code changes
                 run=_run.as_dict(),
                 tier=PLASSO_PLAN.tier,
                 scale=PLASSO_PLAN.scale,
@@ -84,6 +85,7 @@ if PLASSO_PLAN:
             mem_mb=2048,
             runtime=10,
         params:
+            code=code_fingerprint("audit"),  # reruns when the library code changes
             claims_schema=f"{SCHEMAS}/bound_claims.schema.yaml",
             max_detectable=config["audit"]["max_detectable_excess"],
             fit_points=PLASSO_PLAN.fit_points,
@@ -145,6 +147,7 @@ if PLASSO_PLAN:
             mem_mb=2048,
             runtime=10,
         params:
+            code=code_fingerprint("audit"),  # reruns when the library code changes
             # a plain value: tracked by Snakemake, an edit reruns the page
             parameters={
                 "title": PLASSO_PLAN.title,

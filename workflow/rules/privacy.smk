@@ -36,6 +36,7 @@ rule privacy_delivered:
         mem_mb=2048,
         runtime=20,
     params:
+        code=code_fingerprint("privacy"),  # reruns when the library code changes
         config=config,
         tier=config["tier"],
         experiment_schema=f"{SCHEMAS}/experiment.schema.yaml",
@@ -73,6 +74,7 @@ rule privacy_empirical:
         mem_mb=4096,
         runtime=120,
     params:
+        code=code_fingerprint("privacy"),  # reruns when the library code changes
         samples=config["privacy"]["samples"][config["tier"]],
         seed=config["privacy"]["seed"],
         alpha=config["privacy"]["alpha"],
@@ -106,6 +108,8 @@ rule privacy_report:
     resources:
         mem_mb=1024,
         runtime=5,
+    params:
+        code=code_fingerprint("privacy"),  # reruns when the library code changes
     script:
         "../scripts/privacy_report.py"
 

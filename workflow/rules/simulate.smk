@@ -25,6 +25,7 @@ for _name, _exp in EXPERIMENTS.items():
                 mem_mb=job_mem_mb(_cells),  # from its size (dpbandits.sizes)
                 runtime=30,
             params:
+                code=code_fingerprint("simulation"),  # reruns when the library code changes
                 cells=[c.as_dict() for c in _cells],
             script:
                 "../scripts/simulate.py"
@@ -60,6 +61,7 @@ for _name, _exp in EXPERIMENTS.items():
                 mem_mb=job_mem_mb([_cal.cell(_cal.grid[0] if _cal.grid else 1)]),
                 runtime=30,
             params:
+                code=code_fingerprint("simulation"),  # reruns when the library code changes
                 experiment=_name,
                 calibration=_cal.id,
                 config_file=f"config/experiments/{_name}.yaml",
@@ -99,6 +101,7 @@ for _name, _exp in EXPERIMENTS.items():
                     mem_mb=job_mem_mb(_sweep.cells_of_entry(_sched)),
                     runtime=30,
                 params:
+                    code=code_fingerprint("simulation"),  # reruns when the library code changes
                     cells=[c.as_dict() for c in _sweep.cells_of_entry(_sched)],
                 script:
                     "../scripts/simulate.py"
