@@ -408,3 +408,37 @@ def test_the_rate_figure_of_a_worst_case_claim_is_drawn_from_its_grid(tmp_path):
     files = {"x.c": {"pdf": str(tmp_path / "c.pdf"), "png": str(tmp_path / "c.png")}}
     render_rate_claims([claim], rates, df, files)
     assert (tmp_path / "c.png").stat().st_size > 1000
+
+
+def test_a_violation_that_rests_on_the_smallest_horizon_is_fragile():
+    from dpbandits.audit.rates import robustness
+
+    # exponent 0.8 throughout: exceeds the claimed 1/2 on every window -> robust
+    steady = _curves(0.8, noise=0.1, seed=11)
+    assert verdict(fit_exponent(T, steady, 1000, 0), 0.5, "upper", 0.05) == "exceeds"
+    assert robustness(T, steady, 0.5, "upper", 0.05, 1000, 0, "exceeds") == "robust"
+    # a transient: regret jumps from the first horizon to the second, then grows like T^(1/2);
+    # the full-window slope exceeds 1/2, the larger horizons alone do not
+    transient = _curves(0.5, noise=0.1, seed=12)
+    transient[:, 0] /= 8.0
+    assert verdict(fit_exponent(T, transient, 1000, 0), 0.5, "upper", 0.05) == "exceeds"
+    assert robustness(T, transient, 0.5, "upper", 0.05, 1000, 0, "exceeds") == "fragile"
+    # no violation: nothing to qualify; too few levels left: untested
+    assert robustness(T, steady, 0.5, "upper", 0.05, 1000, 0, "consistent") == ""
+    assert robustness(T[:2], steady[:, :2], 0.5, "upper", 0.05, 1000, 0, "exceeds") == "untested"
+
+
+def test_the_scoreboard_says_whether_a_contradiction_is_robust():
+    from dpbandits.audit.scoreboard import scoreboard
+
+    ov = pd.DataFrame(
+        {
+            "claim_id": ["p.a", "p.b", "p.c"],
+            "verdict": ["exceeds", "exceeds", "consistent"],
+            "kind": "rate",
+        }
+    )
+    board = scoreboard([("p", ov)], robustness={"p.a": "fragile"}).set_index("claim_id")
+    assert board.loc["p.a", "robustness"] == "fragile"
+    assert board.loc["p.b", "robustness"] == "untested"  # contradicted, never checked
+    assert board.loc["p.c", "robustness"] == ""

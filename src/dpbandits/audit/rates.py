@@ -79,6 +79,7 @@ RATE_COLUMNS = [
     "regime",
     "cap_share",
     "detectable_excess",
+    "robustness",
     "reason",
     "caveat",
 ]
@@ -552,8 +553,37 @@ def _summary_row(base: dict, judged: list[dict], tol: float) -> dict:
         "regime": min((j["regime"] for j in judged), key=REGIME_ORDER.index),
         "cap_share": max(shares) if shares else math.nan,
         "detectable_excess": max(det) if len(det) == len(judged) else math.inf,
+        "robustness": _claim_robustness(judged, v),
         "reason": f"{tally} of {len(judged)} fits",
     }
+
+
+def _claim_robustness(judged: list[dict], combined: str) -> str:
+    """``robust`` when every fit with the claim's violation keeps it on its larger horizons,
+    ``fragile`` when one does not, ``''`` when the claim has no violation."""
+    if combined not in ("exceeds", "below"):
+        return ""
+    marks = [j.get("robustness", "") for j in judged if j["verdict"] == combined]
+    if any(m == "fragile" for m in marks):
+        return "fragile"
+    return "robust" if marks and all(m == "robust" for m in marks) else "untested"
+
+
+def robustness(levels, values, claimed, direction, tol, n_boot, seed, verdict_word) -> str:
+    """Whether a violation (``exceeds`` / ``below``) holds up without the smallest level.
+
+    The fit is redone on the larger levels only (at least 2 levels must remain; fewer:
+    ``untested``). ``robust``: the same violation; ``fragile``: it disappears, so it rests on the
+    smallest level (for horizons: a transient before the rate the claim describes). The claimed exponent
+    is the full window's (with log factors it is slightly above the larger window's local
+    slope, so this errs toward ``fragile``).
+    """
+    x = np.asarray(levels, dtype=float)
+    if verdict_word not in ("exceeds", "below") or x.size < 3:
+        return "untested" if verdict_word in ("exceeds", "below") else ""
+    Y = np.asarray(values, dtype=float)
+    fit = fit_exponent(x[1:], Y[:, 1:], n_boot, seed)
+    return "robust" if verdict(fit, claimed, direction, tol) == verdict_word else "fragile"
 
 
 class _Adder:
@@ -609,6 +639,18 @@ class _Adder:
         }
         if note:
             row["reason"] += f"; {note}"
+        if Y is not None:
+            row["robustness"] = robustness(
+                x, Y, claimed, self.direction, self.tol, self.n_boot, self.seed, row["verdict"]
+            )
+            if row["robustness"] in ("robust", "fragile"):
+                row["reason"] += (
+                    "; robust: the violation holds without the smallest level"
+                    if row["robustness"] == "robust"
+                    else "; fragile: without the smallest level the violation disappears"
+                )
+        elif row["verdict"] in ("exceeds", "below"):
+            row["robustness"] = "untested"
         if counts:
             self.judged.append(row)
             if Y is not None:  # slope fits: planted violation and claim-meeting redraws

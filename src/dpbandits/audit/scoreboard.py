@@ -37,7 +37,7 @@ STATUS_OF = {
     ),
 }
 _LOOKUP = {word: status for status, words in STATUS_OF.items() for word in words}
-COLUMNS = ["paper", "claim_id", "kind", "status", "verdict", "reason"]
+COLUMNS = ["paper", "claim_id", "kind", "status", "robustness", "verdict", "reason"]
 
 
 def status(word: str) -> str:
@@ -51,7 +51,9 @@ def status(word: str) -> str:
         ) from None
 
 
-def scoreboard(overviews, privacy: pd.DataFrame | None = None) -> pd.DataFrame:
+def scoreboard(
+    overviews, privacy: pd.DataFrame | None = None, robustness: dict | None = None
+) -> pd.DataFrame:
     """One row per (paper, claim) with its final status.
 
     Parameters
@@ -64,6 +66,11 @@ def scoreboard(overviews, privacy: pd.DataFrame | None = None) -> pd.DataFrame:
     privacy : DataFrame, optional
         Privacy claims' findings (``claim_id``, ``status``, ``reason``): they replace the
         overview's verdict of those claims, since the privacy audit is what tests them.
+    robustness : dict, optional
+        Claim id -> ``robust`` / ``fragile`` / ``untested`` for claims whose audit found a
+        violation (the rate audit's refit on the larger horizons,
+        :func:`dpbandits.audit.rates.robustness`); a contradicted claim without an entry is
+        ``untested``.
 
     Returns
     -------
@@ -91,6 +98,11 @@ def scoreboard(overviews, privacy: pd.DataFrame | None = None) -> pd.DataFrame:
                     verdict=f"privacy audit: {found[cid]['status']}",
                     reason=found[cid]["reason"],
                 )
+            row["robustness"] = (
+                (robustness or {}).get(cid) or "untested"
+                if row["status"] == "contradicted" and not str(row["verdict"]).startswith("privacy")
+                else ""
+            )
             rows.append(row)
     return pd.DataFrame(rows, columns=COLUMNS)
 
