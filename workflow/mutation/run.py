@@ -6,6 +6,12 @@ temporary directory and runs cosmic-ray there, with PYTHONPATH pointing at the c
 comes before the editable install of the work tree). Each module is tested only with the test
 files listed for it in workflow/mutation/modules.toml.
 
+Modules matching a prefix of the config's ``warm-up`` list (the engine: its kernels are
+``@njit(cache=True)``) first run their test command once, unmutated, in the copy: that writes
+numba's on-disk cache into the copy's ``__pycache__``, so no mutant pays the compilation (a mutant
+of a module without jitted functions leaves the kernels' sources, hence the cache, valid), no
+mutant is counted as a timeout because it compiled, and a failing baseline stops the run.
+
 Usage: python workflow/mutation/run.py [--config workflow/mutation/modules.toml]
            [--out results/mutation] [--sample N] [--jobs J] [MODULE ...]
        python workflow/mutation/run.py --recheck results/mutation/survivors.tsv
@@ -34,12 +40,43 @@ def _run(cmd, cwd, env):
     subprocess.run(cmd, cwd=cwd, env=env, check=True, stdout=subprocess.DEVNULL)
 
 
+def _test_cmd(tests: list[str]) -> str:
+    return f"{sys.executable} -m pytest -x -q -p no:cacheprovider " + " ".join(tests)
+
+
+def _needs_warm_up(module: str, cfg: dict) -> bool:
+    return any(module.startswith(prefix) for prefix in cfg.get("warm-up", []))
+
+
+def warm_up(tmp: Path, module: str, tests: list[str], env: dict):
+    """Run the module's tests once, unmutated, in the copy (fills numba's cache there)."""
+    tests = [t for t in tests if (tmp / t).exists()]
+    t0 = time.time()
+    cmd = [sys.executable, "-m", "pytest", "-x", "-q", "-p", "no:cacheprovider", *tests]
+    res = subprocess.run(cmd, cwd=tmp, env=env, capture_output=True, text=True, check=False)
+    if res.returncode != 0:
+        raise SystemExit(f"{module}: the unmutated tests fail, no mutation run\n{res.stdout}")
+    print(f"{module}: warm-up (unmutated tests, numba cache) {time.time() - t0:.0f} s", flush=True)
+
+
+_NUMBA_CACHE = ("*.nbi", "*.nbc")
+
+
+def _copy_numba_cache(src: Path, dst: Path):
+    """Copy numba's cache files of the copy ``src`` into the copy ``dst`` (same layout)."""
+    for pattern in _NUMBA_CACHE:
+        for f in src.rglob(pattern):
+            target = dst / f.relative_to(src)
+            target.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(f, target)
+
+
 def mutate_module(tmp: Path, module: str, tests: list[str], cfg: dict, env: dict, sample=None):
     tests = [t for t in tests if (tmp / t).exists()]
     name = Path(module).stem
     toml = tmp / f"cr_{name}.toml"
     db = tmp / f"cr_{name}.sqlite"
-    test_cmd = f"{sys.executable} -m pytest -x -q -p no:cacheprovider " + " ".join(tests)
+    test_cmd = _test_cmd(tests)
     excl = ", ".join(f'"{op}"' for op in cfg.get("exclude-operators", []))
     toml.write_text(
         "[cosmic-ray]\n"
@@ -116,16 +153,30 @@ def _copy_tree(tmp: Path):
 
 
 def recheck(tsv: Path, cfg: dict):
-    """Apply each listed mutant in a temporary copy and run its module's tests again."""
+    """Apply each listed mutant in a temporary copy and run its module's tests again.
+
+    Modules that need a warm-up get one warmed copy each (kept until the end); every mutant's
+    fresh copy receives that copy's numba cache (the sources keep their modification times, which
+    numba's index checks, so the cache is valid there)."""
     rows = [line.split("\t") for line in tsv.read_text().splitlines()[1:] if line.strip()]
     alive = 0
     bindir = Path(sys.executable).parent
+    warmed: dict[str, tempfile.TemporaryDirectory] = {}
     for module, line, op, occ in rows:
+        if _needs_warm_up(module, cfg) and module not in warmed:
+            warmed[module] = tempfile.TemporaryDirectory(prefix="dpb-mutation-warm-")
+            wtmp = Path(warmed[module].name)
+            _copy_tree(wtmp)
+            warm_up(
+                wtmp, module, cfg["modules"][module], dict(os.environ, PYTHONPATH=str(wtmp / "src"))
+            )
         with tempfile.TemporaryDirectory(prefix="dpb-mutation-") as d:
             tmp = Path(d)
             _copy_tree(tmp)
+            if module in warmed:
+                _copy_numba_cache(Path(warmed[module].name), tmp)
             tests = [t for t in cfg["modules"][module] if (tmp / t).exists()]
-            cmd = f"{sys.executable} -m pytest -x -q -p no:cacheprovider " + " ".join(tests)
+            cmd = _test_cmd(tests)
             env = dict(os.environ, PYTHONPATH=str(tmp / "src"))
             res = subprocess.run(
                 [bindir / "cosmic-ray", "mutate-and-test", module, op, occ, cmd],
@@ -137,6 +188,8 @@ def recheck(tsv: Path, cfg: dict):
             outcome = "survived" if '"test_outcome": "survived"' in res.stdout else "killed"
             alive += outcome == "survived"
             print(f"{module}:{line} {op} #{occ}: {outcome}", flush=True)
+    for w in warmed.values():
+        w.cleanup()
     print(f"recheck: {len(rows) - alive} of {len(rows)} now killed, {alive} still alive")
 
 
@@ -177,6 +230,8 @@ def main(argv=None):
             tmp = Path(d)
             _copy_tree(tmp)
             env = dict(os.environ, PYTHONPATH=str(tmp / "src"))
+            if _needs_warm_up(module, cfg):
+                warm_up(tmp, module, tests, env)
             counts, surv = mutate_module(tmp, module, tests, cfg, env, args.sample)
         n = counts["killed"] + counts["timeout"] + counts["survived"]
         score = 100.0 * (n - counts["survived"]) / n if n else float("nan")
