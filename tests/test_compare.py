@@ -100,3 +100,42 @@ def test_empty_trees_are_not_the_same(tmp_path):
     (tmp_path / "a/results").mkdir(parents=True)
     (tmp_path / "b/results").mkdir(parents=True)
     assert not compare_trees(tmp_path / "a", tmp_path / "b").same
+
+
+def test_parquet_files_are_compared_by_value_not_bytes(tmp_path, monkeypatch):
+    # the same values written by another environment (other provenance, another package
+    # version, another writer's footer) compare equal; one changed value does not
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from dpbandits import io as dio
+    from dpbandits.compare import parquet_values
+
+    table = pa.table({"trial": [0, 1], "t": [2, 2], "T": [2, 2], "regret": [0.5, 1.25]})
+    a, b, c = tmp_path / "a.parquet", tmp_path / "b.parquet", tmp_path / "c.parquet"
+    dio.write_result(a, table, {"cell": {"d": 5}})
+    other = {"git_commit": "f" * 40, "git_dirty": True, "numpy": "9.9", "pyarrow": "99.0"}
+    monkeypatch.setattr("dpbandits.provenance.provenance", lambda root=".": other)
+    monkeypatch.setattr(dio, "__version__", "9.9.9")
+    dio.write_result(b, table, {"cell": {"d": 5}})
+    raw = pq.read_table(b)
+    pq.write_table(raw, b, compression="snappy")  # another writer: other bytes, same values
+    assert a.read_bytes() != b.read_bytes()
+    assert parquet_values(a) == parquet_values(b)
+    dio.write_result(c, table.set_column(3, "regret", pa.array([0.5, 1.0])), {"cell": {"d": 5}})
+    assert parquet_values(a) != parquet_values(c)
+    dio.write_result(c, table, {"cell": {"d": 6}})  # same values, another cell
+    assert parquet_values(a) != parquet_values(c)
+
+
+def test_provenance_names_the_commit_and_the_numerical_stack(tmp_path):
+    from dpbandits.provenance import NUMERICAL, one_line, provenance
+
+    from .conftest import ROOT
+
+    here = provenance.__wrapped__(ROOT)
+    assert len(here["git_commit"]) == 40 or here["git_commit"] == "unknown"
+    assert all(here[name] for name in NUMERICAL) and here["python"].count(".") == 2
+    elsewhere = provenance.__wrapped__(tmp_path)  # not a git work tree
+    assert elsewhere["git_commit"] == "unknown" and elsewhere["git_dirty"] is None
+    assert "numpy" in one_line(here) and here["package_version"] in one_line(here)

@@ -1,8 +1,12 @@
 """When two builds of the same targets give the same results.
 
 Every number of a simulation is a pure function of named seeds, so two builds of the same
-targets (any ``--cores``, locally or through SLURM, after deleting intermediates) must agree
-byte for byte on every parquet file and every CSV table, with two measured exceptions:
+targets (any ``--cores``, locally or through SLURM, after deleting intermediates) must agree on
+every value of every parquet file and byte for byte on every CSV table, with two measured
+exceptions. Parquet files are compared by value: their columns (names, types, values) and their
+``dpbandits`` metadata without the ``provenance`` and ``package_version`` keys, not their bytes
+(the file footer names the pyarrow version that wrote it, so equal values in two environments
+give different bytes). The measured exceptions:
 
 - the ``wall_seconds`` column of the final-regret tables (``dpbandits.summaries``): the jobs'
   measured run time of each series;
@@ -41,10 +45,13 @@ def comparable(path: str | Path) -> tuple[bytes, int]:
     Returns
     -------
     bytes, int
-        The file's bytes, or for a CSV with measured columns or rows the table without them
-        (re-serialised); the number of measured rows removed.
+        For a parquet file, the digest of its values (:func:`parquet_values`); for a CSV, its
+        bytes, or with measured columns or rows the table without them (re-serialised); the
+        number of measured rows removed.
     """
     path = Path(path)
+    if path.suffix == ".parquet":
+        return parquet_values(path), 0
     raw = path.read_bytes()
     if path.suffix != ".csv" or not raw.strip():
         return raw, 0
@@ -59,6 +66,34 @@ def comparable(path: str | Path) -> tuple[bytes, int]:
         table = table[keep]
     table = table.drop(columns=[c for c in MEASURED_COLUMNS if c in table])
     return table.to_csv(index=False).encode(), measured
+
+
+#: Metadata keys that describe the environment, not the results (left out of comparisons).
+ENVIRONMENT_KEYS = ("provenance", "package_version")
+
+
+def parquet_values(path: str | Path) -> bytes:
+    """SHA-256 digest of a parquet file's values: every column's name, type and values, and its
+    ``dpbandits`` metadata without :data:`ENVIRONMENT_KEYS`."""
+    import json
+
+    import pyarrow.parquet as pq
+
+    from .io import META_KEY
+
+    table = pq.read_table(path)
+    meta = json.loads((table.schema.metadata or {}).get(META_KEY, b"{}"))
+    for key in ENVIRONMENT_KEYS:
+        meta.pop(key, None)
+    h = hashlib.sha256(json.dumps(meta, sort_keys=True).encode())
+    for name in table.column_names:
+        col = table.column(name)
+        h.update(f"\0{name}\0{col.type}\0".encode())
+        if col.type in ("string", "large_string"):
+            h.update("\0".join(map(str, col.to_pylist())).encode())
+        else:
+            h.update(col.to_numpy().tobytes())
+    return h.digest()
 
 
 def result_files(root: str | Path) -> dict[str, Path]:

@@ -74,14 +74,25 @@ def result_table(settings: dict, result) -> pa.Table:
 def write_result(path: str | Path, table: pa.Table, metadata: dict) -> None:
     """Write atomically (temporary file + rename), with deterministic bytes.
 
+    The metadata also records :func:`dpbandits.provenance.provenance` (commit and library
+    versions): the same build in the same environment gives the same bytes; another
+    environment gives the same values (:func:`dpbandits.compare.parquet_values`).
+
     A job killed while writing leaves at most a hidden ``.<name>.<pid>.tmp`` beside the output,
     never a partial output; the rerun removes such leftovers.
     """
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
+    from .provenance import provenance
+
     meta = {
         META_KEY: json.dumps(
-            {"schema_version": SCHEMA_VERSION, "package_version": __version__, **metadata},
+            {
+                "schema_version": SCHEMA_VERSION,
+                "package_version": __version__,
+                "provenance": provenance(),
+                **metadata,
+            },
             sort_keys=True,
         ).encode()
     }

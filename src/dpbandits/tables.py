@@ -37,11 +37,15 @@ VERDICT_NOTE = (
 def write_table(
     df: pd.DataFrame, csv: str | Path, md: str | Path | None = None, title: str = "", note: str = ""
 ) -> None:
-    """Write a table as CSV (full precision) and optionally Markdown (rounded)."""
+    """Write a table as CSV (full precision) and optionally Markdown (rounded, ending with the
+    provenance line of :func:`dpbandits.provenance.one_line`)."""
+    from .provenance import one_line
+
     df.to_csv(csv, index=False)
     if md is not None:
         text = (f"# {title}\n\n" if title else "") + (f"{note}\n\n" if note else "")
         text += df.to_markdown(index=False, floatfmt=".4g") + "\n"
+        text += f"\nMade by {one_line()}.\n"
         Path(md).write_text(text)
 
 

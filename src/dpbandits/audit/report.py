@@ -208,7 +208,9 @@ def write_index(pages: list[dict], out: str, board: pd.DataFrame | None = None) 
     board : DataFrame, optional
         The scoreboard (:func:`dpbandits.audit.scoreboard.scoreboard`).
     """
-    body = ["<h1>Claim audit</h1>"]
+    from ..provenance import one_line
+
+    body = ["<h1>Claim audit</h1>", f"<p><small>Made by {html.escape(one_line())}.</small></p>"]
     if board is not None:
         table = status_counts(board)
         head = "".join(f"<th>{html.escape(str(c))}</th>" for c in table.columns)
