@@ -1,5 +1,6 @@
 # Quick start (see README.md):
-#   make reproduce   set up .venv and build every figure and table (snakemake --cores all)
+#   make reproduce   set up .venv, build every figure and table (snakemake --cores all) and
+#                    compare them with the canonical run (make verify)
 #   make test        set up .venv and run the test suite
 # Also: make quick (same DAG, small), make report (one HTML report of every output),
 #       make test-e2e (quick builds of whole papers, ~6 min), make slurm-test (the whole quick
@@ -22,12 +23,20 @@ $(STAMP): pyproject.toml
 	$(BIN)/dpb warmup
 	touch $@
 
-.PHONY: install reproduce quick report test test-e2e slurm-test bench lint mutation clean
+.PHONY: install reproduce verify quick report test test-e2e slurm-test bench lint mutation clean
 
 install: $(STAMP)
 
+# Builds everything, then compares it with the committed canonical run (make verify).
 reproduce: $(STAMP)
 	$(BIN)/snakemake --cores all
+	$(BIN)/python -m dpbandits.verify
+
+# The paper-scale results/ against canonical/ by value, one line per paper (docs/running.md).
+# RTOL=1e-6 across platforms.
+RTOL ?= 1e-9
+verify: $(STAMP)
+	$(BIN)/python -m dpbandits.verify --rtol $(RTOL)
 
 quick: $(STAMP)
 	$(BIN)/snakemake --cores all --config scale=quick
