@@ -191,7 +191,11 @@ def main(argv: list[str] | None = None) -> int:
         write(args.results, args.canonical)
         print(f"wrote the summary of {args.results}/ to {args.canonical}/")
         return 0
-    manifest = json.loads((Path(args.canonical) / "manifest.json").read_text())
+    manifest_path = Path(args.canonical) / "manifest.json"
+    if not manifest_path.exists():
+        print(f"no canonical summary at {manifest_path}: nothing to compare with")
+        return 0
+    manifest = json.loads(manifest_path.read_text())
     made = manifest["provenance"]
     print(
         f"canonical run: dpbandits {made['package_version']} at {made['git_commit'][:12]}"
