@@ -15,15 +15,28 @@ STAMP := $(VENV)/.installed
 # Snakemake's jobs must find the environment's python, papermill and kernel.
 export PATH := $(CURDIR)/$(BIN):$(PATH)
 
-$(STAMP): pyproject.toml
+# The environment comes from requirements.lock: exact versions of every dependency with their
+# hashes (pip --require-hashes), then the project itself without dependencies.
+LOCK := requirements.lock
+
+$(STAMP): pyproject.toml $(LOCK)
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --upgrade pip
-	$(BIN)/python -m pip install -e '.[dev]'
+	$(BIN)/python -m pip install --require-hashes -r $(LOCK)
+	$(BIN)/python -m pip install --no-deps -e .
 	$(BIN)/python -m ipykernel install --sys-prefix --name dpbandits --display-name "Python (dpbandits)"
 	$(BIN)/dpb warmup
 	touch $@
 
-.PHONY: install reproduce verify quick report test test-e2e slurm-test bench lint mutation clean
+# Refresh the lock: the newest versions pyproject.toml's minimums allow, with hashes (uv, installed
+# into .venv on demand). Then `make test` and a paper-scale build, and say what moved in
+# CHANGELOG.md.
+lock: $(STAMP)
+	$(BIN)/python -m pip install -q uv
+	$(BIN)/uv pip compile pyproject.toml --extra dev --generate-hashes --no-annotate \
+		--python $(BIN)/python --custom-compile-command "make lock" -o $(LOCK)
+
+.PHONY: install lock reproduce verify quick report test test-e2e slurm-test bench lint mutation clean
 
 install: $(STAMP)
 

@@ -49,3 +49,21 @@ def test_environment_pip_section_is_a_valid_requirements_file(tmp_path):
 
     with pytest.raises(RequirementsFileParseError, match="no such option: --no-deps"):
         list(parse_requirements(str(bad), session=PipSession()))
+
+
+def test_the_lock_pins_every_dependency_within_its_minimum_with_hashes():
+    # requirements.lock (make lock): exact versions and hashes of every package, installed by
+    # `make install` with pip --require-hashes
+    from packaging.version import Version
+
+    text = (ROOT / "requirements.lock").read_text()
+    pins = dict(re.findall(r"^([A-Za-z0-9_.-]+)==([^\s\\]+)", text, re.M))
+    pins = {k.lower().replace("_", "-"): v for k, v in pins.items()}
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    wanted = _parse(project["dependencies"] + project["optional-dependencies"]["dev"])
+    for name, minimum in wanted.items():
+        assert name in pins, f"{name} is not in requirements.lock"
+        assert Version(pins[name]) >= Version(minimum), (name, pins[name], minimum)
+    blocks = re.split(r"\n(?=[A-Za-z0-9_.-]+==)", text.split("\n", 2)[2])
+    assert all("--hash=sha256:" in b for b in blocks if "==" in b)
+    assert len(blocks) == len(pins) >= 100
