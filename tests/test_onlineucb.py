@@ -371,3 +371,22 @@ def test_d_exponents_registered_on_each_scan_are_the_branch_s():
     for c in fitted:
         branch = INTENDED_BRANCH[c["audit"]["sweep"]]
         assert c["d_exp"] == D_EXPONENT[branch], c["id"]
+
+
+def test_lambda_min_disk_cache_returns_the_computed_value(tmp_path, monkeypatch):
+    # the workflow needs these values at every parse; the disk cache must give back exactly
+    # what the Monte Carlo computes, and a damaged cache file must not matter
+    from dpbandits.envs import contextual
+
+    monkeypatch.setenv("DPBANDITS_CACHE", str(tmp_path))
+    exact = contextual._optimal_arm_lambda_min(4, 6, 2000)
+    contextual.optimal_arm_lambda_min.cache_clear()
+    assert contextual.optimal_arm_lambda_min(4, 6, 2000) == exact  # computed, then stored
+    contextual.optimal_arm_lambda_min.cache_clear()
+    monkeypatch.setattr(contextual, "_optimal_arm_lambda_min", lambda *a: 1 / 0)
+    assert contextual.optimal_arm_lambda_min(4, 6, 2000) == exact  # read back, bit for bit
+    (tmp_path / "optimal_arm_lambda_min.json").write_text("{not json")
+    contextual.optimal_arm_lambda_min.cache_clear()
+    monkeypatch.setattr(contextual, "_optimal_arm_lambda_min", lambda *a: exact)
+    assert contextual.optimal_arm_lambda_min(4, 6, 2000) == exact
+    contextual.optimal_arm_lambda_min.cache_clear()
