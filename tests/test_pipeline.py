@@ -102,6 +102,9 @@ def test_dry_run_of_the_full_dag(project):
     # (12: the 10 of the plan and the support-block tree ablation on F1 and F2)
     assert len(plasso) == 12 and counts["plasso_verdicts"] == counts["plasso_report"] == "1"
     assert "plasso_audit" in listed and "plasso_sim_e1_F1_d100_K2_s5_private_lasso" in listed
+    # uniform target names: <prefix> for a paper, <prefix>_audit for its audit page
+    for prefix in ("cz22", "olucb", "dpdpe", "op24", "plasso"):
+        assert prefix in listed and f"{prefix}_audit" in listed
 
 
 def test_bad_input_is_refused_before_any_job(project, tmp_path):

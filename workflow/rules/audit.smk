@@ -322,3 +322,13 @@ if "olucb" in EXPERIMENTS and "robustness" in EXPERIMENTS["olucb"].data:
             schema=f"{SCHEMAS}/experiment.schema.yaml",
         script:
             "../scripts/olucb_robustness.py"
+
+
+# Uniform target names (README): `<prefix>_audit` is a paper's audit page.
+for _name in EXPERIMENTS:
+
+    rule:
+        name:
+            f"{_name}_audit"
+        input:
+            f"{RESULTS}/audit/{_name}.html",

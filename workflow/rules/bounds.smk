@@ -212,3 +212,9 @@ for _name, _plan in BOUND_PLANS.items():
             _name
         input:
             bound_outputs(_name).values(),
+
+    rule:
+        name:
+            f"{_name}_audit"  # the audit page (uniform target names)
+        input:
+            bound_outputs(_name)["page"],

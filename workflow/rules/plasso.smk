@@ -174,6 +174,10 @@ if PLASSO_PLAN:
         script:
             "../scripts/render_notebook.py"
 
-    rule plasso_audit:
+    rule plasso:  # everything of paper 001 (uniform target names)
         input:
             plasso_outputs().values(),
+
+    rule plasso_audit:  # its audit page (which needs the verdicts and the figures)
+        input:
+            plasso_outputs()["page"],
