@@ -19,7 +19,7 @@ from .conftest import ROOT, SCHEMAS
 #: (experiment, sweep or None, schedule or series, a predicate on the cell, measured peak MiB)
 MEASURED = [
     ("cz22", None, "LinUCB-LDP", lambda c: c.panel == "cz22_fig2b" and c.configuration == "r3",
-     1192),
+     1244),
     ("olucb", "fav_t", "combiner_f", lambda c: c.T == 65536, 915),
     ("olucb", "fav_d", "onlineucb_f", lambda c: c.d == 20, 874),
     ("dpdpe", "free", "sdp_t", lambda c: c.T == 10_000_000, 378),

@@ -336,7 +336,7 @@ class Cell:
             pol.scheme, self.T, self.K, self.d, pol.n_refresh, pol.n_batches, pol.engine
         )
         n_bases = getattr(pol, "n_bases", 0) if pol.engine == "combiner" else 0
-        return job_memory_mb(per_trial, self.trials, self.T, self.checkpoints, n_bases)
+        return job_memory_mb(per_trial, self.trials, self.T, self.checkpoints, n_bases, pol.engine)
 
     def policy(self, calibrated: dict[str, float] | None = None) -> Policy:
         """The calibrated policy of this cell (``calibrated``: chosen values by calibration id)."""

@@ -7,7 +7,8 @@ estimate in the message, instead of letting the job be killed (or swap) hours la
 
 The model (MiB, one cell at a time; a job runs its cells one after the other):
 
-``BASE_MB`` + ``WORK_COPIES`` x working set + per-play tables + results
+``BASE_MB`` (``PHASED_BASE_MB`` for paper 004's engine) + ``WORK_COPIES`` x working set +
+per-play tables + results
 
 * working set: the engine's trials run in chunks of :data:`CHUNK_BYTES`, at least one trial
   (:func:`bytes_per_trial`: the trial's reward table ``T x K`` booleans plus its noise or
@@ -17,18 +18,21 @@ The model (MiB, one cell at a time; a job runs its cells one after the other):
 * results: ``trials x checkpoints`` rows of :data:`RESULT_COLUMNS` float64 columns, three copies
   (numpy, pyarrow, pandas).
 
-Calibrated on the paper-scale build of 2026-11-24 (``benchmarks/sim/**.tsv``, ``max_rss``):
-every job's estimate is at least its measured peak (largest: cz22 Figure 2 (b), 1.0-1.2 GB
-measured, 1.2 GB estimated; tests/test_sizes.py keeps the estimate above those measurements).
+Calibrated on two paper-scale builds of 2026-11-24 (``benchmarks/sim/**.tsv``, ``max_rss``):
+every one of the 111 simulation jobs' estimate is at least its measured peak (measured /
+estimated from 0.30, small jobs, to 0.94, cz22 Figure 2 (b): 1.24 GB measured, 1.32 GB
+estimated); tests/test_sizes.py keeps representative jobs between 1x and 2x their peak.
 """
 
 from __future__ import annotations
 
 import math
 
-#: Interpreter, numpy, numba's compiled kernels, pyarrow: the peak of the smallest jobs plus
-#: the compiled kernels of the largest (MiB).
-BASE_MB = 700
+#: Interpreter, numpy, numba's compiled kernels, pyarrow (MiB): the fixed-arm and fresh-arm
+#: engines (their largest jobs: 1.0-1.25 GB measured with about 500 MB of working set)...
+BASE_MB = 800
+#: ... and the phased-elimination engine (paper 004: 0.29-0.38 GB measured for every job).
+PHASED_BASE_MB = 420
 #: Engine memory budget of one chunk of trials (bytes); results do not depend on it.
 CHUNK_BYTES = 256 * 2**20
 #: Copies of the working set alive at once (inputs and the kernels' temporaries).
@@ -62,12 +66,15 @@ def bytes_per_trial(
     return rewards + 8 * E * (2 * n_refresh + 1)
 
 
-def job_memory_mb(per_trial: int, trials: int, T: int, checkpoints: int, n_bases: int = 0) -> int:
+def job_memory_mb(
+    per_trial: int, trials: int, T: int, checkpoints: int, n_bases: int = 0, engine: str = ""
+) -> int:
     """Estimated peak memory (MiB) of simulating one cell (module docstring)."""
     work = min(trials * per_trial, max(CHUNK_BYTES, per_trial))
     tables = 2 * n_bases * T * 8 * 8
     results = 3 * trials * checkpoints * RESULT_COLUMNS * 8
-    return math.ceil(BASE_MB + (WORK_COPIES * work + tables + results) / 2**20)
+    base = PHASED_BASE_MB if engine == "phased" else BASE_MB
+    return math.ceil(base + (WORK_COPIES * work + tables + results) / 2**20)
 
 
 def declared_mb(estimate_mb: int) -> int:
