@@ -116,6 +116,7 @@ def summarize(results: str | Path) -> dict[str, pd.DataFrame]:
 
 def write(results: str | Path, canonical: str | Path) -> None:
     """Write the summary of ``results`` and its manifest to ``canonical``."""
+    from .io import read_metadata
     from .provenance import provenance
 
     canonical = Path(canonical)
@@ -123,7 +124,17 @@ def write(results: str | Path, canonical: str | Path) -> None:
     tables = summarize(results)
     for name, df in tables.items():
         df.to_csv(canonical / f"{name}.csv", index=False)
-    manifest = {"provenance": provenance(), "tables": {n: len(d) for n, d in tables.items()}}
+    # the build's own provenance (what its simulations recorded), else this process's
+    built = [
+        read_metadata(p).get("provenance")
+        for p in sorted(Path(results).rglob("sim/**/*.parquet"))[:50]
+    ]
+    built = [b for b in built if b]
+    manifest = {
+        "provenance": built[0] if built else provenance(),
+        "builds": len({json.dumps(b, sort_keys=True) for b in built}),
+        "tables": {n: len(d) for n, d in tables.items()},
+    }
     (canonical / "manifest.json").write_text(json.dumps(manifest, indent=1, sort_keys=True) + "\n")
 
 
