@@ -58,6 +58,13 @@ def test_a_build_matches_its_own_summary_and_a_change_is_named(tmp_path, capsys)
     out = capsys.readouterr().out
     assert "cz22: 13 values matched, 1 differing, 0 verdicts changed" in out
     assert f"look at results/{FINAL}" in out
+    # the cell is named: its keys, the column, the canonical and the current value
+    assert (
+        "cz22_final_regret: figure = f, panel = a, configuration = r1, algorithm = LinUCB-LDP:"
+        in out
+    )
+    assert "mean_realized 4321.5 -> 4321.50432" in out
+    assert "rates: claim_id = olucb.a, schedule = s, variable = T, fixed = eps=1: verdict" in out
 
 
 def test_a_missing_file_counts_every_value_as_differing(tmp_path):

@@ -147,11 +147,16 @@ def compare_trees(a: str | Path, b: str | Path) -> Comparison:
 
 def main(argv: list[str] | None = None) -> int:
     """``python -m dpbandits.compare A B``: exit 0 when the two trees give the same results."""
-    argv = sys.argv[1:] if argv is None else argv
-    if len(argv) != 2:
-        print("usage: python -m dpbandits.compare PROJECT_A PROJECT_B", file=sys.stderr)
-        return 2
-    result = compare_trees(*argv)
+    import argparse
+
+    ap = argparse.ArgumentParser(
+        prog="python -m dpbandits.compare",
+        description="Compare the results/ trees of two project copies (parquet by value).",
+    )
+    ap.add_argument("project_a", help="a project directory holding results/")
+    ap.add_argument("project_b", help="another one")
+    args = ap.parse_args(argv)
+    result = compare_trees(args.project_a, args.project_b)
     print(("same results: " if result.same else "DIFFERENT results: ") + result.describe())
     return 0 if result.same else 1
 

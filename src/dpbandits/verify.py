@@ -152,13 +152,15 @@ def _equal(a, b, rtol: float) -> bool:
 
 
 def compare(results: str | Path, canonical: str | Path, rtol: float = 1e-9) -> dict:
-    """Per paper: ``matched``, ``differing``, ``verdicts_changed`` and ``files``."""
+    """Per paper: ``matched``, ``differing``, ``verdicts_changed``, ``files`` and ``cells`` (one
+    line per differing value: table, keys, column, canonical -> current)."""
     now = summarize(results)
     report: dict[str, dict] = {}
 
     def entry(paper):
         return report.setdefault(
-            paper, {"matched": 0, "differing": 0, "verdicts_changed": 0, "files": set()}
+            paper,
+            {"matched": 0, "differing": 0, "verdicts_changed": 0, "files": set(), "cells": []},
         )
 
     for t in TABLES:
@@ -187,6 +189,8 @@ def compare(results: str | Path, canonical: str | Path, rtol: float = 1e-9) -> d
                 e["files"].add(t.path)
                 if col in VERDICT_COLUMNS:
                     e["verdicts_changed"] += 1
+                where = ", ".join(f"{k} = {r[k]}" for k in t.keys if str(r[k]) != "")
+                e["cells"].append(f"{t.name}: {where}: {col} {a} -> {b}")
     return report
 
 
@@ -222,6 +226,10 @@ def main(argv: list[str] | None = None) -> int:
         if e["files"]:
             line += "; look at " + ", ".join(f"results/{f}" for f in sorted(e["files"]))
         print(line)
+        for cell in e["cells"][:5]:  # the first differing values, by their keys
+            print(f"    {cell}")
+        if len(e["cells"]) > 5:
+            print(f"    ... and {len(e['cells']) - 5} more")
         bad |= bool(e["differing"])
     return 1 if bad else 0
 
