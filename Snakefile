@@ -8,6 +8,7 @@ import time
 
 from snakemake.utils import min_version, validate
 
+from dpbandits.report import workflow_description
 from dpbandits.summary import build_summary
 
 min_version("9.0")
@@ -16,7 +17,7 @@ min_version("9.0")
 configfile: "config/config.yaml"
 
 
-report: "workflow/report/workflow.rst"
+report: workflow_description("workflow/report/workflow.rst")
 
 
 include: "workflow/rules/common.smk"

@@ -160,6 +160,7 @@ def test_quick_build_of_a_figure_1_panel_through_papermill(project):
               "--config", "scale=quick")  # fmt: skip
     html = report.read_text()
     assert "Paper 003 (cz22)" in html and "Seeded, vectorised reproductions" in html
+    assert "Made by dpbandits" in html and "numpy" in html  # the front page's provenance
     assert "panel (b), cumulative realized regret: (b) epsilon = 1" in html
     assert html.count('"figure": "cz22_fig1", "configuration": "r1"') == 5  # 3 panels, 2 combined
 

@@ -42,6 +42,26 @@ class Entry:
     labels: dict = field(default_factory=dict)
 
 
+def workflow_description(
+    template: str | Path, folder: str | Path = ".snakemake/report-captions"
+) -> str:
+    """The report's front page: ``template`` (reStructuredText with Jinja) followed by the
+    provenance of the build (:func:`dpbandits.provenance.one_line`, made literal); written like
+    :func:`caption_file` and its path returned."""
+    from .provenance import one_line
+
+    body = Path(template).read_text().rstrip() + f"\n\nMade by {rst_text(one_line())}.\n"
+    digest = hashlib.sha256(body.encode()).hexdigest()[:20]
+    folder = Path(folder).resolve()
+    path = folder / f"workflow-{digest}.rst"
+    if not path.exists():
+        folder.mkdir(parents=True, exist_ok=True)
+        tmp = folder / f".workflow-{digest}.{os.getpid()}.tmp"
+        tmp.write_text(body)
+        os.replace(tmp, path)
+    return str(path)
+
+
 def caption_file(text: str, folder: str | Path = ".snakemake/report-captions") -> str:
     """Write ``text`` as a reStructuredText caption and return the file's absolute path.
 
