@@ -4,7 +4,7 @@ loading, evaluating a bound's terms, and the secant exponent in ``T`` of a term 
 A bound is ``combine`` (sum | max | min) over ``terms``; a term's value is
 ``coef * prod_key eval(key)^power * prod_logs ln(eval(arg))^power``, where keys and ``arg`` are
 arithmetic expressions over the registry's variables (``'K*T'``, ``'1/delta'``, ``'eps+delta'``)
-and ``ln`` is the natural logarithm (spec open-problem-002 §4, R11).
+and ``ln`` is the natural logarithm (the bounds of paper 002's Table 1; docs/papers/op24.md).
 """
 
 from __future__ import annotations
@@ -90,15 +90,16 @@ def t_secant_exponent(term: dict, values: Mapping[str, float], T_lo: float, T_hi
 
 
 def leading_term(claim: dict, values: Mapping[str, float], T_lo: float, T_hi: float) -> dict:
-    """The term with the largest secant exponent in ``T`` over the window (spec §7.5, R-UP-T),
-    among the terms that do not vanish (a privacy term is 0 at ``rho = inf``)."""
+    """The term with the largest secant exponent in ``T`` over the window (rule R-UP-T of
+    docs/papers/op24.md), among the terms that do not vanish (a privacy term is 0 at
+    ``rho = inf``)."""
     live = [t for t in claim["terms"] if term_value(t, {**values, "T": T_lo}) > 0]
     return max(live, key=lambda t: t_secant_exponent(t, values, T_lo, T_hi))
 
 
 def load_bound_registry(path: str, schema: str) -> dict:
     """Load and validate a registry: the schema, unique ids, and every term evaluable (finite and
-    positive) at a reference point of the variables (spec §9 item 11)."""
+    positive) at a reference point of the variables (so a typo in a term fails at load)."""
     data = load_yaml(path)
     check_schema(data, schema, path)
     seen = set()

@@ -1,5 +1,6 @@
-"""The run plan of the open-problem audit (paper 002; ``config/experiments/op24.yaml``, spec
-open-problem-002 §7): which simulation jobs exist at a tier and scale, and what each computes.
+"""The run plan of the open-problem audit (paper 002; ``config/experiments/op24.yaml``, the
+experiments of docs/papers/op24.md): which simulation jobs exist at a tier and scale, and what
+each computes.
 
 A *run* is one simulation job: an (experiment, instance, K, d[, algorithm]) with all its privacy
 values, horizons (OP-E1/E2) or checkpoints (OP-E3) and trials. The plan is validated here, before
@@ -15,14 +16,15 @@ from dataclasses import asdict, dataclass, field
 from .config import ConfigError, check_schema, load_yaml
 
 TIERS = ("core", "full")
-#: Instances of each experiment (spec §7.4 codes) and the algorithm of OP-E1/E2.
+#: Instances of each experiment (codes of docs/papers/op24.md) and the algorithm of OP-E1/E2.
 EXPERIMENT_INSTANCES = {
     "OP-E1": ("I1", "I1b", "I2", "I3"),
     "OP-E2": ("J1", "J2", "J3"),
     "OP-E3": ("C1", "C2"),
 }
 FIXED_ALGORITHM = {"OP-E1": "adac_ucb", "OP-E2": "adac_gope"}
-#: OP-E3 checkpoints: 2^(L - CHECKPOINT_SPAN) ... 2^L (spec §7.3: 2^10 ... 2^15 at L = 15).
+#: OP-E3 checkpoints: 2^(L - CHECKPOINT_SPAN) ... 2^L (2^10 ... 2^15 at L = 15;
+#: docs/papers/op24.md).
 CHECKPOINT_SPAN = 5
 
 
@@ -71,7 +73,7 @@ class Run(RunRecord):
     privacy : tuple of float
         rho (AdaC-*) or epsilon (JDP-LinUCB); ``inf``: the non-private reference; LinUCB: ``(0,)``.
     privacy_index : tuple of int
-        1-based positions in the algorithm's grid (0 for ``inf`` and LinUCB), spec §7.4.
+        1-based positions in the algorithm's grid (0 for ``inf`` and LinUCB; docs/papers/op24.md).
     horizons : tuple of int
         OP-E1/E2: one separate run per horizon; OP-E3: ``(T_max,)``.
     checkpoints : tuple of int
@@ -113,13 +115,14 @@ class Plan(RunLookup):
     grids: dict
 
 
-#: Largest horizon of an OP-E1/E2 grid (log10): the spec's grid ends at 10^7; one decade more
-#: is allowed, larger runs would not fit a job's time and memory.
+#: Largest horizon of an OP-E1/E2 grid (log10): the designed grid ends at 10^7
+#: (docs/papers/op24.md); one decade more is allowed, larger runs would not fit a job's time
+#: and memory.
 MAX_LOG10_T = 8
 
 
 def horizon_grid(log10_first: float, log10_step: float, points: int) -> tuple[int, ...]:
-    """``T_j = round(10^(log10_first + j log10_step))`` (spec §7.1)."""
+    """``T_j = round(10^(log10_first + j log10_step))`` (docs/papers/op24.md)."""
     return tuple(round(10 ** (log10_first + j * log10_step)) for j in range(points))
 
 

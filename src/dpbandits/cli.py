@@ -204,7 +204,7 @@ def bench_olucb(root: Path, workers: int = 2) -> None:
     scale) in ``workers`` processes, as Snakemake's jobs run with ``--cores 2``.
 
     OnlineUCB's ``c_beta`` is the calibrated value when ``results/calibration/olucb/c_beta.csv``
-    exists, else 1e-3 (the spec's pilot value; the run time does not depend on it).
+    exists, else 1e-3 (a pilot value; the run time does not depend on it).
     """
     from .pipeline import read_calibrations
 
@@ -250,7 +250,7 @@ def _dpdpe_task(task) -> tuple[str, float, int]:
 def bench_dpdpe(root: Path, workers: int = 2) -> None:
     """Time all Figure 2 panels of paper 004 (configurations F and T, T = 10^6, 20 runs, every
     series) and the calibration of DPE-FixedU's U in ``workers`` processes, and the share of the
-    G-optimal designs in a DPE run (spec 004 §2.3)."""
+    G-optimal designs in a DPE run (paper 004, Algorithm 1 step 3)."""
     from .engine import phased
     from .pipeline import read_calibrations
 
@@ -325,8 +325,8 @@ def _plasso_task(run) -> tuple[str, float, int]:
 
 
 def bench_plasso(root: Path, workers: int = 2) -> None:
-    """Time the core tier of the PrivateLASSO audit (paper 001, spec §4.3: every PL-E1 run) in
-    ``workers`` processes against the issue's budget of 6 minutes on 2 cores."""
+    """Time the core tier of the PrivateLASSO audit (paper 001, every PL-E1 run of
+    docs/papers/plasso.md) in ``workers`` processes against the budget of 6 minutes on 2 cores."""
     from .plasso_plan import load_plasso_plan
 
     plan = load_plasso_plan(

@@ -123,7 +123,7 @@ def reference_onlineucb(
     checkpoints: np.ndarray,
     theta_star: np.ndarray,
 ) -> dict[str, np.ndarray]:
-    """Algorithm 1 of paper 000 for one trial, literally (spec onlineucb-000 §2.5).
+    """Algorithm 1 of paper 000 for one trial, literally (docs/papers/olucb.md).
 
     The centre is recomputed every round from the whole history as the ridge regression of the
     learner's predictions (:func:`~dpbandits.policies.onlineucb.confidence_centre`), ``V~`` is
@@ -257,7 +257,8 @@ def reference_combiner(
     raw: dict,
     checkpoints: np.ndarray,
 ) -> dict[str, np.ndarray]:
-    """Algorithm 2 (or Algorithm 7 alone) for one trial, literally (spec onlineucb-000 §4).
+    """Algorithm 2 (or Algorithm 7 alone) of paper 000 for one trial, literally
+    (docs/papers/olucb.md).
 
     Returns the actions, the chosen bases and the regret at the checkpoints.
     """
@@ -290,7 +291,7 @@ def reference_combiner(
         dev[b] += mean[b] - yt
         mean[b] = mean[b] + (yt - mean[b]) / n
         if select and policy.eliminates(b, n, dev[b]) and len(active) > 1:
-            active.remove(b)  # never the last active base (spec §4.2)
+            active.remove(b)  # never the last active base (docs/papers/olucb.md)
         if t + 1 in cps:
             out["regret_realized"].append(real)
             out["regret_pseudo"].append(pseudo)

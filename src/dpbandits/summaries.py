@@ -5,7 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-#: Standard deviations over instances use ddof = 0, as the published figures' band (spec 003 §7.1).
+#: Standard deviations over instances use ddof = 0, as the published figures' band (paper 003's
+#: script; docs/papers/cz22.md).
 DDOF = 0
 
 
