@@ -433,14 +433,9 @@ def _cmdline(pid: int) -> str:
         return ""
 
 
-def test_a_killed_job_leaves_no_output_and_the_rerun_equals_an_uninterrupted_run(project, tmp_path):
-    """SIGKILL to a simulation job mid-run: Snakemake reports the failure, no partial or corrupt
-    parquet remains, and the rerun's files are byte-identical to an uninterrupted build."""
-    import signal
-    import time
-
-    target = "results/quick/sim/cz22/cz22_fig1c/r1"
-    files = [f"{target}/{s}.parquet" for s in ("LinUCB", "LinUCB-SDP-Vec", "LinUCB-LDP")]
+def _start_build_in_copy(project, tmp_path, files):
+    """A copy of the project without results, and a quick Snakemake build of ``files`` started
+    in it (its own session, so the tests can signal the job or the whole group)."""
     crash = tmp_path / "crash"
     shutil.copytree(project, crash, ignore=shutil.ignore_patterns("results", "logs", ".snakemake"))
     proc = subprocess.Popen(
@@ -452,6 +447,18 @@ def test_a_killed_job_leaves_no_output_and_the_rerun_equals_an_uninterrupted_run
         text=True,
         start_new_session=True,
     )
+    return crash, proc
+
+
+def test_a_killed_job_leaves_no_output_and_the_rerun_equals_an_uninterrupted_run(project, tmp_path):
+    """SIGKILL to a simulation job mid-run: Snakemake reports the failure, no partial or corrupt
+    parquet remains, and the rerun's files are byte-identical to an uninterrupted build."""
+    import signal
+    import time
+
+    target = "results/quick/sim/cz22/cz22_fig1c/r1"
+    files = [f"{target}/{s}.parquet" for s in ("LinUCB", "LinUCB-SDP-Vec", "LinUCB-LDP")]
+    crash, proc = _start_build_in_copy(project, tmp_path, files)
     killed = None
     deadline = time.monotonic() + 120
     while killed is None and time.monotonic() < deadline and proc.poll() is None:
@@ -484,17 +491,7 @@ def test_after_snakemake_itself_is_killed_unlock_and_rerun_incomplete_resume(pro
 
     target = "results/quick/sim/cz22/cz22_fig1a/r1"
     files = [f"{target}/{s}.parquet" for s in ("LinUCB", "LinUCB-LDP")]
-    crash = tmp_path / "crash"
-    shutil.copytree(project, crash, ignore=shutil.ignore_patterns("results", "logs", ".snakemake"))
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "snakemake", "--cores", "1", *files, "--config", "scale=quick"],
-        cwd=crash,
-        env=_env(),
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        text=True,
-        start_new_session=True,
-    )
+    crash, proc = _start_build_in_copy(project, tmp_path, files)
     deadline, seen = time.monotonic() + 120, False
     while not seen and time.monotonic() < deadline and proc.poll() is None:
         seen = any(".snakemake/scripts" in _cmdline(p) for p in _descendants(proc.pid))

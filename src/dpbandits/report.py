@@ -42,24 +42,30 @@ class Entry:
     labels: dict = field(default_factory=dict)
 
 
+def _write_once(body: str, folder: str | Path, prefix: str = "") -> str:
+    """Write ``body`` to ``folder/<prefix><hash>.rst`` unless it exists; return its absolute
+    path. Named by content and written atomically, so concurrent parses (cluster jobs) are
+    harmless."""
+    digest = prefix + hashlib.sha256(body.encode()).hexdigest()[:20]
+    folder = Path(folder).resolve()
+    path = folder / f"{digest}.rst"
+    if not path.exists():
+        folder.mkdir(parents=True, exist_ok=True)
+        tmp = folder / f".{digest}.{os.getpid()}.tmp"
+        tmp.write_text(body)
+        os.replace(tmp, path)
+    return str(path)
+
+
 def workflow_description(
     template: str | Path, folder: str | Path = ".snakemake/report-captions"
 ) -> str:
     """The report's front page: ``template`` (reStructuredText with Jinja) followed by the
-    provenance of the build (:func:`dpbandits.provenance.one_line`, made literal); written like
-    :func:`caption_file` and its path returned."""
+    provenance of the build (:func:`dpbandits.provenance.one_line`, made literal); its path."""
     from .provenance import one_line
 
     body = Path(template).read_text().rstrip() + f"\n\nMade by {rst_text(one_line())}.\n"
-    digest = hashlib.sha256(body.encode()).hexdigest()[:20]
-    folder = Path(folder).resolve()
-    path = folder / f"workflow-{digest}.rst"
-    if not path.exists():
-        folder.mkdir(parents=True, exist_ok=True)
-        tmp = folder / f".workflow-{digest}.{os.getpid()}.tmp"
-        tmp.write_text(body)
-        os.replace(tmp, path)
-    return str(path)
+    return _write_once(body, folder, "workflow-")
 
 
 def caption_file(text: str, folder: str | Path = ".snakemake/report-captions") -> str:
@@ -69,19 +75,9 @@ def caption_file(text: str, folder: str | Path = ".snakemake/report-captions") -
     carry text from the configuration: the text is made literal for both
     (:func:`dpbandits.textsafe.rst_text`: one paragraph, punctuation backslash-escaped, so no
     template tag, directive or inline markup survives) and wrapped in Jinja's ``raw`` block as
-    a second guard. Files are named by the text's hash and written atomically when missing, so
-    concurrent parses (cluster jobs) are harmless.
+    a second guard. Files are named by the text's hash and written once (:func:`_write_once`).
     """
-    body = f"{{% raw %}}\n{rst_text(text)}\n{{% endraw %}}\n"
-    digest = hashlib.sha256(body.encode()).hexdigest()[:20]
-    folder = Path(folder).resolve()
-    path = folder / f"{digest}.rst"
-    if not path.exists():
-        folder.mkdir(parents=True, exist_ok=True)
-        tmp = folder / f".{digest}.{os.getpid()}.tmp"
-        tmp.write_text(body)
-        os.replace(tmp, path)
-    return str(path)
+    return _write_once(f"{{% raw %}}\n{rst_text(text)}\n{{% endraw %}}\n", folder)
 
 
 def _label(value) -> str:
