@@ -61,13 +61,7 @@ with job_log(snakemake.log[0]):
         )
     pd.concat(rates, ignore_index=True).to_csv(snakemake.output.rates, index=False)
     pd.concat(controls, ignore_index=True).to_csv(snakemake.output.controls, index=False)
-    all_rates = pd.concat(rates, ignore_index=True)
-    claim_rows = all_rates[(all_rates["schedule"] == "all") & all_rates["robustness"].notna()]
-    board = scoreboard.scoreboard(
-        ((pg["experiment"], pg["overview"]) for pg in pages),
-        privacy,
-        robustness=dict(zip(claim_rows["claim_id"], claim_rows["robustness"], strict=True)),
-    )
+    board = scoreboard.scoreboard(((pg["experiment"], pg["overview"]) for pg in pages), privacy)
     board.to_csv(snakemake.output.scoreboard_csv, index=False)
     with open(snakemake.output.scoreboard_md, "w") as fh:
         fh.write(scoreboard.markdown(board))

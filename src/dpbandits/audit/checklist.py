@@ -1,4 +1,4 @@
-"""Evaluate ordering claims of the registry on simulated figure data (spec 003 §7.3).
+"""Evaluate ordering claims of the registry on simulated figure data (docs/auditing.md).
 
 Check types (``audit.check`` of a claim):
 
@@ -38,7 +38,14 @@ Check types (``audit.check`` of a claim):
 Every check is evaluated per configuration (those listed under ``configurations``, default all)
 and per metric (realized and pseudo-regret); ``interval: t`` uses the Student-t quantile instead
 of 1.96. :func:`verdict_matrix` adds a ``combined`` metric: the common verdict where realized
-and pseudo-regret agree, ``INCONCLUSIVE`` where they differ (spec 000 §5.2).
+and pseudo-regret agree, ``INCONCLUSIVE`` where they differ (docs/papers/olucb.md).
+
+Robustness of a failed ordering (issue 19): every ``FAIL`` summary row is re-evaluated on the two
+halves of the instances (even and odd trial index: independent instances and noise, same panels
+and pairing). It is ``robust`` when both halves fail as well (the contradiction replicates on
+fresh instances), ``fragile`` when either half passes or is weak (the wrong-side mean of the
+whole design rests on a part of its instances), ``untested`` when a series has fewer than
+``2 * MIN_HALF`` instances; other rows leave the column empty.
 """
 
 from __future__ import annotations
@@ -86,6 +93,7 @@ COLUMNS = [
     "ci_high",
     "verdict",
     "curve_below",
+    "robustness",
 ]
 
 
@@ -401,8 +409,39 @@ def evaluate_orderings(
     -------
     DataFrame
         One row per comparison and one summary row (``comparison == "all"``) per claim,
-        configuration and metric; columns :data:`COLUMNS`.
+        configuration and metric; columns :data:`COLUMNS`. A failed summary row carries its
+        ``robustness`` (module docstring: both halves of the instances fail, or not).
     """
+    results = _evaluate(claims, df, timings)
+    summary = results["comparison"].str.startswith("all") & ~results["comparison"].str.contains(
+        "curve level"
+    )
+    failed = summary & (results["verdict"] == "FAIL")
+    if not failed.any():
+        return results
+    smallest = df.groupby(["configuration", "panel", "series"])["trial"].nunique().min()
+    if smallest < 2 * MIN_HALF:
+        results.loc[failed, "robustness"] = "untested"
+    else:
+        halves = [
+            _evaluate(claims, df[df["trial"] % 2 == k], timings).set_index(_KEY)["verdict"]
+            for k in (0, 1)
+        ]
+        key = pd.MultiIndex.from_frame(results.loc[failed, _KEY])
+        both = pd.concat([h[~h.index.duplicated()].reindex(key) for h in halves], axis=1)
+        replicated = (both == "FAIL").all(axis=1).to_numpy()
+        results.loc[failed, "robustness"] = np.where(replicated, "robust", "fragile")
+    return results
+
+
+#: Fewest instances per series a half needs for the split-half replication (else ``untested``).
+MIN_HALF = 5
+#: The columns that identify a summary row (one per claim, configuration and metric).
+_KEY = ["configuration", "claim_id", "metric", "comparison"]
+
+
+def _evaluate(claims: list[dict], df: pd.DataFrame, timings: pd.DataFrame | None) -> pd.DataFrame:
+    """:func:`evaluate_orderings` without the robustness column."""
     data = _Data(df, timings)
     orderings = [c for c in claims if c["audit"].get("check") in FIGURE_CHECKS]
     # summaries last, so that the claims they combine are evaluated first

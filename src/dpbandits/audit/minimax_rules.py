@@ -200,6 +200,35 @@ _OWN_WORDS = {
 }
 
 
+def refit_robustness(res: RuleResult, fit: Callable[..., RuleResult], levels, *arrays) -> str:
+    """Whether a rate rule's violation holds up without its smallest level (issue 19).
+
+    ``fit(levels, *arrays)`` is the rule (its claimed exponent computed over the levels it is
+    given); it is redone on ``levels[1:]`` and every array's rows ``[1:]`` (rows are levels),
+    provided at least three levels remain. ``robust``: the same shared violation (``exceeds`` /
+    ``below``); ``fragile``: it disappears, so it rests on the smallest level; ``untested``:
+    too few levels for a refit; ``''`` when ``res`` is no violation.
+    """
+    if res.shared not in ("exceeds", "below"):
+        return ""
+    if len(levels) < 4:
+        return "untested"
+    again = fit(levels[1:], *(a[1:] for a in arrays))
+    return "robust" if again.shared == res.shared else "fragile"
+
+
+def claim_robustness(rows, verdict: str) -> str:
+    """A claim's robustness from its rows (``verdict`` and ``robustness`` columns): for a claim
+    whose verdict is a violation, ``fragile`` if one row with that violation is, ``robust`` if
+    every one is, else ``untested``; ``''`` for a claim without a violation."""
+    if verdict not in ("exceeds", "below"):
+        return ""
+    marks = [m for v, m in zip(rows["verdict"], rows["robustness"], strict=True) if v == verdict]
+    if "fragile" in marks:
+        return "fragile"
+    return "robust" if marks and all(m == "robust" for m in marks) else "untested"
+
+
 def secant_exponent(f: Callable[[float], float], T_lo: float, T_hi: float) -> float:
     """``(ln f(T_hi) - ln f(T_lo)) / (ln T_hi - ln T_lo)``: a term's effective T-exponent over a
     window, log factors included."""

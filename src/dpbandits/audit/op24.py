@@ -42,10 +42,12 @@ from .minimax_rules import (
     MAX_DETECTABLE,
     RuleResult,
     aggregate,
+    claim_robustness,
     combine,
     combine_rules,
     fit_regime,
     level_saturated,
+    refit_robustness,
     rule_exc_t,
     rule_gap_eps,
     rule_gap_t,
@@ -78,7 +80,7 @@ VERDICT_SEMANTICS = (
 COLUMNS = (
     "claim_id", "rule", "experiment", "instance", "K", "d", "T_max", "privacy_kind", "privacy",
     "statistic", "ci_low", "ci_high", "claimed", "C_impl", "verdict", "rule_verdict", "regime",
-    "detectable_excess", "reason", "note",
+    "detectable_excess", "robustness", "reason", "note",
 )  # fmt: skip
 #: Reasons of rows that are not rate fits (no claimed exponent, so no detectable excess).
 NON_RATE_REASONS = {
@@ -108,9 +110,12 @@ def _reason(res: RuleResult) -> str:
     return NON_RATE_REASONS.get(key, "not a rate fit").format(note=res.note or "-")
 
 
-def _row(claim: str, res: RuleResult, cfg: dict, privacy=math.nan, C_impl=math.nan) -> dict:
+def _row(
+    claim: str, res: RuleResult, cfg: dict, privacy=math.nan, C_impl=math.nan, robustness=""
+) -> dict:
     """One verdict row: rate rules carry the shared verdict (``res.shared``), other rows their
-    label; the rule's own word is ``rule_verdict``."""
+    label; the rule's own word is ``rule_verdict``; ``robustness`` of a violation
+    (:func:`~dpbandits.audit.minimax_rules.refit_robustness`)."""
     return {
         "claim_id": claim,
         "rule": res.rule,
@@ -125,6 +130,7 @@ def _row(claim: str, res: RuleResult, cfg: dict, privacy=math.nan, C_impl=math.n
         "rule_verdict": res.verdict,
         "regime": res.regime,
         "detectable_excess": res.detectable_excess,
+        "robustness": robustness,
         "reason": _reason(res),
         "note": res.note,
     }
@@ -219,13 +225,18 @@ class Op24Audit:
                 x, R, unif = x[-points:], R[-points:], unif[-points:]
                 vals = _values({"K": key[0], "d": key[1]}, p, kind)
                 lead = leading_term(claim, vals, x[0], x[-1])
-                b = t_secant_exponent(lead, vals, x[0], x[-1])
-                res = rule_up_t(
-                    x, R, unif, b, paired=paired, max_detectable=self.max_detectable
-                )  # every family: shared gate
+
+                def fit(x, R, unif, lead=lead, vals=vals):
+                    b = t_secant_exponent(lead, vals, x[0], x[-1])
+                    return rule_up_t(x, R, unif, b, paired=paired,
+                                     max_detectable=self.max_detectable)  # fmt: skip
+
+                res = fit(x, R, unif)  # every family: shared gate
+                rob = refit_robustness(res, fit, x, R, unif)
                 bound = np.array([_bound(claim, {**vals, "T": t}) for t in x])
                 c_impl = float(np.max(R.mean(axis=1) / bound))
-                self.rows.append(_row(claim_id, res, self._cfg(exp, inst, key, kind), p, c_impl))
+                cfg = self._cfg(exp, inst, key, kind)
+                self.rows.append(_row(claim_id, res, cfg, p, c_impl, rob))
 
     def exc_t(
         self,
@@ -249,9 +260,17 @@ class Op24Audit:
                 _, R = _matrix(sub, p)
                 _, unif = _matrix(sub, p, "regret_unif")
                 xs, R, Rr, u = x[-points:], R[-points:], R_ref[-points:], unif[-points:]
-                b = self._privacy_exponent(claim, {"K": key[0], "d": key[1]}, p, xs[0], xs[-1])
-                res = rule_exc_t(xs, R, Rr, u, b, paired=paired, max_detectable=self.max_detectable)
-                self.rows.append(_row(claim_id, res, self._cfg(exp, inst, key, kind), p))
+
+                def fit(xs, R, Rr, u, key=key, p=p):
+                    cfg = {"K": key[0], "d": key[1]}
+                    b = self._privacy_exponent(claim, cfg, p, xs[0], xs[-1])
+                    return rule_exc_t(xs, R, Rr, u, b, paired=paired,
+                                      max_detectable=self.max_detectable)  # fmt: skip
+
+                res = fit(xs, R, Rr, u)
+                rob = refit_robustness(res, fit, xs, R, Rr, u)
+                cfg = self._cfg(exp, inst, key, kind)
+                self.rows.append(_row(claim_id, res, cfg, p, robustness=rob))
 
     @staticmethod
     def _privacy_exponent(claim, cfg, p, T_lo, T_hi) -> float:
@@ -352,14 +371,16 @@ class Op24Audit:
                 pts = self.fit_points
                 x, R, unif = x[-pts:], R[-pts:], unif[-pts:]
                 vals = {"K": key[0], "d": key[1]}
-                res = rule_lb_cons(
-                    x,
-                    R,
-                    lambda t, v=vals: term_value(term, {**v, "T": t}),
-                    regret_unif=unif,
-                    max_detectable=self.max_detectable,
-                )
-                self.rows.append(_row(claim_id, res, self._cfg(exp, inst, key, "rho"), p))
+
+                def fit(x, R, unif, vals=vals):
+                    lower = lambda t: term_value(term, {**vals, "T": t})  # noqa: E731
+                    return rule_lb_cons(x, R, lower, regret_unif=unif,
+                                        max_detectable=self.max_detectable)  # fmt: skip
+
+                res = fit(x, R, unif)
+                rob = refit_robustness(res, fit, x, R, unif)
+                cfg = self._cfg(exp, inst, key, "rho")
+                self.rows.append(_row(claim_id, res, cfg, p, robustness=rob))
 
     def gap(self, claim_id: str, inst: str) -> None:
         """R-GAP-T per epsilon and R-GAP-EPS at T_max for JDP-LinUCB against LinUCB (paired)."""
@@ -489,13 +510,16 @@ def claim_verdicts(rows: pd.DataFrame, claims: list[dict]) -> pd.DataFrame:
     the own words' aggregate (:func:`~dpbandits.audit.minimax_rules.aggregate`; R-LB-CONS:
     INCONSISTENT wins). ``op.s2.price_negligible`` is consistent only if the R-EXC-T verdicts of
     both Table 1 upper bounds are. Descriptive rules report their per-value labels; claims
-    without experiments are NOT-AUDITED.
+    without experiments are NOT-AUDITED. ``robustness`` of a violated claim:
+    :func:`~dpbandits.audit.minimax_rules.claim_robustness` of its rows.
     """
     out = []
     per_rule: dict[tuple[str, str], str] = {}
     own: dict[tuple[str, str], str] = {}
     if "rule_verdict" not in rows.columns:
         rows = rows.assign(rule_verdict=rows["verdict"])
+    if "robustness" not in rows.columns:
+        rows = rows.assign(robustness="")
     for (cid, rule), sub in rows.groupby(["claim_id", "rule"], sort=False):
         v, w = list(sub["verdict"]), list(sub["rule_verdict"])
         if rule in ("R-GAP-T", "R-GAP-EPS", "NOT-AUDITED", "R8-CHECKPOINTS"):
@@ -541,6 +565,10 @@ def claim_verdicts(rows: pd.DataFrame, claims: list[dict]) -> pd.DataFrame:
             live = [r for r, v in rules.items() if v != NOT_RUN and not r.startswith("R-GAP")]
             verdict = combine_rules([rules[r] for r in live]) if live else NOT_RUN
             own_verdict = aggregate([own[cid, r] for r in live]) if live else NOT_RUN
+        if cid == "op.s2.price_negligible":
+            mine = rows[rows["claim_id"].isin([k[0] for k in keys]) & (rows["rule"] == "R-EXC-T")]
+        else:
+            mine = rows[rows["claim_id"] == cid]
         out.append(
             {
                 "claim_id": cid,
@@ -550,6 +578,7 @@ def claim_verdicts(rows: pd.DataFrame, claims: list[dict]) -> pd.DataFrame:
                 "rules": "; ".join(f"{r}: {v}" for r, v in rules.items()) or "-",
                 "verdict": verdict,
                 "rule_verdict": verdict if own_verdict is None else own_verdict,
+                "robustness": claim_robustness(mine, verdict),
                 "notes": claim.get("notes", ""),
             }
         )

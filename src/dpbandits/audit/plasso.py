@@ -51,12 +51,14 @@ from .minimax_rules import (
     N_BOOT,
     RuleResult,
     aggregate,
+    claim_robustness,
     combine,
     combine_rules,
     fit_regime,
     judge,
     level_saturated,
     loglog_slope,
+    refit_robustness,
     rule_up_t,
 )
 from .rates import _slopes, bootstrap_means
@@ -91,7 +93,7 @@ VERDICT_SEMANTICS = (
 COLUMNS = (
     "claim_id", "rule", "role", "family", "d", "K", "s0", "algorithm", "eps", "T_max",
     "statistic", "ci_low", "ci_high", "claimed", "C_impl", "verdict", "rule_verdict", "regime",
-    "detectable_excess", "reason", "note",
+    "detectable_excess", "robustness", "reason", "note",
 )  # fmt: skip
 #: Reasons of rows that are not rate fits (no claimed exponent, so no detectable excess).
 NON_RATE_REASONS = {
@@ -100,7 +102,8 @@ NON_RATE_REASONS = {
     "R-SUPP": "diagnostic: support recovery per episode ({note}), not a rate fit",
 }
 CLAIM_COLUMNS = (
-    "claim_id", "kind", "where", "claimed", "rules", "verdict", "rule_verdict", "notes",
+    "claim_id", "kind", "where", "claimed", "rules", "verdict", "rule_verdict", "robustness",
+    "notes",
 )  # fmt: skip
 
 
@@ -170,8 +173,12 @@ class PlassoAudit:
     def _values(self, eps) -> dict:
         return {**BASE, "eps": eps, "delta": 0.01, "sigma": 0.5, "T": self.window[-1]}
 
-    def _add(self, claim, res: RuleResult, role, family, algorithm, eps, cfg=None, C_impl=math.nan):
-        """One row: rate rules carry the shared verdict, other rows their label."""
+    def _add(
+        self, claim, res: RuleResult, role, family, algorithm, eps, cfg=None, C_impl=math.nan,
+        robustness="",
+    ):  # fmt: skip
+        """One row: rate rules carry the shared verdict, other rows their label; ``robustness``
+        of a violation (:func:`~dpbandits.audit.minimax_rules.refit_robustness`)."""
         cfg = cfg or BASE
         key = NOT_RUN if res.verdict == NOT_RUN else res.rule
         reason = res.reason or NON_RATE_REASONS.get(key, "not a rate fit").format(
@@ -185,7 +192,8 @@ class PlassoAudit:
                 "statistic": res.statistic, "ci_low": res.ci_low, "ci_high": res.ci_high,
                 "claimed": res.claimed, "C_impl": C_impl, "verdict": res.shared or res.verdict,
                 "rule_verdict": res.verdict, "regime": res.regime,
-                "detectable_excess": res.detectable_excess, "reason": reason, "note": res.note,
+                "detectable_excess": res.detectable_excess, "robustness": robustness,
+                "reason": reason, "note": res.note,
             }
         )  # fmt: skip
 
@@ -205,19 +213,22 @@ class PlassoAudit:
             U = self.matrix(family, alg, eps, "regret_unif_T")
             # b_claim and C_impl at the claim's eps (inf: the eps-free shape at eps = 1).
             values = self._values(1.0 if math.isinf(eps) else eps)
-            b_claim = t_secant_exponent(term, values, self.window[0], self.window[-1])
             f = np.array([bound_value(claim, {**values, "T": t}) for t in self.window])
             C_impl = float(np.max(R.mean(axis=1) / f))
-            res = rule_up_t(
-                self.window, R, U, b_claim, tau=TAU_T, max_detectable=self.max_detectable
-            )
+
+            def fit(x, R, U, values=values):
+                b_claim = t_secant_exponent(term, values, x[0], x[-1])
+                return rule_up_t(x, R, U, b_claim, tau=TAU_T, max_detectable=self.max_detectable)
+
+            res = fit(self.window, R, U)
+            rob = refit_robustness(res, fit, self.window, R, U)
             if alg == "private_lasso" and not math.isinf(eps):
                 r = role
             elif alg in ("np_th_lasso", "oracle_ols") or alg == "private_lasso":
                 r = "reference"
             else:
                 r = "diagnostic"
-            self._add(claim_id, res, r, family, alg, eps, C_impl=C_impl)
+            self._add(claim_id, res, r, family, alg, eps, C_impl=C_impl, robustness=rob)
 
     def _excess(self, family, alg, ref, eps_list):
         """Per-trial excess at T_max over ``ref`` (paired: common random numbers), usable eps."""
@@ -295,29 +306,30 @@ class PlassoAudit:
             R = self.matrix(family, "private_lasso", eps)
             U = self.matrix(family, "private_lasso", eps, "regret_unif_T")
             role = "verdict" if ref == "private_lasso" else "reference"
-            q = R.mean(axis=1) / R_ref.mean(axis=1)
-            s = float(_slopes(x, q))
-            rng = np.random.default_rng(BOOT_SEED)
-            n = R.shape[1]
-            idx = rng.integers(0, n, size=(N_BOOT, len(x), n))
-            rows = np.arange(len(x))[None, :, None]
-            qb = R[rows, idx].mean(axis=2) / R_ref[rows, idx].mean(axis=2)
-            lo, hi = np.nanquantile(_slopes(x, qb), [0.025, 0.975])
-            verdict = "SUPPORTED" if hi <= TAU_T else "CONTRADICTED" if lo > TAU_T else (
-                "INCONCLUSIVE")  # fmt: skip
-            res = RuleResult("R-SHAPE", verdict, s, float(lo), float(hi), 0.0, f"ratio to {ref}")
-            # saturated when PrivateLASSO(eps) reaches half of random play's at any horizon
-            regime = fit_regime(R.mean(axis=1), U.mean(axis=1))
-            res = judge(
-                res,
-                "upper",
-                TAU_T,
-                x,
-                _ratio_log_sd(R, R_ref),
-                regime,
-                max_detectable=self.max_detectable,
-            )
-            self._add(claim_id, res, role, family, "private_lasso", eps)
+            res = self._shape_fit(x, R, R_ref, U, ref)
+            rob = refit_robustness(res, lambda *a: self._shape_fit(*a, ref), x, R, R_ref, U)
+            self._add(claim_id, res, role, family, "private_lasso", eps, robustness=rob)
+
+    def _shape_fit(self, x, R, R_ref, U, ref) -> RuleResult:
+        """R-SHAPE on horizons ``x``: the T-slope of the mean-regret ratio, bootstrapped over
+        trials independently per horizon."""
+        q = R.mean(axis=1) / R_ref.mean(axis=1)
+        s = float(_slopes(x, q))
+        rng = np.random.default_rng(BOOT_SEED)
+        n = R.shape[1]
+        idx = rng.integers(0, n, size=(N_BOOT, len(x), n))
+        rows = np.arange(len(x))[None, :, None]
+        qb = R[rows, idx].mean(axis=2) / R_ref[rows, idx].mean(axis=2)
+        lo, hi = np.nanquantile(_slopes(x, qb), [0.025, 0.975])
+        verdict = "SUPPORTED" if hi <= TAU_T else "CONTRADICTED" if lo > TAU_T else (
+            "INCONCLUSIVE")  # fmt: skip
+        res = RuleResult("R-SHAPE", verdict, s, float(lo), float(hi), 0.0, f"ratio to {ref}")
+        # saturated when PrivateLASSO(eps) reaches half of random play's at any horizon
+        regime = fit_regime(R.mean(axis=1), U.mean(axis=1))
+        return judge(
+            res, "upper", TAU_T, x, _ratio_log_sd(R, R_ref), regime,
+            max_detectable=self.max_detectable,
+        )  # fmt: skip
 
     def lb_info(self, claim_id: str, family: str) -> None:
         """R-LB-INFO: ``mean R(T_max) / LB(T_max)`` for every series; the flag row compares
@@ -501,7 +513,9 @@ def claim_verdicts(rows: pd.DataFrame, agg: pd.DataFrame, claims: dict) -> pd.Da
     ``verdict``: :func:`~dpbandits.audit.minimax_rules.combine_rules` of the shared verdicts of
     its rules (family aggregates, R-EPS, R-DIM: consistent only when every one is; a rule whose
     every eps is untestable is untestable); ``rule_verdict``: :func:`aggregate_upper` of
-    the own words. Claims that are not rate claims keep their label in both."""
+    the own words; ``robustness`` of a violated claim:
+    :func:`~dpbandits.audit.minimax_rules.claim_robustness` of its verdict rows. Claims that are
+    not rate claims keep their label in both."""
     out = []
     for cid, claim in claims.items():
         audit = claim["audit"]
@@ -545,7 +559,11 @@ def claim_verdicts(rows: pd.DataFrame, agg: pd.DataFrame, claims: dict) -> pd.Da
                 "claim_id": cid, "kind": claim["kind"], "where": claim["where"],
                 "claimed": claim.get("headline_latex", claim["latex"]),
                 "rules": "; ".join(parts) or "-", "verdict": verdict,
-                "rule_verdict": verdict if own is None else own, "notes": claim.get("notes", ""),
+                "rule_verdict": verdict if own is None else own,
+                "robustness": claim_robustness(
+                    rows[(rows["claim_id"] == cid) & (rows["role"] == "verdict")], verdict
+                ),
+                "notes": claim.get("notes", ""),
             }
         )  # fmt: skip
     return pd.DataFrame(out, columns=list(CLAIM_COLUMNS))

@@ -73,6 +73,14 @@ def claim_overview(
         The privacy audit's finding per privacy claim
         (:func:`dpbandits.audit.privacy_claims.privacy_claim_status`): a claim it audits shows
         that status (``supported``, ``contradicted``, ``inconclusive``) and its reason.
+
+    Returns
+    -------
+    DataFrame
+        One row per claim; ``robustness`` is set for a contradicted claim (``exceeds``,
+        ``below``, ``FAIL``): ``robust`` / ``fragile`` from the rate refit without the smallest
+        level or the ordering's split-half replication (every failed configuration and metric
+        must replicate), ``untested`` where neither applies.
     """
     found = {} if privacy is None else privacy.set_index("claim_id").to_dict("index")
     rate_sum = (
@@ -91,7 +99,7 @@ def claim_overview(
                     f"over {len(g)} fit(s)"
                 )
             detail[cid] = "; ".join(parts)
-    order_sum = {}
+    order_sum, order_rob = {}, {}
     if not orderings.empty:
         o = orderings[
             (orderings["comparison"].str.startswith("all"))
@@ -106,6 +114,15 @@ def claim_overview(
             order_sum = {k: v if pseudo.get(k) == v else "INCONCLUSIVE" for k, v in real.items()}
         else:
             order_sum = by.get(metric, {})
+        if "robustness" in o:
+            used = ("realized", "pseudo") if metric == "combined" else (metric,)
+            failed = o[o["metric"].isin(used) & o["robustness"].isin(["robust", "fragile"])]
+            for cid, g in failed.groupby("claim_id"):
+                order_rob[cid] = "fragile" if (g["robustness"] == "fragile").any() else "robust"
+    rate_rob = {}
+    if not rates.empty and "robustness" in rates:
+        top = rates[(rates["schedule"] == "all") & rates["robustness"].notna()]
+        rate_rob = dict(zip(top["claim_id"], top["robustness"], strict=True))
     rows = []
     for c in claims:
         audit = c["audit"]
@@ -135,6 +152,12 @@ def claim_overview(
         if c["id"] in found and found[c["id"]]["status"] != "not audited":
             verdict = found[c["id"]]["status"]
             how = f"privacy audit: {found[c['id']]['reason']}"
+        overall = verdict if across is None else across
+        robustness = ""
+        if overall in ("exceeds", "below"):
+            robustness = rate_rob.get(c["id"], "untested")
+        elif overall == "FAIL":
+            robustness = order_rob.get(c["id"], "untested")
         rows.append(
             {
                 "claim_id": c["id"],
@@ -143,7 +166,8 @@ def claim_overview(
                 "algorithm": c["algorithm"],
                 "claimed": claimed,
                 "verdict": verdict,
-                "all_configurations": verdict if across is None else across,
+                "all_configurations": overall,
+                "robustness": robustness,
                 "how": how.strip(),
             }
         )

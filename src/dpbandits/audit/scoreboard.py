@@ -60,17 +60,16 @@ def scoreboard(
     ----------
     overviews : iterable of (str, DataFrame)
         Per paper, its claim overview: columns ``claim_id``, ``verdict`` and optionally
-        ``kind``, ``how`` / ``reason`` and ``all_configurations`` (the verdict across every
+        ``kind``, ``how`` / ``reason``, ``all_configurations`` (the verdict across every
         configuration a claim is checked on: a comparison that holds against untuned baselines
-        but not against tuned ones is inconclusive, not supported).
+        but not against tuned ones is inconclusive, not supported) and ``robustness`` (of a
+        contradicted claim: ``robust``, ``fragile`` or ``untested``).
     privacy : DataFrame, optional
         Privacy claims' findings (``claim_id``, ``status``, ``reason``): they replace the
         overview's verdict of those claims, since the privacy audit is what tests them.
     robustness : dict, optional
-        Claim id -> ``robust`` / ``fragile`` / ``untested`` for claims whose audit found a
-        violation (the rate audit's refit on the larger horizons,
-        :func:`dpbandits.audit.rates.robustness`); a contradicted claim without an entry is
-        ``untested``.
+        Claim id -> ``robust`` / ``fragile`` / ``untested``, overriding the overview's column; a
+        contradicted claim with neither is ``untested``.
 
     Returns
     -------
@@ -98,8 +97,10 @@ def scoreboard(
                     verdict=f"privacy audit: {found[cid]['status']}",
                     reason=found[cid]["reason"],
                 )
+            own = r.get("robustness")
+            own = own if isinstance(own, str) and own else None
             row["robustness"] = (
-                (robustness or {}).get(cid) or "untested"
+                (robustness or {}).get(cid) or own or "untested"
                 if row["status"] == "contradicted" and not str(row["verdict"]).startswith("privacy")
                 else ""
             )
