@@ -18,7 +18,7 @@ def package(tmp_path, monkeypatch):
 
 
 def _edit(path):
-    path.write_text(path.read_text() + "\n# an edit\n")
+    path.write_text(path.read_text() + "\n_an_edit = 1\n")
     fp.fingerprint.cache_clear()
 
 
@@ -48,3 +48,32 @@ def test_every_listed_path_exists_and_a_new_module_counts(package):
     (package / "engine" / "new_kernel.py").write_text("x = 1\n")
     fp.fingerprint.cache_clear()
     assert fp.fingerprint("simulation") != before
+
+
+def test_prose_does_not_count_but_code_does(package, tmp_path, monkeypatch):
+    """Comments, docstrings and formatting leave every fingerprint unchanged (no rerun after a
+    documentation edit); a changed constant or name changes it."""
+    monkeypatch.chdir(tmp_path)  # a fresh cache file
+    fp._cache.cache_clear()
+    target = package / "engine" / "noise.py"
+    before = fp.fingerprint("simulation")
+    text = target.read_text()
+    prose = text.replace('"""', '"""Reworded. ', 1) + "\n# a comment\n\n\n"
+    target.write_text(prose)
+    fp.fingerprint.cache_clear()
+    assert fp.fingerprint("simulation") == before
+    assert (tmp_path / fp.CACHE).exists()  # the cache was written ...
+    fp._cache.cache_clear()
+    fp.fingerprint.cache_clear()
+    assert fp.fingerprint("simulation") == before  # ... and a reread gives the same hash
+    target.write_text(prose.replace("def ", "def renamed_", 1))
+    fp.fingerprint.cache_clear()
+    assert fp.fingerprint("simulation") != before
+
+
+def test_a_constant_inside_a_function_counts():
+    a = b"def f():\n    '''doc'''\n    return 1\n"
+    b = b"def f():\n    '''other doc'''\n    # note\n    return  1\n"
+    c = b"def f():\n    '''doc'''\n    return 2\n"
+    assert fp.code_hash(a) == fp.code_hash(b) != fp.code_hash(c)
+    assert fp.code_hash(b"def f(:\n") != fp.code_hash(b"def g(:\n")  # unparsable: its bytes

@@ -8,12 +8,23 @@ them (reason: "params have changed").
 
 The lists are deliberately generous (a whole subpackage rather than the modules one engine
 imports): a spurious rerun costs minutes, a missed one a stale figure.
+
+What is hashed is the code, not its prose: each file's syntax tree with docstrings removed (so
+comments, docstrings and formatting do not count; any change to a name, a constant or a
+statement does). Parsing every file costs about half a second, so the hash of each file's code
+is cached by the SHA-256 of its bytes in ``.snakemake/code-fingerprints.json`` of the working
+directory (content-addressed: a stale entry cannot be hit; an unwritable directory only loses
+the cache).
 """
 
 from __future__ import annotations
 
+import ast
 import functools
 import hashlib
+import json
+import os
+import tempfile
 from pathlib import Path
 
 #: Package root (the imported package: a temporary copy on PYTHONPATH is fingerprinted too).
@@ -41,9 +52,51 @@ CODE = {
 }  # fmt: skip
 
 
+#: Cache of code hashes by content hash (module docstring); relative to the working directory.
+CACHE = Path(".snakemake") / "code-fingerprints.json"
+_DOCUMENTED = (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)
+
+
+def code_hash(source: bytes) -> str:
+    """SHA-256 (hex) of a module's code: its syntax tree without docstrings (comments and
+    formatting are not in the tree). A file that does not parse hashes as its bytes."""
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return hashlib.sha256(source).hexdigest()
+    for node in ast.walk(tree):
+        if isinstance(node, _DOCUMENTED) and node.body:
+            first = node.body[0]
+            if isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant):
+                if isinstance(first.value.value, str):
+                    node.body = node.body[1:] or [ast.Pass()]
+    return hashlib.sha256(ast.dump(tree).encode()).hexdigest()
+
+
+@functools.cache
+def _cache() -> dict:
+    try:
+        return json.loads(CACHE.read_text())
+    except (OSError, ValueError):
+        return {}
+
+
+def _save(cache: dict) -> None:
+    """Write the cache atomically (jobs parse the workflow in parallel); errors only lose it."""
+    try:
+        CACHE.parent.mkdir(exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=CACHE.parent, prefix=".code-fingerprints.")
+        with os.fdopen(fd, "w") as fh:
+            json.dump(cache, fh)
+        os.replace(tmp, CACHE)
+    except OSError:
+        pass
+
+
 @functools.cache
 def fingerprint(kind: str) -> str:
-    """SHA-256 (hex) of the relative paths and contents of the source files of ``kind``.
+    """SHA-256 (hex) of the relative paths and code (:func:`code_hash`) of the source files of
+    ``kind``.
 
     Raises ``KeyError`` for an unknown kind.
     """
@@ -51,7 +104,14 @@ def fingerprint(kind: str) -> str:
     for part in CODE[kind]:
         path = PACKAGE / part
         files |= set(path.rglob("*.py")) if path.is_dir() else {path}
+    cache, new = _cache(), False
     h = hashlib.sha256()
     for f in sorted(files):
-        h.update(str(f.relative_to(PACKAGE)).encode() + b"\0" + f.read_bytes() + b"\0")
+        raw = f.read_bytes()
+        key = hashlib.sha256(raw).hexdigest()
+        if key not in cache:
+            cache[key], new = code_hash(raw), True
+        h.update(str(f.relative_to(PACKAGE)).encode() + b"\0" + cache[key].encode() + b"\0")
+    if new:
+        _save(cache)
     return h.hexdigest()
