@@ -8,8 +8,9 @@ trial, the speed ratio and the peak memory of the process; then it times the rat
 CZ22 at paper scale (sweeps and fits, two processes) and the three Figure 1 panels of paper 000
 (OnlineUCB with Maler and the five baselines, 50 trials, two processes) and all Figure 2 panels
 of paper 004 (configurations F and T, T = 10^6, 20 runs, with the calibration of U; two
-processes) and the core tier of paper 001's PrivateLASSO audit (two processes). ``dpb bench
---only plasso`` times only the latter.
+processes) and the core tier of paper 001's PrivateLASSO audit (two processes): the workloads
+the paper registry names (:mod:`dpbandits.papers`). ``dpb bench --only PREFIX`` times one
+paper's workload (``--only cz22``: the panel and the rate audit).
 """
 
 # ruff: noqa: E402  (the thread variables below must be set before numpy is imported)
@@ -38,6 +39,7 @@ from .engine import checkpoint_rounds, draw_raw, simulate
 from .engine.private_lasso import simulate_cell as plasso_cell
 from .envs import bernoulli_reward_table, make_instances, reward_tables, script_instances
 from .io import read_results
+from .papers import papers
 from .pipeline import run_cells
 from .policies import Quirks, Setting, make_policy
 from .reference import reference_run
@@ -344,6 +346,11 @@ def bench_plasso(root: Path, workers: int = 2) -> None:
     print(f"  all runs {wall:.1f} s wall (target <= 360 s on 2 cores, simulation only)")
 
 
+#: The per-paper workloads the registry's ``bench`` entries name (besides the engine panel).
+PAPER_WORKLOADS = {"bench_olucb": bench_olucb, "bench_dpdpe": bench_dpdpe,
+                   "bench_plasso": bench_plasso}  # fmt: skip
+
+
 def main(argv: list[str] | None = None) -> int:
     """Entry point of ``dpb``."""
     parser = argparse.ArgumentParser(
@@ -360,21 +367,27 @@ def main(argv: list[str] | None = None) -> int:
     b.add_argument("--no-audit", action="store_true", help="skip the rate-audit timing")
     b.add_argument("--root", type=Path, default=Path.cwd(), help="project root (config/)")
     b.add_argument(
-        "--only", choices=["plasso"], help="time only this part (plasso: paper 001's core tier)"
+        "--only",
+        choices=[p.prefix for p in papers() if p.bench],
+        help="time only this paper's workload (the registry's bench entry, dpbandits.papers)",
     )
     args = parser.parse_args(argv)
+    workloads = {p.prefix: p.bench for p in papers() if p.bench}
     if args.command == "warmup":
         warmup()
-    elif args.only == "plasso":
+        return 0
+    if args.only:
         warmup()
-        bench_plasso(args.root)
+        chosen = [workloads[args.only]]
     else:
-        bench(args.trials, args.T, args.d, args.ref_trials, args.ref_T)
-        if not args.no_audit:
-            bench_audit(args.root)
-        bench_olucb(args.root)
-        bench_dpdpe(args.root)
-        bench_plasso(args.root)
+        chosen = list(workloads.values())
+    for name in chosen:
+        if name == "bench":  # the engine panel, then the rate audit of the same paper
+            bench(args.trials, args.T, args.d, args.ref_trials, args.ref_T)
+            if not args.no_audit:
+                bench_audit(args.root)
+        else:
+            PAPER_WORKLOADS[name](args.root)
     return 0
 
 

@@ -14,15 +14,12 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from .papers import papers
 from .textsafe import rst_text
 
-#: Report category of each paper (the papers' numbers are those of ../shared/papers).
+#: Report category of each registered paper (:mod:`dpbandits.papers`) and of the two audits.
 CATEGORIES = {
-    "olucb": "Paper 000 (olucb)",
-    "plasso": "Paper 001 (plasso)",
-    "op24": "Paper 002 (op24)",
-    "cz22": "Paper 003 (cz22)",
-    "dpdpe": "Paper 004 (dpdpe)",
+    **{p.prefix: p.category for p in papers()},
     "audit": "Claim audit (all papers)",
     "privacy": "Privacy audit (all papers)",
 }

@@ -25,6 +25,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from .papers import papers
+
 #: The verdict-like columns: a change there is a changed verdict, not just a changed value.
 VERDICT_COLUMNS = ("verdict", "status", "robustness", "regime", "caught", "lb_le_delivered")
 
@@ -50,7 +52,7 @@ def _tables() -> list[Table]:
              "se_pseudo"),
             p,
         )
-        for p in ("cz22", "olucb", "dpdpe")
+        for p in (p.prefix for p in papers("figures"))
     ]  # fmt: skip
     out += [
         Table(

@@ -1,0 +1,122 @@
+"""The registry of reproduced papers: one entry per paper, iterated by every cross-paper part.
+
+A paper is either a **figure** paper (its experiment file ``config/experiments/<prefix>.yaml``
+expands into simulation cells and figure notebooks, its claims are checked on the figure data
+and on rate sweeps) or a **bound** paper (no figures: a run plan audits its claimed bounds with
+dedicated experiments). The report's categories, the canonical summary tables that ``make
+verify`` compares, the benchmark's workloads and the per-paper branches of the privacy audit
+read the entries here instead of naming papers.
+
+Adding a paper: a new :class:`Paper` line in :data:`PAPERS` plus its files (docs/adding-a-paper.md).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Paper:
+    """One reproduced paper.
+
+    Attributes
+    ----------
+    prefix : str
+        The paper's id everywhere (config files, targets, result names), e.g. ``cz22``.
+    number : str
+        The paper's number in the project's reading list (``000`` ... ``004``), shown in the report.
+    title : str
+        Short title (the full citation is in ``docs/papers/<prefix>.md``).
+    kind : str
+        ``figures`` or ``bounds`` (module docstring).
+    bench : str
+        Name of the :mod:`dpbandits.cli` function that times the paper's longest workload
+        (empty: covered by the general engine benchmark).
+    canonical : tuple of str
+        Names of the paper's own tables in :mod:`dpbandits.verify` (besides the shared ones).
+    """
+
+    prefix: str
+    number: str
+    title: str
+    kind: str
+    bench: str = ""
+    canonical: tuple[str, ...] = ()
+
+    @property
+    def category(self) -> str:
+        """The paper's category in the HTML report."""
+        return f"Paper {self.number} ({self.prefix})"
+
+    @property
+    def docs(self) -> str:
+        """The paper's documentation page (relative to the repository root)."""
+        return f"docs/papers/{self.prefix}.md"
+
+
+KINDS = ("figures", "bounds")
+
+#: Every reproduced paper, in the order of their numbers.
+PAPERS: dict[str, Paper] = {
+    p.prefix: p
+    for p in (
+        Paper(
+            "olucb",
+            "000",
+            "Improved rate for locally differentially private linear bandits",
+            "figures",
+            bench="bench_olucb",
+            canonical=("olucb_final_regret",),
+        ),
+        Paper(
+            "plasso",
+            "001",
+            "Differentially private high-dimensional bandits",
+            "bounds",
+            bench="bench_plasso",
+            canonical=("plasso_rows",),
+        ),
+        Paper(
+            "op24",
+            "002",
+            "Open problem: the complexity of joint differential privacy in linear contextual "
+            "bandits",
+            "bounds",
+            canonical=("op24_verdicts",),
+        ),
+        Paper(
+            "cz22",
+            "003",
+            "Shuffle private linear contextual bandits",
+            "figures",
+            bench="bench",
+            canonical=("cz22_final_regret",),
+        ),
+        Paper(
+            "dpdpe",
+            "004",
+            "Differentially private linear bandits with partial distributed feedback",
+            "figures",
+            bench="bench_dpdpe",
+            canonical=("dpdpe_final_regret",),
+        ),
+    )
+}
+
+
+def papers(kind: str | None = None) -> list[Paper]:
+    """The registered papers, optionally only those of one ``kind`` (``figures``, ``bounds``)."""
+    if kind is not None and kind not in KINDS:
+        raise ValueError(f"unknown paper kind {kind!r}; known: {', '.join(KINDS)}")
+    return [p for p in PAPERS.values() if kind is None or p.kind == kind]
+
+
+def paper(prefix: str) -> Paper:
+    """The entry of ``prefix`` (``KeyError`` naming the registered prefixes otherwise)."""
+    try:
+        return PAPERS[prefix]
+    except KeyError:
+        raise KeyError(
+            f"no paper {prefix!r} in the registry (src/dpbandits/papers/__init__.py); "
+            f"registered: {', '.join(PAPERS)}"
+        ) from None
