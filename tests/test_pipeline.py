@@ -387,13 +387,17 @@ def test_editing_one_number_reruns_only_what_depends_on_it(project, tmp_path):
         assert re.findall(r"rule (\w+):", out) == ["cz22_fig1"], (key, out)
     shutil.copy(project / "config/experiments/cz22.yaml", exp)
     # editing the library reruns the jobs that run the edited code, and only those (issue 22)
+    kernels = edit / "src/dpbandits/engine/kernels.py"
+    kernels.write_text(kernels.read_text() + "\n# a comment: prose, not code\n")
+    out = snakemake(edit, "-n", "cz22_fig1", "--config", "scale=quick").stdout
+    assert "Nothing to be done" in out, out  # comments and docstrings rerun nothing
     plotting = edit / "src/dpbandits/plotting.py"
-    plotting.write_text(plotting.read_text() + "\n# an edit\n")
+    plotting.write_text(plotting.read_text() + "\n_an_edit = 1\n")  # code, not a comment
     out = snakemake(edit, "-n", "cz22_fig1", "--config", "scale=quick").stdout
     assert re.findall(r"rule (\w+):", out) == ["cz22_fig1"], out
     assert "params have changed" in out
     kernels = edit / "src/dpbandits/engine/kernels.py"
-    kernels.write_text(kernels.read_text() + "\n# an edit\n")
+    kernels.write_text(kernels.read_text() + "\n_an_edit = 1\n")
     out = snakemake(edit, "-n", "cz22_fig1", "--config", "scale=quick").stdout
     jobs = re.findall(r"rule (\w+):", out)
     assert sorted(jobs) == ["cz22_fig1"] + [f"simulate_cz22_fig1{p}_r1" for p in "abc"], jobs
