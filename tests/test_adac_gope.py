@@ -1,4 +1,5 @@
-"""AdaC-GOPE (spec open-problem-002 §5.2; unit-test facts §9 items 4-6)."""
+"""AdaC-GOPE (paper 002, Table 1 row 2; the project's reconstruction, docs/papers/op24.md):
+design, privacy noise, elimination and interleaved pulls."""
 
 import itertools
 import math
@@ -26,7 +27,7 @@ CUBE = np.array(list(itertools.product([-1.0, 1.0], repeat=D))) / math.sqrt(D)
 @pytest.mark.parametrize("X", [J1, CUBE], ids=["pm_e", "hypercube"])
 def test_design_on_symmetric_action_sets(X):
     """Kiefer-Wolfowitz: the optimum is g = d, attained by the uniform design on {+-e_i} and on
-    the hypercube; the phase design stops at g <= 1.1 d (spec §5.2 step 3)."""
+    the hypercube; the phase design stops at g <= 1.1 d (Frank-Wolfe stopping rule)."""
     V = X.T @ X / len(X)
     assert np.einsum("ij,jk,ik->i", X, np.linalg.inv(V), X).max() == pytest.approx(D, rel=1e-12)
     design = g_optimal_design(X, factor=GOPE_DESIGN_FACTOR)
@@ -76,7 +77,7 @@ def test_release_noise_has_covariance_sigma2_vinv():
 
 
 def test_interleaved_prefixes_are_balanced():
-    """Spec §9 fact 6: the first R pulls hold floor(R T(a)/T_l) or one more of each arm, and the
+    """The first R pulls hold floor(R T(a)/T_l) or one more of each arm, and the
     largest-remainder allocation is such a prefix count."""
     counts = np.array([7, 3, 12, 1, 5])
     order = interleaved_order(counts)
@@ -91,7 +92,7 @@ def test_interleaved_prefixes_are_balanced():
 
 
 def test_gope_never_eliminates_the_best_action():
-    """Spec §9 fact 5 (1000 runs, rho = inf, J1, T = 10^6, delta_c = 1/T)."""
+    """GOPE never drops the optimal action (1000 runs, rho = inf, J1, T = 10^6, delta_c = 1/T)."""
     for i in range(1000):
         run = run_adac_gope(
             J1, THETA1, 10**6, math.inf, np.random.default_rng([7, i]), np.random.default_rng(0)

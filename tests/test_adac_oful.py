@@ -1,4 +1,5 @@
-"""AdaC-OFUL (spec open-problem-002 §5.3; unit-test facts §9 item 7 and 10)."""
+"""AdaC-OFUL (paper 002, Sec. 3: rarely-switching OFUL; the project's reconstruction,
+docs/papers/op24.md): episode switches, releases and common random numbers."""
 
 import math
 

@@ -1,4 +1,5 @@
-"""AdaC-UCB (spec open-problem-002 §5.1; unit-test facts §9 items 2 and 3)."""
+"""AdaC-UCB (paper 002, Table 1 row 1; the project's reconstruction, docs/papers/op24.md):
+episodes, releases, index and the episode-level engine."""
 
 import math
 
@@ -75,8 +76,9 @@ def test_released_noise_has_the_calibrated_variance(rho):
 
 
 def test_private_index_at_hand_computed_values():
-    """I_a = mu~_a + sqrt((1/(2 n_a) + 1/(rho n_a^2)) alpha ln t_l) (spec §5.1 step 2; "sum":
-    the sum of the two roots), by hand at alpha = 3.1, t_l = 50 (alpha ln t_l = 12.127266):
+    """I_a = mu~_a + sqrt((1/(2 n_a) + 1/(rho n_a^2)) alpha ln t_l) ([R1] of
+    docs/papers/op24.md; "sum": the sum of the two roots), by hand at alpha = 3.1, t_l = 50
+    (alpha ln t_l = 12.127266):
     n = 4, rho = 0.02: sqrt(3.25 x 12.127266) = 6.2780277; sum 1.2312225 + 6.1560052.
     n = 3, rho = 0.5: sqrt((1/6 + 2/9) x 12.127266) = 2.1716724; sum 3.0633234."""
     mu = np.array([0.3, 0.1])
@@ -107,7 +109,7 @@ def test_non_private_index_is_the_ucb_index():
 
 def test_episode_engine_matches_the_per_round_reference_in_distribution():
     """Binomial episode sums vs one Bernoulli per round: the same law of R(T) (two-sample KS,
-    2000 runs each, I1, rho = 0.01, T = 2000; spec §9 fact 3)."""
+    2000 runs each, I1, rho = 0.01, T = 2000)."""
     n, T, rho = 2000, 2000, 0.01
     log = run_adac_ucb(np.tile(I1, (n, 1)), T, rho, _rngs(n, 10), _rngs(n, 11))
     fast = episode_regret(log, np.array([T]))[:, 0]

@@ -1,4 +1,5 @@
-"""Lemma B.4 (FMT20) and Thm. 3.2's construction (spec 003 §3.4, §5.2, §10 U20)."""
+"""Lemma B.4 (FMT20) and Thm. 3.2's construction (CZ22 Sec. 3.2, App. B): the lemma's condition
+and its value at B = 20, and the largest epsilon the construction can certify."""
 
 import pytest
 
@@ -12,11 +13,11 @@ def test_u20_lemma_b4_at_b_20():
     assert amp.thm32_max_certifiable_epsilon(0.1) == pytest.approx(0.16576, abs=1e-5)
 
 
-def test_theorem_3_2_budget_and_range_of_spec_5_2():
+def test_theorem_3_2_budget_and_range_at_b_20():
     assert amp.thm32_epsilon_range(0.1, 20) == pytest.approx(0.38702, abs=1e-5)
     for eps, eps0 in [(0.2, 0.5168), (1.0, 2.5838), (10.0, 25.838)]:
         assert amp.thm32_local_budget(eps, 0.1, 20)[0] == pytest.approx(eps0, rel=1e-4)
-    # the ignored-condition values of spec §5.2
+    # the lemma's epsilon~ when its condition (which fails at B = 20) is ignored
     assert amp.fmt20_epsilon(2.5838, 20, 0.05) == pytest.approx(2.849, abs=1e-3)
     assert amp.fmt20_epsilon(25.838, 20, 0.05) == pytest.approx(24.92, abs=1e-2)
 

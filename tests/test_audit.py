@@ -1,4 +1,5 @@
-"""Paired ordering statistics and the checklist evaluator (spec 003 §7.3)."""
+"""Paired ordering statistics and the checklist evaluator (docs/auditing.md, 'Reading a verdict:
+ordering claims')."""
 
 import numpy as np
 import pandas as pd

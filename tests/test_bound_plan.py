@@ -1,5 +1,5 @@
-"""The run plan and the claims registry of the open-problem audit (paper 002; spec
-open-problem-002 §4, §7, §9 item 11)."""
+"""The run plan and the claims registry of the open-problem audit (paper 002, Table 1 and
+Section 3; docs/papers/op24.md)."""
 
 import math
 
@@ -23,7 +23,7 @@ PLAN = "config/experiments/op24.yaml"
 SCHEMA = "workflow/schemas/op24.schema.yaml"
 CLAIMS = "config/claims/op24.yaml"
 CLAIMS_SCHEMA = "workflow/schemas/bound_claims.schema.yaml"
-SPEC_IDS = {
+CLAIM_IDS = {
     "op.t1.finite.upper", "op.t1.finite.lower", "op.t1.linear.upper", "op.t1.linear.lower",
     "op.s2.price_negligible", "op.s2.bounds_match", "op.s3.jdp.upper", "op.s3.jdp.lower",
     "op.s3.gap", "op.s3.adac_oful", "op.s1.standard_dp", "op.q1", "op.q2", "op.q3",
@@ -35,9 +35,9 @@ def claims():
     return {c["id"]: c for c in load_bound_registry(CLAIMS, CLAIMS_SCHEMA)["claims"]}
 
 
-def test_registry_has_every_row_of_the_spec_and_every_term_evaluates(claims):
-    """§9 item 11: every term at T = 1e6, K = 10, d = 5, rho = 0.1, eps = 1, delta = 0.01."""
-    assert set(claims) == SPEC_IDS
+def test_registry_has_every_bound_of_the_paper_and_every_term_evaluates(claims):
+    """Every term at T = 1e6, K = 10, d = 5, rho = 0.1, eps = 1, delta = 0.01."""
+    assert set(claims) == CLAIM_IDS
     point = {"T": 1e6, "K": 10, "d": 5, "rho": 0.1, "eps": 1.0, "delta": 0.01}
     for claim in claims.values():
         for term in claim.get("terms", []):
@@ -53,8 +53,9 @@ def test_registry_has_every_row_of_the_spec_and_every_term_evaluates(claims):
     )
 
 
-def test_claimed_secant_exponents_of_the_spec(claims):
-    """§7.4: 0.537, 0.037 (finite), 0.529 (K = 32), 0.094 (K = 10), 0.607 (d sqrt(T) ln T)."""
+def test_claimed_secant_exponents_over_the_fit_windows(claims):
+    """Secant exponents: 0.537, 0.037 (finite), 0.529 (K = 32), 0.094 (K = 10), 0.607
+    (d sqrt(T) ln T)."""
     f, lin, jdp = (
         claims[k] for k in ("op.t1.finite.upper", "op.t1.linear.upper", "op.s3.jdp.upper")
     )
@@ -79,7 +80,7 @@ def test_claimed_secant_exponents_of_the_spec(claims):
     assert leading_term(f, {"K": 5, "rho": math.inf}, *w)["role"] == "nonprivate"
 
 
-def test_core_plan_of_the_spec():
+def test_core_plan_runs_op_e1_to_op_e3():
     plan = load_plan(PLAN, SCHEMA, "core", "paper")
     runs = {r.id: r for r in plan.runs}
     assert plan.horizons == (1000, 3162, 10000, 31623, 100000, 316228, 1000000, 3162278, 10000000)
@@ -135,8 +136,8 @@ def test_a_run_writes_one_row_per_privacy_horizon_and_trial():
     assert (df["regret"] < df["regret_unif"]).all()  # LinUCB beats random play on C1
 
 
-def test_plasso_registry_of_spec_001_parses_with_the_same_schema():
-    """Spec private-lasso-001 §3 (groundwork of issue 7): every row, every term evaluable."""
+def test_plasso_registry_parses_with_the_same_schema():
+    """Paper 001's registry (groundwork of issue 7): every row, every term evaluable."""
     reg = load_bound_registry("config/claims/plasso.yaml", CLAIMS_SCHEMA)
     claims = {c["id"]: c for c in reg["claims"]}
     assert len(claims) == 10 and {"plasso.thm2", "plasso.thm3", "plasso.thm4"} <= set(claims)

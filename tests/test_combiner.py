@@ -1,4 +1,5 @@
-"""Algorithm 2 (combiner) and Algorithm 7 (doubling OnlineUCB) of paper 000: spec §8 items 19-20."""
+"""Algorithm 2 (combiner) and Algorithm 7 (doubling OnlineUCB) of paper 000 (Sec. 4, Thm. 4.1):
+the base grid, the index and the doubling schedule (docs/papers/olucb.md)."""
 
 import math
 
@@ -30,7 +31,8 @@ def test_bases_and_their_lambda_grid_at_t_20000():
     assert policy.n_bases == 3
     # bases 2..M: Algorithm 1 with lambda_i > lambda_bar = T^{-1/8}, hence Delta^2 = 0
     assert (policy.tab_Delta2[1:] == 0).all()
-    # ... and even the smallest guess exceeds lambda_min <= 1/d of any unit arm set (spec A25)
+    # ... and even the smallest guess exceeds lambda_min <= 1/d of any unit arm set
+    # (docs/papers/olucb.md)
     assert base_lambdas(20000).min() > 1 / SETTING.d
 
 

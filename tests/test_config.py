@@ -176,7 +176,7 @@ def test_cell_hash_changes_with_any_setting(global_config):
 def test_claims_registry_loads_and_refuses_malformed_entries(tmp_path):
     claims = load_claims(ROOT / "config/claims/cz22.yaml", SCHEMAS / "claims.schema.yaml")
     ids = [c["id"] for c in claims]
-    assert len(ids) == len(set(ids)) == 82  # spec §8 (35) + §8.1 (17) + §7.3 (30)
+    assert len(ids) == len(set(ids)) == 82  # 35 rates + 17 privacy claims + 30 figure orderings
     for panel in ("fig1a", "fig1b", "fig1c", "fig2a", "fig2b"):
         for stmt in (
             "amp_below_ldp",
@@ -265,7 +265,7 @@ def test_expansion_of_olucb(global_config):
         "LinUCB-LDP",
         "LinUCB",
     }
-    # OnlineUCB on the unit scaling of the baselines' instances (spec §5.1)
+    # OnlineUCB on the unit scaling of the baselines' instances (docs/papers/olucb.md)
     assert {c.instances for c in main if c.series == "OnlineUCB"} == {"paper_text"}
     assert {c.instances for c in main if c.series != "OnlineUCB"} == {"script"}
     # panel-level instance families of the combiner figure; the known lambda_min is resolved

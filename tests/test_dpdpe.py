@@ -1,5 +1,5 @@
 """Paper 004 (DP-DPE): calibration functions, the shuffle summation protocols and the G-optimal
-design — the unit-test facts 1-3 and 5 of spec dpdpe-004 §9.
+design (Algorithms 1-4, Sec. 4, Appendices A and C, Tables 3-4).
 
 Tolerances: a Monte-Carlo mean is compared within 4 standard errors of the mean; a Monte-Carlo
 variance of N draws has relative standard error sqrt(2/N) (Gaussian) and somewhat more for
@@ -36,7 +36,7 @@ from dpbandits.policies.dpdpe import (
 )
 
 
-# -- fact 1: Gaussian mechanism scales ----------------------------------------------------------
+# -- Gaussian mechanism scales ----------------------------------------------------------
 @pytest.mark.parametrize("s,n,eps,delta,B", [(1, 1, 1.0, 0.1, 1.0), (27, 40, 10.0, 0.25, 2.0)])
 def test_gaussian_scales(s, n, eps, delta, B):
     expected = 2 * B * math.sqrt(2 * s * math.log(1.25 / delta)) / (eps * n)
@@ -268,7 +268,7 @@ def test_table4_sigma_n_and_width_at_eps_other_than_one():
     assert W == pytest.approx((1.6965351061037781, 0.15174271293851463, 0.9104562776310878))
 
 
-# -- fact 2: the shuffle analyzers are unbiased with the stated variance -------------------------
+# -- the shuffle analyzers are unbiased with the stated variance -------------------------
 def test_algorithm2_pilot_parameters():
     prm = vector_params(10.0, 0.25, 7, 5, math.sqrt(5))
     assert (prm.g, prm.b) == (10, 75918)
@@ -309,7 +309,7 @@ def test_algorithm4_unbiased_with_exact_variance():
     assert var <= hoeffding_proxy(prm, average=False)
 
 
-# -- fact 3: parameter ranges of Algorithm 2 ------------------------------------------------------
+# -- parameter ranges of Algorithm 2 ------------------------------------------------------
 @pytest.mark.parametrize("eps", [0.2, 1.0, 10.0, 100.0])
 @pytest.mark.parametrize("n,s", [(1, 1), (7, 5), (400, 27), (40_000, 27)])
 def test_algorithm2_parameter_ranges(eps, n, s):
@@ -369,7 +369,7 @@ def test_protocol_input_checks():
         scalar_params(1.0, 0.1, 3, 0.0)
 
 
-# -- fact 5: near-G-optimal design ----------------------------------------------------------------
+# -- near-G-optimal design ----------------------------------------------------------------
 def _g_all(X, design):
     Z = X @ design.basis
     V = (Z.T * design.weights) @ Z

@@ -1,4 +1,5 @@
-"""The analytic communication audit of DP-DPE (spec dpdpe-004 §10, §8 A27)."""
+"""The analytic communication audit of DP-DPE (Theorem 5.1's reals, Theorem 5.5's bits;
+docs/papers/dpdpe.md)."""
 
 import math
 

@@ -1,10 +1,11 @@
 """The phase-level engine of paper 004 (:mod:`dpbandits.engine.phased`) against per-round,
-per-client simulation, and the run-level facts 6-13 of spec dpdpe-004 §9.
+per-client simulation, and run-level properties (allocation, regret and communication
+bookkeeping, widths, coverage, the explicit bound of Appendix B.1).
 
 Statistical comparisons use two independent samples of the same phase: means agree within 4
 standard errors of the difference, covariances within 5 (the standard error of a sample
 covariance is sqrt((s_i^2 s_j^2 + s_ij^2)/N)), and per coordinate a two-sample KS test has
-p > 0.001 (spec §9 fact 4).
+p > 0.001.
 """
 
 from __future__ import annotations
@@ -186,11 +187,12 @@ def test_allocation_regret_bookkeeping_and_communication(algorithm):
     T = policy.setting.T
     means = X @ theta
     gaps = means.max() - means
-    # fact 6: h_l <= T_l <= h_l + s_l (every T_l(x) >= 1)
+    # allocation: h_l <= T_l <= h_l + s_l (every T_l(x) >= 1)
     for e in run.log:
         assert e["h"] <= e["T_l"] <= e["h"] + e["s_l"] and e["T_l"] >= e["s_l"]
-    # fact 11: R(T) = sum of T_l(x) gaps over played blocks (truncated at T); the piecewise-linear
-    # curve equals the per-round sum; nondecreasing; R(t) <= 2t (gaps <= 2 on the sphere)
+    # regret bookkeeping: R(T) = sum of T_l(x) gaps over played blocks (truncated at T); the
+    # piecewise-linear curve equals the per-round sum; nondecreasing; R(t) <= 2t (gaps <= 2 on the
+    # sphere)
     played = np.repeat(np.asarray(run.gaps), np.asarray(run.lengths))
     assert played.size == T
     per_round = np.cumsum(played)
@@ -201,7 +203,7 @@ def test_allocation_regret_bookkeeping_and_communication(algorithm):
     assert np.all(np.diff(metrics["regret_pseudo"]) >= 0)
     assert np.all(metrics["regret_pseudo"] <= 2 * cps)
     assert set(np.round(run.gaps, 12)) <= set(np.round(gaps, 12))
-    # fact 7: communication = sum over completed phases of s_l n_l reals (bits: times g_l + b_l)
+    # communication = sum over completed phases of s_l n_l reals (bits: times g_l + b_l)
     done = len(run.phase_end)
     assert metrics["phases_completed"][-1] == done
     if "dpe" in algorithm:
@@ -218,7 +220,7 @@ def test_allocation_regret_bookkeeping_and_communication(algorithm):
     if algorithm == "dpe":
         cap = math.floor(support_cap(X.shape[1]))
         assert reals <= cap * sum(2 ** (0.8 * l) + 1 for l in range(1, done + 1))
-        # fact 10: DPE's width is strictly decreasing in l
+        # DPE's width is strictly decreasing in l
         W = [e["W1"] + e["W2"] + e["W3"] for e in run.log]
         assert np.all(np.diff(W) < 0)
 
@@ -240,7 +242,7 @@ class _Silent:
 
 
 def test_noise_free_estimation_is_exact():
-    """Fact 8: with sigma = 0 and no reward noise, theta_hat is the projection of theta* onto the
+    """With sigma = 0 and no reward noise, theta_hat is the projection of theta* onto the
     span of the active actions (scores = true means), also for a rank-deficient active set, and
     the best action is never eliminated."""
     rng = np.random.default_rng(8)
@@ -270,7 +272,7 @@ def test_noise_free_estimation_is_exact():
     ],
 )
 def test_coverage_of_the_width(algorithm, width, bound):
-    """Fact 9: with beta = 0.05 the one-sided exceedance frequency of <theta_hat - theta*, x> > W_l
+    """With beta = 0.05 the one-sided exceedance frequency of <theta_hat - theta*, x> > W_l
     over phases and actions is at most 2 beta (DPE) or 3 beta (private)."""
     X, theta = _instance(k=30, d=4, seed=9)
     beta, h, n = 0.05, 16.0, 8
@@ -293,7 +295,7 @@ def test_coverage_of_the_width(algorithm, width, bound):
 
 
 def test_width_ordering_tight_below_faithful():
-    """Fact 10: for the same phase W3 of configuration T <= W3 of configuration F."""
+    """For the same phase W3 of configuration T <= W3 of configuration F."""
     X, theta = _instance(k=40, d=5, seed=12)
     design = g_optimal_design(X)
     support = design.support
@@ -308,15 +310,17 @@ def test_width_ordering_tight_below_faithful():
             s = len(support)
             prm = f.sdp_params(n, s)
             if algorithm == "sdp_dpe" and prm.g**2 < prm.eps_hat**2 * n / (90 * prm.log_term):
-                continue  # the paper's variance bound holds only under this condition (fact 3)
+                # the paper's variance bound holds only under this condition (proof of Thm. A.2)
+                continue
             W3f = _width(f, h, n, s, Z, Zs, V, counts, 5)[2]
             W3t = _width(t, h, n, s, Z, Zs, V, counts, 5)[2]
             assert 0 < W3t <= W3f
 
 
 def test_dpe_regret_below_the_explicit_bound_in_the_figure_2_setting():
-    """Fact 13: mean DPE regret <= the explicit bound of spec §7.1 (d = 20, k = 1000, T = 1e6,
-    alpha = 0.8, sigma = 0.1, h_1 = 2, beta = 1/(kT))."""
+    """Mean DPE regret <= the explicit (pre-O) bound of the proof of Thm. B.1 (App. B.1) in the
+    Figure 2 setting (d = 20, k = 1000, T = 1e6, alpha = 0.8, sigma = 0.1, h_1 = 2,
+    beta = 1/(kT))."""
     from dpbandits.envs.linear import make_instances
 
     d, k, T, alpha, sigma, h1 = 20, 1000, 1_000_000, 0.8, 0.1, 2.0
@@ -343,7 +347,7 @@ def test_dpe_regret_below_the_explicit_bound_in_the_figure_2_setting():
         + 4 * C1 * S * sigma * math.sqrt(2 * L)
         + 4 * math.log2(2 * T / h1)
     )
-    assert 5e4 < bound < 2e5  # the spec evaluates it to about 9e4
+    assert 5e4 < bound < 2e5  # about 9e4 in this setting
     assert np.mean(regrets) <= bound
 
 

@@ -82,7 +82,7 @@ def _compare(policy, inst, T, n_checkpoints=10, chunk_bytes=None):
 @pytest.mark.parametrize("alg,cal,fid", CASES)
 def test_engine_reproduces_the_reference_loop(alg, cal, fid):
     T, d = 400, 4
-    unit = cal == "theory" or alg == "onlineucb"  # OnlineUCB assumes ||x|| <= 1 (spec 000 §5.1)
+    unit = cal == "theory" or alg == "onlineucb"  # OnlineUCB assumes ||x|| <= 1 (paper 000, Sec. 2)
     inst = paper_text_instances(3, 40, d) if unit else script_instances(3, 40, d)
     policy = make_policy(
         alg, Setting(T=T, d=d, epsilon=1.0, delta=0.1, B=20), cal, Quirks.from_fidelity(fid)
@@ -92,7 +92,8 @@ def test_engine_reproduces_the_reference_loop(alg, cal, fid):
 
 def test_script_nan_argmax_is_reproduced():
     """SDP-Vec at epsilon = 10 with truncated b (no privacy bits, biased analyzer): V becomes
-    indefinite, indices turn NaN and the first NaN arm is played (spec §4.3 quirks 1 and 5)."""
+    indefinite, indices turn NaN and the first NaN arm is played (quirks 1 and 5 of
+    docs/design.md)."""
     T, d = 4000, 5
     inst = script_instances(2, 100, d)
     policy = make_policy(

@@ -1,4 +1,5 @@
-"""Instances and reward tables (spec 003 §6.1, §6.2, §10 U16, U17)."""
+"""Instances and reward tables of CZ22 Sec. 5 (the script's generator and its rescaling to the
+paper's normalisation; docs/papers/cz22.md), and realized-regret bookkeeping."""
 
 import math
 

@@ -1,5 +1,5 @@
-"""LinUCB and JDP-LinUCB on fresh decision sets (spec open-problem-002 §5.4, §5.5; unit-test
-facts §9 items 8 and 9)."""
+"""LinUCB and JDP-LinUCB on fresh decision sets (paper 002, Sec. 3; calibration [R6], [R7] of
+docs/papers/op24.md): the tree, its noise and the reduction to LinUCB."""
 
 import math
 
@@ -116,7 +116,7 @@ def test_floor_raises_exactly_the_small_eigenvalues():
 
 
 def test_zero_noise_unit_shift_and_linucb_width_give_linucb():
-    """Spec §9 item 9: the JDP-LinUCB code path with sigma_n = 0, shift lambda = 1 and
+    """The JDP-LinUCB code path with sigma_n = 0, shift lambda = 1 and
     LinUCB's width reproduces LinUCB's actions exactly."""
     T, K, d = 500, 5, 4
     A, U, theta = _trials(3, T, K, d, 7)
@@ -134,8 +134,8 @@ def test_zero_noise_unit_shift_and_linucb_width_give_linucb():
 
 
 def test_op24_constants_of_the_policies():
-    """JDP-LinUCB at the spec's worked example (T = 2^15, d = 5, eps = 10): sigma_n^2 = 4m/rho_J on
-    every upper-triangle entry, shift 2 Upsilon, floor Upsilon/2; LinUCB's radius of §5.5."""
+    """JDP-LinUCB at a worked example (T = 2^15, d = 5, eps = 10): sigma_n^2 = 4m/rho_J on
+    every upper-triangle entry, shift 2 Upsilon, floor Upsilon/2; LinUCB's OFUL radius."""
     T, d = 2**15, 5
     jdp = JDPTree(Setting(T=T, d=d, epsilon=10.0, delta=0.01), calibration="op24")
     m = n_levels(T)

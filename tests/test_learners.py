@@ -1,4 +1,4 @@
-"""Maler and its projection (spec 000 §3, §8 items 11-14)."""
+"""Maler (paper 000's Algorithm 3; Wang, Lu & Zhang 2019) and its generalized projection."""
 
 import math
 
@@ -11,7 +11,7 @@ from dpbandits.learners.maler import BETA_ONS, project_ball_metric
 from dpbandits.learners.reference import ReferenceMaler, metric_projection
 
 
-def test_invariants_item_11():
+def test_maler_invariants():
     assert n_experts(20000) == 19 and BETA_ONS == pytest.approx(25 / 56)
     rng = np.random.default_rng(0)
     learner = Maler(n=3, d=5, D=1.0, G=2.0, T=20000)
@@ -60,7 +60,7 @@ def _strongly_convex_regret(T, seeds):
     return float(np.mean(regrets))
 
 
-def test_logarithmic_regret_on_a_strongly_convex_stream_item_12():
+def test_logarithmic_regret_on_a_strongly_convex_stream():
     Ts = [2**12, 2**14, 2**16]
     R = [_strongly_convex_regret(T, seeds=(0, 1)) for T in Ts]
     slope = np.polyfit(np.log(Ts), np.log(R), 1)[0]
@@ -68,7 +68,7 @@ def test_logarithmic_regret_on_a_strongly_convex_stream_item_12():
     assert R[2] / math.log(Ts[2]) <= 1.25 * R[1] / math.log(Ts[1])
 
 
-def test_sqrt_T_regret_on_linear_losses_item_13():
+def test_sqrt_T_regret_on_linear_losses():
     d, G, D = 5, 1.3, 1.0
     for T in (2**8, 2**10, 2**12):
         rng = np.random.default_rng(T)
@@ -83,7 +83,7 @@ def test_sqrt_T_regret_on_linear_losses_item_13():
         assert regret <= 2 * G * (2 * D) * math.sqrt(T)
 
 
-def test_generalized_projection_item_14():
+def test_generalized_projection():
     rng = np.random.default_rng(2)
     D = 1.0
     inside = np.array([0.3, -0.2, 0.1])

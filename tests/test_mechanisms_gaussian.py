@@ -1,4 +1,5 @@
-"""Gaussian randomizers, conventions, calibrations (spec 003 §3.2, §3.4, §4.3, §10 U6, U8, U9)."""
+"""Gaussian randomizers, conventions, calibrations (CZ22 Sec. 3.2, Apps. B, E, F; the script's
+symmetrisation, quirk 4 of docs/design.md)."""
 
 import math
 
@@ -30,7 +31,7 @@ def test_entry_scales_match_the_convention(convention, diag, off):
 
 
 def test_half_sum_matches_the_scripts_full_matrix_symmetrisation():
-    """U8: (W + W^T)/2 with W_ij ~ N(0, s^2) has diagonal variance s^2 and off-diagonal s^2/2."""
+    """(W + W^T)/2 with W_ij ~ N(0, s^2) has diagonal variance s^2 and off-diagonal s^2/2."""
     rng = np.random.default_rng(1)
     d, s = 3, 2.0
     W = rng.normal(0.0, s, size=(N, d, d))
@@ -68,8 +69,8 @@ def test_randomizer_is_unbiased_symmetric_and_has_the_calibrated_variance():
     assert np.all(np.abs(mats.var(0) / sigma**2 - 1) < 5 * math.sqrt(2 / n))
 
 
-def test_theory_calibrations_u9():
-    """U9 at delta = 0.1, B = 20, epsilon = 1."""
+def test_theory_noise_levels_at_delta_0_1_b_20_eps_1():
+    """sigma_0 (LDP), sigma_1 (Amp), SS18 node sigma_n at delta = 0.1, B = 20, epsilon = 1."""
     assert g.sigma_ldp_theory(1.0, 0.1) == pytest.approx(10.1491, rel=1e-4)
     assert g.sigma_amp_theory(1.0, 0.1, 20) == pytest.approx(5.4578, rel=1e-4)
     # Prop. F.1 is the classical mechanism with sensitivity 2 at (epsilon/2, delta/2).
@@ -82,7 +83,8 @@ def test_experiment_noise_levels_of_table_e():
 
 
 def test_returning_user_sigma_is_theorem_3_2_at_the_per_batch_budget():
-    """Spec A17: substitution gives 16 sqrt(T ln(2/d) ln(5T/d) ln(4M/d)) / (eps B)."""
+    """Thm. E.3 (garbled in the text): substitution gives
+    16 sqrt(T ln(2/d) ln(5T/d) ln(4M/d)) / (eps B)."""
     eps, delta, B, T = 0.5, 0.1, 20, 20000
     M = T // B
     closed = (
@@ -95,7 +97,7 @@ def test_returning_user_sigma_is_theorem_3_2_at_the_per_batch_budget():
 
 
 def test_amp_analyzer_is_permutation_invariant_exactly():
-    """U6 for P_Amp: shuffling the messages never changes the analyzer output."""
+    """P_Amp: shuffling the messages never changes the analyzer output."""
     rng = np.random.default_rng(4)
     d = 4
     msgs = [pack(*g.gaussian_randomizer(rng.normal(size=d) / 3, 1.0, 2.0, rng)) for _ in range(20)]

@@ -1,4 +1,5 @@
-"""Binary-tree mechanism and the script's stand-in (spec 003 §3.3, §10 U10-U12)."""
+"""Binary-tree mechanism (SS18, as CZ22 Sec. 1 and App. F use it) and the script's stand-in
+(quirk 6 of docs/design.md): node counts, reuse, and the stand-in's leak."""
 
 import math
 

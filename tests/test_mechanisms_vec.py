@@ -1,4 +1,5 @@
-"""P_Vec randomizer, shuffler and analyzer (spec 003 §3.5, §4.3 quirk 1, §10 U1-U7)."""
+"""P_Vec randomizer, shuffler and analyzer (CZ22 Sec. 3.3, App. C, Algs. 5-7; quirk 1 of
+docs/design.md)."""
 
 import math
 
@@ -31,9 +32,9 @@ def test_u1_u2_analyzer_is_unbiased_with_the_exact_variance(Delta):
     values = rng.uniform(-Delta, Delta, size=B)
     out = _simulate(values, params, Delta, rng)
     se = out.std(ddof=1) / math.sqrt(REPS)
-    assert abs(out.mean() - values.sum()) < 4 * se  # U1
+    assert abs(out.mean() - values.sum()) < 4 * se  # unbiased
     var = vec.analyzer_variance(values, params, Delta)
-    assert abs(out.var(ddof=1) / var - 1) < 0.03  # U2
+    assert abs(out.var(ddof=1) / var - 1) < 0.03  # exact variance
 
 
 def test_u3_truncated_trials_bias_the_analyzer():
@@ -111,7 +112,7 @@ def test_u7_matrix_output_is_symmetric_with_d_d_plus_1_over_2_randomized_entries
 
 
 def test_scalar_randomizer_message_length_and_ones():
-    """Spec A13: w = v + Delta reaches 2 Delta, so a message has 2g + b bits."""
+    """Alg. 5 is called on w = v + Delta, which reaches 2 Delta, so a message has 2g + b bits."""
     rng = np.random.default_rng(16)
     params = vec.VecParams(g=8.0, b=5.0, p=P, b_trials=5, b_debias=5.0)
     msg = vec.scalar_randomizer(1.0, params, 1.0, rng)  # v = Delta: x_hat = 2g exactly
@@ -119,8 +120,8 @@ def test_scalar_randomizer_message_length_and_ones():
     assert 16 <= msg.sum() <= 21
 
 
-def test_theory_b_u9():
-    """U9: b = 4.6330e7 at d = 5, epsilon = 1, g = 8.944 (formula at the real g)."""
+def test_theory_b_at_d_5_eps_1():
+    """Thm. C.1: b = 4.6330e7 at d = 5, epsilon = 1, g = 8.944 (formula at the real g)."""
     p = vec.vec_params_theory(1.0, 0.1, 20, 5, integer=False)
     assert p.b == pytest.approx(4.6330e7, rel=1e-4)
     pi = vec.vec_params_theory(1.0, 0.1, 20, 5)
@@ -138,7 +139,7 @@ def test_theory_b_u9():
         (10, 1, 10, 1060.380, -0.2684),
     ],
 )
-def test_table_v_values_of_spec_4_5(d, eps, scale, b, bias):
+def test_script_b_and_truncation_bias(d, eps, scale, b, bias):
     p = vec.vec_params_experiment(eps, 0.1, 20, d, vec_scale=scale, truncate_b=True)
     assert p.b == pytest.approx(b, rel=1e-5)
     assert p.bias_per_batch(20, math.sqrt(2)) == pytest.approx(bias, abs=5e-5)

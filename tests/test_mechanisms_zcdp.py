@@ -1,5 +1,5 @@
-"""rho-zCDP: the Gaussian calibration and the (epsilon, delta) conversions (spec
-open-problem-002 §1, §9 fact 1)."""
+"""rho-zCDP: the Gaussian calibration and the (epsilon, delta) conversions (Bun & Steinke, as
+paper 002 uses them)."""
 
 import math
 
@@ -15,9 +15,9 @@ def test_conversion_round_trip(eps):
     assert zcdp_to_dp(rho, 0.01) == pytest.approx(eps, rel=1e-9)
 
 
-def test_conversion_values_of_the_spec():
+def test_conversion_round_trip_values():
     assert dp_to_zcdp(1.0, 0.01) == pytest.approx(0.04909, abs=5e-6)
-    # the spec's values, rounded: within half a unit of their last digit
+    # values rounded to 2 decimals: within half a unit of their last digit
     for rho, eps in ((0.01, 0.44), (0.1, 1.46), (1.0, 5.29)):
         assert zcdp_to_dp(rho, 0.01) == pytest.approx(eps, abs=5e-3)
     for eps, rho, unit in ((10.0, 2.81, 0.01), (100.0, 65.3, 0.1)):
@@ -64,9 +64,10 @@ def test_bad_parameters_are_refused():
         (100.0, 65.3, 0.99, 61.2, 4.03, (0.1, 0.01, 0.1, 0.01)),
     ],
 )
-def test_jdp_linucb_constants_of_the_spec(eps, rho_J, sigma_n, Upsilon, nu, unit):
-    """Spec open-problem-002 §5.4 at T = 2^15, d = 5, delta = delta_c = 0.01 (m = 16): sigma_n^2
-    = 4 m / rho(eps, delta), Upsilon and nu of R7. The spec prints rounded values computed from
+def test_jdp_linucb_constants_at_t_2_15(eps, rho_J, sigma_n, Upsilon, nu, unit):
+    """JDP-LinUCB ([R6], [R7] of docs/papers/op24.md) at T = 2^15, d = 5, delta = delta_c = 0.01
+    (m = 16): sigma_n^2 = 4 m / rho(eps, delta), Upsilon and nu. The expected values are rounded,
+    computed from
     rounded intermediates: each must agree within one unit of its last printed digit."""
     from dpbandits.mechanisms.tree import n_levels, sigma_zcdp_node
     from dpbandits.policies.confidence import ZCDPTreeRegularizer

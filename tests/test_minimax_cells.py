@@ -1,4 +1,4 @@
-"""OP-E1 / OP-E2 cells: keyed streams into the AdaC engines (spec open-problem-002 §7.1-§7.4)."""
+"""OP-E1 / OP-E2 cells: keyed streams into the AdaC engines (docs/papers/op24.md)."""
 
 import math
 

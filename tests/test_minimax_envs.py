@@ -1,4 +1,4 @@
-"""Instances and streams of the open-problem audit (spec open-problem-002 §7.1-§7.4)."""
+"""Instances and streams of the open-problem audit (docs/papers/op24.md)."""
 
 import math
 

@@ -1,4 +1,4 @@
-"""Verdict rules of the open-problem audit (spec open-problem-002 §7.4-§7.5)."""
+"""Verdict rules of the open-problem audit (docs/papers/op24.md, 'Verdicts')."""
 
 import math
 
@@ -27,8 +27,8 @@ def _runs(T, f, n=30, cv=0.1, seed=0):
     return np.array([f(t) * (1 + cv * rng.standard_normal(n)) for t in T])
 
 
-def test_secant_exponents_of_the_spec():
-    """Spec §7.4: the claimed exponents over the fit windows, to the printed digit."""
+def test_secant_exponents_over_the_fit_windows():
+    """The claimed exponents over the fit windows, to the printed digit."""
     lo, hi = 1e5, 1e7
     assert secant_exponent(lambda T: math.sqrt(5 * T * math.log(T)), lo, hi) == pytest.approx(
         0.537, abs=5e-4

@@ -1,6 +1,7 @@
-"""OnlineUCB (paper 000, Algorithm 1): the unit-test facts of spec onlineucb-000 §8.
+"""OnlineUCB (paper 000, Algorithm 1, Lemma 3.3, Cor. 3.6): noise scale, clipping constant,
+gradient and loss moments, confidence set, instances and perturbation rule.
 
-Monte Carlo checks use fixed seeds and the tolerance the spec gives (5 Monte Carlo standard
+Monte Carlo checks use fixed seeds and a tolerance of 5 Monte Carlo standard
 errors unless stated): a correct implementation fails one of them with probability < 1e-6.
 """
 
@@ -32,14 +33,15 @@ from dpbandits.seeds import noise_generator
 from .conftest import ROOT, SCHEMAS
 
 T, BETA, DELTA = 20000, 0.1, 0.1
-# spec §8 items 4-5
+# fixed inputs of the perturbed-gradient and expected-loss checks
 X4 = np.array([0.6, 0, 0.8, 0, 0])
 THETA4 = np.array([0.3, -0.2, 0.5, 0.1, 0])
 Y4, SIGMA4, DELTA2_4 = 1.0, 1.3, 0.09
 
 
 def _draws(n, x, y, sigma, Delta2, seed):
-    """``n`` privatized reports ``(x~, y~)`` of one fixed ``(x, y)`` (spec §2.5 steps 5-6)."""
+    """``n`` privatized reports ``(x~, y~)`` of one fixed ``(x, y)`` (Algorithm 1: perturbation,
+    then Gaussian noise)."""
     rng = np.random.default_rng(seed)
     d = x.shape[0]
     xt = x + math.sqrt(Delta2) * rng.standard_normal((n, d)) + sigma * rng.standard_normal((n, d))
@@ -54,14 +56,14 @@ def _within(samples, expected, k=5.0):
 
 
 @pytest.mark.parametrize("eps,sigma", [(0.2, 22.475447), (1.0, 4.495089), (10.0, 0.449509)])
-def test_item_1_noise_scale(eps, sigma):
+def test_noise_scale(eps, sigma):
     assert onlineucb_sigma(eps, DELTA) == pytest.approx(sigma, abs=1e-6)
 
 
 @pytest.mark.parametrize(
     "eps,G0,G1", [(0.2, 66077.12, 67432.48), (1.0, 2793.05, 3072.30), (10.0, 48.33, 85.46)]
 )
-def test_item_2_clipping_constant(eps, G0, G1):
+def test_clipping_constant(eps, G0, G1):
     assert math.log(2 * T / BETA) == pytest.approx(12.899220, abs=1e-6)
     sigma = onlineucb_sigma(eps, DELTA)
     # the reference values are printed to 2 decimals: agreement to the printed precision
@@ -71,13 +73,13 @@ def test_item_2_clipping_constant(eps, G0, G1):
     assert policy.G == clipping_constant(sigma, 0.0, T, BETA)  # defaults: Delta^2 = 0
 
 
-def test_item_3_gradient_is_unbiased_without_perturbation():
+def test_gradient_is_unbiased_without_perturbation():
     xt, yt = _draws(2_000_000, X4, Y4, SIGMA4, 0.0, seed=3)
     g = loss_gradient(THETA4, xt, yt, SIGMA4**2)
     _within(g, 2 * X4 * (X4 @ THETA4 - Y4))
 
 
-def test_item_4_gradient_mean_with_perturbation():
+def test_gradient_mean_with_perturbation():
     expected = np.array([-0.45, -0.036, -0.582, 0.018, 0.0])
     assert 2 * (np.outer(X4, X4) + DELTA2_4 * np.eye(5)) @ THETA4 - 2 * Y4 * X4 == pytest.approx(
         expected
@@ -86,7 +88,7 @@ def test_item_4_gradient_mean_with_perturbation():
     _within(loss_gradient(THETA4, xt, yt, SIGMA4**2), expected)
 
 
-def test_item_5_expected_loss():
+def test_expected_loss():
     assert (X4 @ THETA4 - Y4) ** 2 + DELTA2_4 * THETA4 @ THETA4 + SIGMA4**2 == pytest.approx(1.9015)
     xt, yt = _draws(2_000_000, X4, Y4, SIGMA4, DELTA2_4, seed=5)
     _within(corrected_loss(THETA4, xt, yt, SIGMA4**2)[:, None], np.array([1.9015]))
@@ -110,7 +112,7 @@ def _normal_equations_solution(n, Delta2, seed, sigma=1.3, d=5):
     return np.linalg.solve(A, b), theta_star
 
 
-def test_item_6_minimiser_of_the_corrected_loss():
+def test_minimiser_of_the_corrected_loss():
     errs = []
     for n in (10_000, 1_000_000):
         est, theta_star = _normal_equations_solution(n, 0.0, seed=6)
@@ -124,7 +126,7 @@ def test_item_6_minimiser_of_the_corrected_loss():
     assert np.linalg.norm(est - ridge) < 0.05 < np.linalg.norm(est - theta_star)
 
 
-def test_item_7_clipping():
+def test_clipping():
     rng = np.random.default_rng(8)
     g = rng.standard_normal((1000, 5)) * rng.lognormal(0, 2, (1000, 1))
     G = 3.0
@@ -143,7 +145,7 @@ def _history(seed, n=40, d=5):
     return rng.standard_normal((n, d)) * 2, rng.uniform(-1, 1, (n, d)) / math.sqrt(d)
 
 
-def test_item_8_confidence_centre_is_a_ridge_regression():
+def test_confidence_centre_is_a_ridge_regression():
     xt, thetas = _history(9)
     preds = np.sum(xt * thetas, axis=1)
     stacked = np.vstack([np.eye(5), xt])
@@ -152,7 +154,7 @@ def test_item_8_confidence_centre_is_a_ridge_regression():
     assert np.allclose(confidence_centre(xt, preds), lstsq, rtol=0, atol=1e-10)
 
 
-def test_item_9_ellipsoid_identity():
+def test_ellipsoid_identity():
     xt, thetas = _history(10)
     preds = np.sum(xt * thetas, axis=1)
     centre = confidence_centre(xt, preds)
@@ -165,7 +167,7 @@ def test_item_9_ellipsoid_identity():
         assert lhs == pytest.approx(rhs, rel=1e-8)
 
 
-def test_item_10_ucb_closed_form():
+def test_ucb_closed_form():
     xt, thetas = _history(12)
     V = np.eye(5) + xt.T @ xt
     Vinv = np.linalg.inv(V)
@@ -186,7 +188,7 @@ def test_item_10_ucb_closed_form():
         assert np.all(points @ x <= idx[k] + 1e-9)
 
 
-def test_item_16_unit_scale_instances():
+def test_unit_scale_instances():
     unit, code = paper_text_instances(20, 100, 5), script_instances(20, 100, 5)
     norms = np.linalg.norm(unit.X, axis=2)
     assert np.allclose(norms[:, 5:], 1.0) and np.allclose(norms[:, :4], 1.0)
@@ -198,7 +200,7 @@ def test_item_16_unit_scale_instances():
     assert len({tuple(np.round(t, 12)) for t in unit.theta}) == 20
 
 
-def test_item_17_common_random_numbers():
+def test_common_random_numbers():
     inst = paper_text_instances(3, 100, 5)
     a, b = reward_tables(inst.mu, 500, [0, 1, 2]), reward_tables(inst.mu, 500, [0, 1, 2])
     assert np.array_equal(a, b)  # every algorithm re-creates the same tables
@@ -208,7 +210,7 @@ def test_item_17_common_random_numbers():
     assert np.array_equal(noise_generator(1, "e", "p", "onlineucb", 0).random(8), streams[0])
 
 
-def test_item_18_perturbation_rule():
+def test_perturbation_rule():
     lambda_bar = T**-0.25
     assert perturbation(0.125, lambda_bar) == 0.0
     assert perturbation(0.0, lambda_bar) == pytest.approx(0.0840896, abs=5e-8)
@@ -242,7 +244,7 @@ def test_optimal_arm_lambda_min_matches_a_direct_simulation():
     assert optimal_arm_lambda_min(d, K) == pytest.approx(direct, abs=d / math.sqrt(n) * 3)
 
 
-def test_item_21_reduction_sanity_on_fresh_arms():
+def test_reduction_sanity_on_fresh_arms():
     """epsilon = 1e6 (sigma ~ 0), Delta^2 = 0, OGD: regret at T = 2^14 below 0.2 x uniform play."""
     n, d, K, T_ = 3, 5, 10, 2**14
     inst = make_instances("fresh_sphere", n, K, d, 2)

@@ -1,5 +1,5 @@
-"""Verdicts of the open-problem audit on synthetic results with known exponents (spec
-open-problem-002 §7.5): the rules see what was planted."""
+"""Verdicts of the open-problem audit on synthetic results with known exponents
+(docs/papers/op24.md, 'Verdicts'): the rules see what was planted."""
 
 import math
 

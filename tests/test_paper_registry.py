@@ -1,13 +1,14 @@
 """The paper registry (src/dpbandits/papers) is the one list of papers the cross-paper parts use:
 every entry has its files, and every cross-paper list agrees with it."""
 
+import re
 from pathlib import Path
 
 import pytest
 
 from dpbandits import cli, report, verify
-from dpbandits.config import load_yaml
-from dpbandits.papers import PAPERS, paper, papers
+from dpbandits.config import ConfigError, load_yaml
+from dpbandits.papers import PAPERS, paper, papers, select
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -21,10 +22,27 @@ def test_every_registered_paper_has_its_files(prefix):
     assert p.kind in ("figures", "bounds")
 
 
-def test_the_config_builds_exactly_the_registered_papers_of_each_kind():
+def test_the_config_builds_every_registered_paper_unless_it_selects_fewer():
     cfg = load_yaml(ROOT / "config" / "config.yaml")
-    assert set(cfg["experiments"]) == {p.prefix for p in papers("figures")}
-    assert set(cfg["bound_audits"]) == {p.prefix for p in papers("bounds")}
+    assert "experiments" not in cfg and "bound_audits" not in cfg  # the registry decides
+    select(cfg)
+    assert cfg["experiments"] == [p.prefix for p in papers("figures")]
+    assert cfg["bound_audits"] == [p.prefix for p in papers("bounds")]
+    assert select({"experiments": ["olucb"], "bound_audits": []})["experiments"] == ["olucb"]
+
+
+@pytest.mark.parametrize(
+    "selection,message",
+    [
+        ({"experiments": ["nope"]}, "config key experiments: 'nope' is not a registered paper"),
+        ({"experiments": ["op24"]}, "'op24' is not a registered paper with figures (it is a "),
+        ({"bound_audits": ["cz22"]}, "allowed: op24, plasso"),
+        ({"bound_audits": "op24"}, "config key bound_audits: 'op24' is not a list"),
+    ],
+)
+def test_a_bad_selection_names_the_key_the_value_and_what_is_allowed(selection, message):
+    with pytest.raises(ConfigError, match=re.escape(message)):
+        select(dict(selection))
 
 
 def test_cross_paper_lists_come_from_the_registry():
@@ -38,7 +56,7 @@ def test_cross_paper_lists_come_from_the_registry():
 
 
 def test_an_unknown_paper_or_kind_is_named_in_the_error():
-    with pytest.raises(KeyError, match="registered: olucb, plasso, op24, cz22, dpdpe"):
+    with pytest.raises(KeyError, match="registered: cz22, olucb, dpdpe, op24, plasso"):
         paper("nope")
     with pytest.raises(ValueError, match="unknown paper kind"):
         papers("tables")

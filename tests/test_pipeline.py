@@ -94,10 +94,10 @@ def test_dry_run_of_the_full_dag(project):
         "op24_sim_e3_C1_d5_jdp",
     ):
         assert target in listed
-    # paper 002: one job per run of the core plan (spec open-problem-002 §7), then its audit
+    # paper 002: one job per run of the core plan (docs/papers/op24.md), then its audit
     op24 = {k for k in counts if k.startswith("op24_sim_")}
     assert len(op24) == 8 and counts["op24_verdicts"] == counts["audit_op24"] == "1"
-    # paper 001: one job per (family, algorithm) of the core plan (spec private-lasso-001 §4.3)
+    # paper 001: one job per (family, algorithm) of the core plan (docs/papers/plasso.md)
     plasso = {k for k in counts if k.startswith("plasso_sim_e1_")}
     # (12: the 10 of the plan and the support-block tree ablation on F1 and F2)
     assert len(plasso) == 12 and counts["plasso_verdicts"] == counts["plasso_report"] == "1"
@@ -282,13 +282,14 @@ def test_quick_audit_builds_the_report(project):
     page = (res / "cz22.html").read_text()
     assert "finite-horizon" in page and "cz22.thm3.2" in page
     assert "This paper has no analytic communication audit" in page
-    # paper 004: the analytic communication audit (spec §10), its table and its report section
+    # paper 004: the analytic communication audit (docs/papers/dpdpe.md), its table and its report
+    # section
     comm = pd.read_csv(res / "dpdpe_communication.csv")
     assert len(comm) == 6 and set(comm["unit"]) == {"reals", "bits"}
     assert set(comm["verdict"]) <= {"consistent", "exceeds"}
     assert "Communication without simulation" in (res / "dpdpe.html").read_text()
     assert 'href="cz22.html"' in (res / "report.html").read_text()
-    # paper 002 (op24): verdicts of every claim of spec §4, Table 1, the figures, its page
+    # paper 002 (op24): verdicts of every claim of the registry, Table 1, the figures, its page
     claims = pd.read_csv(res / "op24_claims.csv").set_index("claim_id")
     assert len(claims) == 14 and claims.loc["op.q1", "verdict"] == "NOT-AUDITED"
     # the lower bound's family I2 is saturated at quick scale: the shared vocabulary says so
@@ -309,7 +310,7 @@ def test_quick_audit_builds_the_report(project):
         assert (project / f"results/quick/figures/op24_{fig}.png").read_bytes()[:4] == b"\x89PNG"
     assert "Verdict per claim" in (res / "op24.html").read_text()
     assert 'href="op24.html"' in (res / "report.html").read_text()
-    # paper 001 (plasso): a verdict for every claim of spec §3, the rows, figures and page
+    # paper 001 (plasso): a verdict for every claim of the registry, the rows, figures and page
     pl = pd.read_csv(res / "plasso_claims.csv").set_index("claim_id")
     assert len(pl) == 10 and pl.loc["plasso.thm1", "verdict"] == "NOT-AUDITED"
     assert pl.loc["plasso.intro.dim", "verdict"] == "NOT-RUN"  # PL-E2 is full tier

@@ -1,5 +1,5 @@
-"""The run plan and the verdict rules of the PrivateLASSO audit (paper 001; spec
-private-lasso-001 §4.3-§4.7), on the project's files and on synthetic regret tables whose
+"""The run plan and the verdict rules of the PrivateLASSO audit (paper 001;
+docs/papers/plasso.md), on the project's files and on synthetic regret tables whose
 verdicts follow from the rules by construction."""
 
 import math
@@ -32,7 +32,7 @@ def claims():
     return {c["id"]: c for c in load_bound_registry(CLAIMS, CLAIMS_SCHEMA)["claims"]}
 
 
-def test_core_plan_is_spec_4_3():
+def test_core_plan_is_pl_e1_on_f1_and_f2():
     plan = load_plasso_plan(PLAN, SCHEMA)
     assert len(plan.runs) == 12 and plan.fit_points == 4
     pl = plan.run("e1_F1_d100_K2_s5_private_lasso")
@@ -41,7 +41,7 @@ def test_core_plan_is_spec_4_3():
     assert pl.horizons == tuple(2**k for k in range(9, 15)) and pl.trials == 5
     assert plan.run("e1_F2_d100_K2_s5_oracle_tbap").eps_index == (1, 2, 3)
     assert plan.run("e1_F1_d100_K2_s5_oracle_ols").eps == (INF,)
-    # 15 algorithm configurations per family (spec §4.3 runtime budget)
+    # 15 algorithm configurations per family
     # plus the support-block tree ablation at the svt-noise-off ablation's 2 eps, indexed in
     # PrivateLASSO's grid (paired with its cells)
     assert sum(len(r.eps) for r in plan.runs if r.family == "F1") == 15 + 2
@@ -103,7 +103,7 @@ def test_bad_tier_is_refused():
         load_plasso_plan(PLAN, SCHEMA, "huge")
 
 
-def test_claimed_exponents_of_spec_4_5_and_4_7(claims):
+def test_claimed_secant_exponents_over_the_fit_windows(claims):
     """b_claim of Theorem 2 (ln^3 T ln(ln T / delta)): core 0.365, full 0.304; Theorem 3:
     0.749, 0.707; R-DIM: (ln ln 1000 - ln ln 100) / ln 10 = 0.176."""
     v = {"s0": 5, "K": 2, "eps": 1.0, "delta": 0.01}
@@ -116,7 +116,7 @@ def test_claimed_exponents_of_spec_4_5_and_4_7(claims):
     )
 
 
-def test_constants_table_reproduces_spec_2_7():
+def test_constants_table_at_the_core_instance():
     params = {"sigma": 0.5, "C_theta": 1.0, "C_X": 4.0, "C_r": 4.0, "lambda0": 0.2,
               "delta": 0.01, "phi2": 1.0}  # fmt: skip
     t = constants_table([1.0, 1e4, 1e8, INF], 2**14, 100, 5, 2, params).set_index("eps")
@@ -128,7 +128,7 @@ def test_constants_table_reproduces_spec_2_7():
     assert (t["c_max"] == 18).all() and t.loc[INF, "xi"] == 0
 
 
-def test_aggregate_of_spec_4_7():
+def test_aggregate_over_eps():
     assert aggregate_upper(["PRE-ASYMPTOTIC", "PRE-ASYMPTOTIC"]) == "PRE-ASYMPTOTIC"
     assert aggregate_upper(["PRE-ASYMPTOTIC", "SUPPORTED"]) == "SUPPORTED"
     assert aggregate_upper(["SUPPORTED", "CONTRADICTED"]) == "CONTRADICTED"

@@ -1,5 +1,6 @@
 """The fast PrivateLASSO engine (:mod:`dpbandits.engine.private_lasso`) against a slow per-round
-reference written from spec private-lasso-001 §2.3-§2.8 and §4.1, spec fact 15, and a
+reference written from Algorithms 1-2 of paper 001 and the instance families of
+docs/papers/plasso.md, the reduction of noiseless TBAP to Oracle-OLS, and a
 known-ordering check (Oracle-OLS vs PrivateLASSO(eps = 1)).
 
 The reference plays one round at a time: ``inst.block(1)``, one tie uniform, TBAP nodes kept in a
@@ -52,7 +53,7 @@ def _node_noise(g_tbap, g_rest, side, blk, m, sigma):
 
 def reference_trial(algorithm, const, inst, streams, direct_ols=False, g_rest=None):
     """Algorithm 1 one round at a time. ``direct_ols``: instead of the TBAP prefix, solve the
-    least squares from the raw stored history every round (Oracle-OLS written from §2.8).
+    least squares from the raw stored history every round (Oracle-OLS).
 
     Full tree: the exact statistics and every noise matrix are ``(d+1) x (d+1)`` (reward last);
     a node's entries in the rows and columns of ``S_l`` and the reward are drawn from the TBAP
@@ -320,7 +321,8 @@ def test_noise_changes_the_outcome():
 
 def test_block_boundaries_do_not_change_the_run(monkeypatch):
     """Episodes longer than BLOCK are played in several kernel calls; the outcome must not depend
-    on BLOCK (up to the 1-ulp context differences of ``SparseInstance.block``, see fact 16)."""
+    on BLOCK (up to the 1-ulp context differences of ``SparseInstance.block``, see
+    test_private_lasso.py)."""
     d, s0, K, T = SMALL["d"], SMALL["s0"], SMALL["K"], SMALL["T"]
     p = SETTINGS["lam05"]
     for alg, eps, idx in [
@@ -335,9 +337,9 @@ def test_block_boundaries_do_not_change_the_run(monkeypatch):
         assert small[2] == full[2]
 
 
-# -- fact 15 ---------------------------------------------------------------------------------------
+# -- noiseless TBAP -------------------------------------------------------------------------------
 @pytest.mark.parametrize("family", ["F1", "F2"])
-def test_fact15_tbap_without_noise_on_S_is_oracle_ols(family):
+def test_tbap_without_noise_on_S_is_oracle_ols(family):
     """sigma_B = 0 and S_l = S: the TBAP estimate equals Oracle-OLS's at every round.
 
     ``oracle_tbap`` at eps = inf runs with sigma_B = 0. Through ``simulate_cell`` it uses its own
@@ -378,10 +380,10 @@ def test_oracle_ols_beats_private_lasso_at_eps_1():
     independent of the gap: each round costs gap * Bernoulli(1/2), mean 0.564, variance
     E[gap^2]/2 - 1/pi = 0.682, and the mean over 4 x 256 rounds has relative sd
     sqrt(0.682/1024)/0.564 = 4.6% (a 40-trial pilot gave a per-trial sd of 9.3% against the
-    predicted 9.1%). PrivateLASSO(1) >= 0.8 x random play (the spec's saturation line, §4.5) is
-    thus 4.3 sd below its expectation. Oracle-OLS regresses on the true 5 coordinates with exact
-    statistics: after ~s0 rounds its per-round regret is O(sigma^2 s0 / t), a total of order
-    s0 + sigma^2 s0 ln T ~ 12, far below 0.2 x random play (29)."""
+    predicted 9.1%). PrivateLASSO(1) >= 0.8 x random play (the saturation line of
+    docs/papers/plasso.md) is thus 4.3 sd below its expectation. Oracle-OLS regresses on the true 5
+    coordinates with exact statistics: after ~s0 rounds its per-round regret is O(sigma^2 s0 / t),
+    a total of order s0 + sigma^2 s0 ln T ~ 12, far below 0.2 x random play (29)."""
     d, s0, K, T, trials = 100, 5, 2, 256, 4
     r_or, u_or, _ = simulate_cell(EXP, "F1", d, s0, K, T, "oracle_ols", math.inf, 0, trials)
     r_pl, u_pl, _ = simulate_cell(EXP, "F1", d, s0, K, T, "private_lasso", 1.0, 1, trials)

@@ -1,4 +1,5 @@
-"""Calibrations of every policy: spec 003 §3.10, §4.5 (U15), §10 U13, U14."""
+"""Calibrations of every policy: the theory constants (docs/papers/cz22.md), the script's
+experiment constants, refresh schedules and reductions to LinUCB."""
 
 import math
 
@@ -14,7 +15,8 @@ from dpbandits.seeds import noise_generator
 L = math.sqrt(2)
 SCRIPT = Quirks.from_fidelity("script")
 
-# Spec §4.5: (d, epsilon, algorithm) -> s, Gamma, lambda, width
+# The script's formulas evaluated at L = sqrt(2), n = 20000, B = 20, delta = 0.1:
+# (d, epsilon, algorithm) -> s, Gamma, lambda, width
 # (L = sqrt 2, n = 20000, B = 20, delta = 0.1)
 TABLE_4_5 = [
     (5, 0.2, "ldp", 8.97061, 2836.757, 5673.514, 123.067),
@@ -41,7 +43,7 @@ TABLE_4_5 = [
 
 
 @pytest.mark.parametrize("d,eps,alg,s,Gamma,lam,width", TABLE_4_5)
-def test_u15_experiment_constants_of_spec_4_5(d, eps, alg, s, Gamma, lam, width):
+def test_experiment_constants_of_the_script(d, eps, alg, s, Gamma, lam, width):
     p = make_policy(alg, Setting(T=20000, d=d, epsilon=eps, delta=0.1, B=20), "experiment", SCRIPT)
     if s is not None:
         assert p.consts["s"] == pytest.approx(s, rel=2e-5)
@@ -52,7 +54,7 @@ def test_u15_experiment_constants_of_spec_4_5(d, eps, alg, s, Gamma, lam, width)
 
 
 @pytest.mark.parametrize("d,width", [(5, 7.2982), (10, 10.3212), (15, 12.6409)])
-def test_u15_linucb_width_uses_gamma_1_and_lambda_1e_4(d, width):
+def test_linucb_width_uses_gamma_1_and_lambda_1e_4(d, width):
     p = make_policy("linucb", Setting(T=20000, d=d), "experiment", SCRIPT)
     assert p.lam == 1e-4
     assert p.radius(L)[0] == pytest.approx(width, abs=1e-4)
@@ -66,7 +68,7 @@ def test_u15_linucb_width_uses_gamma_1_and_lambda_1e_4(d, width):
     )  # time-varying, below the fixed one
 
 
-def test_theory_regularisers_of_spec_3_10():
+def test_explicit_theory_regularisers():
     """Explicit lambda at T = 20000, d = 5, B = 20, delta = 0.1, epsilon = 1."""
     s = Setting(T=20000, d=5, epsilon=1.0, delta=0.1, B=20)
     assert make_policy("ldp", s, "theory").lam == pytest.approx(1.43e5, rel=0.01)
@@ -158,7 +160,7 @@ def test_theory_conditions_are_reported():
     assert all(ok.values())
 
 
-def test_cumulative_noise_ratio_of_spec_7_3():
+def test_cumulative_noise_ratio_predicted_by_lemma_3_9():
     """Audit metric: sqrt(sigma~_A / sigma~_LDP) = 0.557 (Amp) and about 0.546 (Vec), d = 5."""
     s = Setting(T=20000, d=5, epsilon=1.0, delta=0.1, B=20)
     ldp = make_policy("ldp", s, "experiment", SCRIPT).cumulative_noise_std(L)

@@ -12,6 +12,7 @@ from dpbandits.audit import privacy_claims
 from dpbandits.audit.privacy_claims import STATUSES, privacy_claim_status, select_rows
 from dpbandits.bound_claims import load_bound_registry
 from dpbandits.claims import load_claims
+from dpbandits.papers import papers
 
 from .conftest import ROOT, SCHEMAS
 
@@ -271,7 +272,7 @@ def _delivered_rows(scale: str, monkeypatch) -> pd.DataFrame:
         name: load_experiment(
             ROOT / f"config/experiments/{name}.yaml", cfg, SCHEMAS / "experiment.schema.yaml"
         )
-        for name in cfg["experiments"]
+        for name in (p.prefix for p in papers("figures"))
     }
     op24 = load_plan(
         str(ROOT / "config/experiments/op24.yaml"), str(SCHEMAS / "op24.schema.yaml"), "core", scale

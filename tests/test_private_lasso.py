@@ -1,4 +1,6 @@
-"""PrivateLASSO building blocks: spec private-lasso-001 §6 facts 1-14 and 16-18 (fact 15 and the
+"""PrivateLASSO building blocks of paper 001 (Algorithms 1-2, TBAP of Section 3; the
+project's choices in docs/papers/plasso.md): budgets, constants, sparse estimation, tree, solver,
+environment (the reduction of noiseless TBAP to Oracle-OLS and the
 engine as a whole are in ``test_plasso_engine.py``).
 
 Statistical checks use fixed seeds; their tolerances are stated next to them in units of the
@@ -51,10 +53,10 @@ def _close_to_printed(value: float, printed: str) -> bool:
     return abs(value - float(printed)) <= half_unit * (1 + 1e-9)
 
 
-# -- budgets and constants (facts 1-4, 9, 13) ------------------------------------------------------
+# -- budgets and constants ---------------------------------------------------------------------
 @pytest.mark.parametrize("T", [8, 1000, 2**14, 2**17])
 @pytest.mark.parametrize("eps", [0.3, 1.0, 1e4, 1e8])
-def test_fact1_budget_split_composes_to_eps_over_log_and_delta(T, eps):
+def test_budget_split_composes_to_eps_over_log_and_delta(T, eps):
     c = plasso_constants(T, 100, 5, 2, eps, delta=0.01)
     assert c.n_L == T.bit_length() == math.floor(math.log2(T)) + 1
     assert c.eps1 == c.eps2 and c.delta1 == c.delta2
@@ -63,8 +65,9 @@ def test_fact1_budget_split_composes_to_eps_over_log_and_delta(T, eps):
     assert c.n_L * (c.delta1 + c.delta2) == pytest.approx(0.01, rel=1e-12)
 
 
-# §2.7 table: eps -> (eps1, xi, Gamma, threshold / lambda_t, rho_ep, sigma_B / Delta at D = 13),
-# as printed. The threshold of eps = 1e7 is printed "-4.96" in the spec, but 4 * Gamma * sqrt(s_bar)
+# Core-instance constants (T = 2^14, d = 100, s0 = 5, delta = 0.01), computed independently and
+# rounded: eps -> (eps1, xi, Gamma, threshold / lambda_t, rho_ep, sigma_B / Delta at D = 13).
+# The threshold of eps = 1e7 was first rounded to "-4.96", but 4 * Gamma * sqrt(s_bar)
 # = 4 * (-0.103186) * 12.0045 = -4.9548 (and with the table's own rounded Gamma -4.944): a rounding
 # slip of the table, so the computed value rounded to 3 digits is used here.
 TABLE = {
@@ -78,7 +81,7 @@ TABLE = {
 }
 
 
-def test_fact2_core_constants_match_the_spec_table():
+def test_core_constants_match_the_table():
     c = _core(1.0)
     assert c.n_L == 15
     assert _close_to_printed(c.delta1, "3.33e-4") and c.delta1 == c.delta2
@@ -104,7 +107,7 @@ def test_fact2_core_constants_match_the_spec_table():
         assert float(f"{c.xi:.2e}") == pytest.approx(3.69 * 1e5 / eps, rel=1e-12)
 
 
-def test_fact2_svt_constants_follow_algorithm2_line1():
+def test_svt_constants_follow_algorithm2_line1():
     c = _core(1e4)
     L = math.log(1 / c.delta1)
     eps_prime = c.eps1 / math.sqrt(8 * c.s_bar * L)
@@ -121,7 +124,7 @@ def test_fact2_svt_constants_follow_algorithm2_line1():
 
 
 @pytest.mark.parametrize("eps2", [1e-3, 1.0, 1e5])
-def test_fact3_rho_round_trip(eps2):
+def test_rho_round_trip(eps2):
     delta2 = _core(1.0).delta2
     rho = dp_to_zcdp(eps2, delta2)
     assert rho > 0
@@ -130,13 +133,13 @@ def test_fact3_rho_round_trip(eps2):
     assert abs(zcdp_to_dp(rho, delta2) - eps2) / eps2 < 1e-9
 
 
-def test_fact3_constants_use_rho_of_eps2_delta2():
+def test_constants_use_rho_of_eps2_delta2():
     for eps in [1.0, 1e4, 1e8]:
         c = _core(eps)
         assert c.rho_ep == dp_to_zcdp(c.eps2, c.delta2)
 
 
-def test_fact4_episode_schedule_T8():
+def test_episode_schedule_T8():
     assert n_episodes(8) == 4
     assert episode_starts(8) == [1, 2, 4, 8]
     assert [episode_length(s, 8) for s in episode_starts(8)] == [1, 2, 4, 1]
@@ -144,7 +147,7 @@ def test_fact4_episode_schedule_T8():
     assert rounds == [[1], [2, 3], [4, 5, 6, 7], [8]]
 
 
-def test_fact4_episodes_partition_the_horizon():
+def test_episodes_partition_the_horizon():
     for T in range(1, 300):
         starts = episode_starts(T)
         assert len(starts) == n_episodes(T) == math.floor(math.log2(T)) + 1
@@ -161,7 +164,7 @@ def test_lambda_t_product_reading():
 
 
 @pytest.mark.parametrize("T", [2**9, 2**14, 2**17])
-def test_fact9_threshold_sign(T):
+def test_threshold_sign(T):
     """Gamma > 0 (positive threshold) for eps < 1 - delta, Gamma < 0 for eps > 1 - delta."""
     lam = lambda_t(T // 2, 0.2, 100)
     for eps in [0.01, 0.1, 0.5, 0.9, 0.98]:
@@ -173,7 +176,7 @@ def test_fact9_threshold_sign(T):
 
 
 @pytest.mark.parametrize("eps", [1.0, 1e4, 1e6])
-def test_fact13_sigma_B_calibration(eps):
+def test_sigma_B_calibration(eps):
     """``Delta = sqrt(2) (C_X^2 width + C_r^2)``, ``sigma_B^2 = (D + 1) Delta^2 / (2 rho_ep)``:
     ``width = m`` for the support-block tree (ablation), ``width = d`` for the paper's full
     ``(d+1) x (d+1)`` tree (Section 3), whose noise therefore grows with ``d``."""
@@ -260,7 +263,7 @@ def test_support_block_tree_keeps_the_former_calibration():
         assert t.delta == math.sqrt(2) * (16.0 * m + 16.0)
 
 
-# -- SparseEstimation (facts 5-8) ----------------------------------------------------------------
+# -- SparseEstimation ---------------------------------------------------------------------------
 def _dense_data(seed, n=4000, d=100, nonzero=30, coef=0.17):
     """Rows N(0, I), ``nonzero`` coefficients of +-coef (norm < 1, no rescaling): many coordinates
     survive the screening so that the cap binds."""
@@ -274,7 +277,7 @@ def _dense_data(seed, n=4000, d=100, nonzero=30, coef=0.17):
 
 
 def test_lasso_scaling_screening_and_rescaling():
-    """§2.4 steps 2-3: the fit minimises (1/n)||Y - Z theta||^2 + lambda ||theta||_1 (its KKT
+    """Algorithm 2: the fit minimises (1/n)||Y - Z theta||^2 + lambda ||theta||_1 (its KKT
     conditions at sklearn's tol 1e-6), S0 = {|theta_hat_i| > 4 lambda}, and a fit outside the
     ball ||theta|| <= C_theta is rescaled radially [R12]."""
     Z, Y = _dense_data(0, n=800)
@@ -296,7 +299,7 @@ def test_lasso_scaling_screening_and_rescaling():
     np.testing.assert_allclose(lasso_fit(Z, big, lam, 1.0), free / np.linalg.norm(free))
 
 
-def test_fact5_subset_and_cap():
+def test_subset_and_cap():
     t = 4001  # 4 lambda_t = 0.11 < 0.17
     binding = 0
     for seed in range(4):
@@ -312,12 +315,12 @@ def test_fact5_subset_and_cap():
                 assert S0.size > c.c_max
                 binding += 1
                 assert S1.size == c.c_max
-            if eps == math.inf:  # §2.6: the first c_max elements of S0 in index order
+            if eps == math.inf:  # the first c_max elements of S0 in index order
                 assert np.array_equal(S1, S0[: c.c_max])
     assert binding == 8
 
 
-def test_fact5_forced_pass_returns_the_cmax_smallest_of_S0():
+def test_forced_pass_returns_the_cmax_smallest_of_S0():
     c = dataclasses.replace(_core(1e4), Gamma=-1e9, xi=1e-12)
     rng = np.random.default_rng(5)
     S0 = rng.choice(100, 40, replace=False)  # unsorted on purpose
@@ -340,7 +343,7 @@ class _Recorder:
         return x
 
 
-def test_fact6_laplace_variances_and_draw_order():
+def test_laplace_variances_and_draw_order():
     """Var(zeta) = 2 xi^2, Var(nu) = 8 xi^2 over 1e5 coordinates. The sample variance of n Laplace
     draws has relative sd sqrt((kurtosis - 1)/n) = sqrt(5/n) = 0.71% at n = 1e5, so +-2% is 2.8 sd
     (the mean's sd is sqrt(2/n) xi, tested at 5 sd)."""
@@ -368,7 +371,7 @@ def test_fact6_laplace_variances_and_draw_order():
     assert 0.2 * n < S1.size < 0.8 * n
 
 
-def test_fact6_no_draws_without_noise():
+def test_no_draws_without_noise():
     rec = _Recorder(np.random.default_rng(0))
     theta_hat = np.array([0.3, -0.2, 0.05, 0.0, 1.0])
     S1 = sparse_vector_select(theta_hat, np.arange(5), 0.1, 0.0, 10.0, rec)
@@ -376,8 +379,8 @@ def test_fact6_no_draws_without_noise():
     assert S1.tolist() == [0, 1, 4]
 
 
-def test_fact7_easy_instance_recovers_the_support():
-    """eps = inf, n = 2048 i.i.d. F1 rows: S1 = S. The spec asks >= 95 of 100 seeds (pilot 60/60);
+def test_easy_instance_recovers_the_support():
+    """eps = inf, n = 2048 i.i.d. F1 rows: S1 = S. The target is >= 95 of 100 seeds (pilot 60/60);
     for runtime 30 seeds are used and all must recover S: if the true failure rate were 10% this
     would pass with probability 0.9^30 = 4%, so the check still catches a broken estimator."""
     n = 2048
@@ -391,7 +394,7 @@ def test_fact7_easy_instance_recovers_the_support():
 
 
 @pytest.mark.parametrize("eps", [1e4, 1e6, 1e7])
-def test_fact8_sign_flip_invariance(eps):
+def test_sign_flip_invariance(eps):
     """(Z, Y) and (Z, -Y) with identical SVT draws select the same S1; at eps = 1e7 (xi = 0.037,
     threshold -0.2) the true coordinates pass whatever their sign."""
     c = _core(eps)
@@ -416,7 +419,7 @@ def test_fact8_sign_flip_invariance(eps):
         assert proper > 0  # the selection was random (not everything or nothing)
 
 
-# -- TBAP tree (facts 10-12) ---------------------------------------------------------------------
+# -- TBAP tree --------------------------------------------------------------------------------
 def _kernel_round(j, m, K, stat, partial, node, x=None, mu=None, eta=None, tie=0.5):
     """Play the single round with ``n' = j`` records through the engine's kernel."""
     XS = np.zeros((1, K, m)) if x is None else x[None]
@@ -460,7 +463,7 @@ def _nodes_of(tag):
 
 
 @pytest.mark.parametrize("n_ep", [8, 13, 16])
-def test_fact11_12_prefix_nodes_are_the_dyadic_decomposition_and_shared(n_ep):
+def test_prefix_nodes_are_the_dyadic_decomposition_and_shared(n_ep):
     depth = math.ceil(math.log2(n_ep))
     tags = _tagged_prefixes(n_ep)
     assert tags[0] == 0
@@ -483,7 +486,7 @@ def test_fact11_12_prefix_nodes_are_the_dyadic_decomposition_and_shared(n_ep):
         assert sorted(h for h, _ in containing) == sorted({h for h, _ in containing})
 
 
-def test_fact11_kernel_is_block_invariant_and_replayable():
+def test_kernel_is_block_invariant_and_replayable():
     """Rounds played in one call, one per call or in uneven blocks give bit-identical arms,
     rewards, statistics and prefix noise; replaying from a copied state is bit-identical."""
     rng = np.random.default_rng(11)
@@ -524,10 +527,10 @@ def test_fact11_kernel_is_block_invariant_and_replayable():
         assert np.array_equal(a, b)
 
 
-def test_fact10_prefix_noise_variance():
+def test_prefix_noise_variance():
     """Var of every on/above-diagonal entry of P_t - exact is (1 + popcount(n')) sigma_B^2, through
     the kernel with zero records (P_t - exact = stat + partial[0]), m = 2, n' = 0..7. With R = 4000
-    repetitions a Gaussian sample variance has relative sd sqrt(2/R) = 2.2%, so the spec's +-5%
+    repetitions a Gaussian sample variance has relative sd sqrt(2/R) = 2.2%, so a +-5%
     per entry would be only 2.2 sd; the 6 upper entries are independent with the same variance,
     so their pooled estimate (relative sd sqrt(2/(6R)) = 0.91%) is held to +-5% (5.5 sd) and each
     entry to 5 sd (+-11%)."""
@@ -555,7 +558,7 @@ def test_fact10_prefix_noise_variance():
         assert np.all(np.abs(var / target - 1) < 5 * math.sqrt(2 / reps)), (j, var / target)
 
 
-def test_fact10_full_tree_prefix_noise_variance_off_the_support():
+def test_full_tree_prefix_noise_variance_off_the_support():
     """The prefix noise of the full tree, every node materialised over the whole ``(d+1) x
     (d+1)`` matrix through :meth:`EpisodeTree.noise` and aggregated by the engine's kernel:
     every on/above-diagonal entry, on the support or off it, has variance ``(1 + popcount(n'))
@@ -588,7 +591,7 @@ def test_fact10_full_tree_prefix_noise_variance_off_the_support():
         assert np.all(np.abs(ratio - 1) < 5 * _mean_square_sd(reps)), (j, ratio)
 
 
-# -- trust-region solver (fact 14) ---------------------------------------------------------------
+# -- trust-region solver ---------------------------------------------------------------------
 def _objective(A, b, x):
     return x @ A @ x - 2 * b @ x
 
@@ -612,7 +615,7 @@ def _rotation(rng, m):
     return np.linalg.qr(rng.standard_normal((m, m)))[0]
 
 
-def test_fact14_positive_definite_interior_is_the_ols_solution():
+def test_positive_definite_interior_is_the_ols_solution():
     rng = np.random.default_rng(14)
     for m in [1, 2, 5, 10, 18]:
         for _ in range(20):
@@ -626,7 +629,7 @@ def test_fact14_positive_definite_interior_is_the_ols_solution():
             assert abs(_check_kkt(A, b, 1.0, theta)) < 1e-8
 
 
-def test_fact14_boundary_and_indefinite_cases():
+def test_boundary_and_indefinite_cases():
     rng = np.random.default_rng(41)
     boundary = indefinite = 0
     for m in [1, 2, 3, 6, 12, 19]:
@@ -658,7 +661,7 @@ def test_fact14_boundary_and_indefinite_cases():
     assert indefinite > 50 and boundary > 100
 
 
-def test_fact14_hard_case():
+def test_hard_case():
     """b orthogonal to the eigenvector of the most negative eigenvalue and ||theta(-w1)|| < C:
     theta = theta(-w1) + tau U_1 on the sphere, mu = -w1."""
     rng = np.random.default_rng(3)
@@ -681,7 +684,7 @@ def test_fact14_hard_case():
         assert abs(theta0 @ U[:, 0]) == pytest.approx(1.0, abs=1e-10)
 
 
-def test_fact14_degenerate_inputs():
+def test_degenerate_inputs():
     assert trust_region_solve(np.zeros((0, 0)), np.zeros(0), 1.0).shape == (0,)
     assert np.all(trust_region_solve(np.zeros((3, 3)), np.zeros(3), 1.0) == 0.0)
     # exact statistics of fewer records than coordinates: PSD, singular, b in the range. Every
@@ -697,7 +700,7 @@ def test_fact14_degenerate_inputs():
     assert np.linalg.norm(theta) < 1.0
 
 
-# -- environment and reproducibility (facts 16-18) -----------------------------------------------
+# -- environment and reproducibility -----------------------------------------------------------
 def _blocks(args, splits):
     inst = make_instance(*args)
     parts = [inst.block(k) for k in splits]
@@ -709,7 +712,7 @@ FACT16_SPLITS = ([1] * 41, [5, 1, 20, 15])
 
 
 @pytest.mark.parametrize("family", ["F1", "F2", "F3"])
-def test_fact16_block_equals_per_round_streams(family):
+def test_block_equals_per_round_streams(family):
     """Every stream's draws are the same whether rounds come one at a time or in blocks."""
     exp, d, s0, K, T, trial = FACT16_ARGS
     args = (exp, family, d, s0, K, T, trial)
@@ -731,8 +734,8 @@ def test_fact16_block_equals_per_round_streams(family):
 
 
 @pytest.mark.parametrize("family", ["F1", "F2", "F3"])
-def test_fact16_block_equals_per_round_bit_identical(family):
-    """Spec fact 16 literally: contexts and mean rewards bit-identical. (numpy's matmul on the
+def test_block_equals_per_round_bit_identical(family):
+    """Literally: contexts and mean rewards bit-identical. (numpy's matmul on the
     fancy-indexed support columns sums in a block-shape-dependent order, 1 ulp apart; the
     environment therefore sums coordinate by coordinate, ``envs.sparse._dot``.)"""
     exp, d, s0, K, T, trial = FACT16_ARGS
@@ -743,7 +746,7 @@ def test_fact16_block_equals_per_round_bit_identical(family):
             assert np.array_equal(a, b), (name, int(np.sum(a != b)))
 
 
-def test_fact16_streams_are_the_spec_keys():
+def test_streams_use_the_documented_keys():
     inst = make_instance("PL-E2", "F1", 30, 4, 3, 2**9, 5)
     seq = np.random.SeedSequence([1001, 2, 1, 30, 4, 3, 2**9, 5]).spawn(6)
     g = [np.random.Generator(np.random.PCG64(s)) for s in seq]
@@ -760,7 +763,7 @@ def test_fact16_streams_are_the_spec_keys():
 
 
 @pytest.mark.parametrize("family", ["F2", "F3"])
-def test_fact17_mean_reward_structure(family):
+def test_mean_reward_structure(family):
     d, s0, K, T, n = 40, 5, 3, 2**12, 3000
     inst = make_instance("PL-E1", family, d, s0, K, T, 3)
     X, mu, _ = inst.block(n)
@@ -785,7 +788,7 @@ def test_fact17_mean_reward_structure(family):
         assert inst.streams[4].random() == fresh[4].random()
 
 
-def test_fact18_common_random_numbers_across_algorithms():
+def test_common_random_numbers_across_algorithms():
     fam, d, s0, K, T = "F1", 20, 3, 3, 2**7
     runs = {}
     for alg, eps, idx in [("oracle_ols", math.inf, 0), ("private_lasso", 1e4, 3)]:

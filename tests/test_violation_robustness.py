@@ -87,9 +87,19 @@ def _frame(a_finals, b_finals, T=100):
         for trial, final in enumerate(finals):
             for t in (50, T):
                 rows.append(
-                    dict(configuration="c", panel="p", series=series, trial=trial, t=t, T=T,
-                         d=5, K=10, instances="script", regret_realized=final * t / T,
-                         regret_pseudo=final * t / T)  # fmt: skip
+                    dict(
+                        configuration="c",
+                        panel="p",
+                        series=series,
+                        trial=trial,
+                        t=t,
+                        T=T,
+                        d=5,
+                        K=10,
+                        instances="script",
+                        regret_realized=final * t / T,
+                        regret_pseudo=final * t / T,
+                    )  # fmt: skip
                 )
     return pd.DataFrame(rows)
 

@@ -9,6 +9,7 @@ from snakemake.exceptions import WorkflowError
 from dpbandits.bound_claims import load_bound_registry
 from dpbandits.bound_plan import load_plan
 from dpbandits.fingerprint import fingerprint as code_fingerprint
+from dpbandits.papers import select as select_papers
 from dpbandits.plasso_plan import load_plasso_plan
 from dpbandits.claims import check_claim_targets, load_registry
 from dpbandits.config import (
@@ -32,6 +33,8 @@ try:
     for _file in ["config/config.yaml", *workflow.configfiles]:
         load_yaml(_file)
     typed_overrides(config, dict(workflow.config_settings.config))
+    # the papers to build: every registered one unless `experiments` / `bound_audits` select
+    select_papers(config)
     check_schema(
         config,
         f"{SCHEMAS}/config.schema.yaml",
@@ -201,11 +204,11 @@ def communication_outputs(name):
     }
 
 
-#: Figures of a bound audit (spec open-problem-002 §7.6): OP-E1, OP-E2 and the Section 3 gap.
+#: Figures of a bound audit (docs/papers/op24.md): OP-E1, OP-E2 and the Section 3 gap.
 BOUND_FIGURES = ("e1", "e2", "gap")
 #: Their report captions (what the audit notebook draws).
 BOUND_FIGURE_CAPTIONS = {
-    "e1": "OP-E1 (finite-armed, AdaC-UCB; spec §7.6): regret against T on I1 and the minimax "
+    "e1": "OP-E1 (finite-armed, AdaC-UCB): regret against T on I1 and the minimax "
     "family I2 with the bounds' non-private terms as guides; the private excess over Ada-UCB "
     "against T and, at T_max, against rho (slope -1/2 reference).",
     "e2": "OP-E2 (linear, AdaC-GOPE): the same panels for J1 and the hypercube family J2.",
@@ -260,7 +263,7 @@ def bound_outputs(name):
     return out
 
 
-#: Figures of the PrivateLASSO audit (spec private-lasso-001 §4.6); `scans` is PL-E2 (full tier).
+#: Figures of the PrivateLASSO audit (docs/papers/plasso.md); `scans` is PL-E2 (full tier).
 PLASSO_FIGURES = ("regret_vs_T", "normalised", "eps", "ratio", "support", "scans")
 #: Their report captions (what the audit notebook draws).
 PLASSO_FIGURE_CAPTIONS = {

@@ -1,4 +1,4 @@
-# PrivateLASSO audit (paper 001 = plasso; spec private-lasso-001 §4): one simulation job per run
+# PrivateLASSO audit (paper 001 = plasso; docs/papers/plasso.md): one simulation job per run
 # of the plan (config/experiments/plasso.yaml at the chosen tier), the verdict tables, and the
 # report page with the figures. Handles: plasso_audit (everything), plasso_verdicts, plasso_report.
 
@@ -68,7 +68,7 @@ if PLASSO_PLAN:
                         ),
                         "constants_csv": (
                             "plasso_constants",
-                            "The algorithm's constants in force in the runs (spec §2.7).",
+                            "The algorithm's constants in force in the runs (Algorithms 1-2 of paper 001).",
                         ),
                     },
                     tier=PLASSO_PLAN.tier,

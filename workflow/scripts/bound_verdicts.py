@@ -1,4 +1,4 @@
-"""Snakemake job: every verdict rule of the open-problem audit (spec open-problem-002 §7.5) on
+"""Snakemake job: every verdict rule of the open-problem audit (docs/papers/op24.md) on
 the results of one tier: one row per (claim, rule, configuration, privacy value), and one row
 per claim."""
 

@@ -1,4 +1,4 @@
-"""Snakemake job: the analytic communication audit of a phased experiment (spec dpdpe-004 §10)."""
+"""Snakemake job: the analytic communication audit of a phased experiment (docs/papers/dpdpe.md)."""
 
 # `snakemake` is injected by Snakemake's script directive.
 # ruff: noqa: F821

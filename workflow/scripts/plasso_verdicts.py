@@ -1,6 +1,7 @@
-"""Snakemake job: every verdict rule of the PrivateLASSO audit (spec private-lasso-001 §4.7) on
+"""Snakemake job: every verdict rule of the PrivateLASSO audit (docs/papers/plasso.md) on
 the results of one tier: the verdict rows (results/tables/plasso_claims.*), one verdict per claim
-(results/audit/plasso_claims.*) and the constants of spec §2.7 (results/tables/plasso_constants.*).
+(results/audit/plasso_claims.*) and the constants of Algorithms 1-2 of paper 001
+(results/tables/plasso_constants.*).
 """
 
 # `snakemake` is injected by Snakemake's script directive.
@@ -33,7 +34,7 @@ with job_log(snakemake.log[0]) as log:
     )  # fmt: skip
     write_table(
         consts, out.constants_csv, out.constants_md,
-        f"Paper 001: constants at T = {T_max} (spec §2.7)",
+        f"Paper 001: constants at T = {T_max} (Algorithms 1-2)",
         "Budget split, SVT scale and threshold, TBAP noise of the longest episode (m = s0).",
     )  # fmt: skip
     for r in claims.itertuples():

@@ -1,5 +1,5 @@
-"""AdaC-OFUL (linear contextual bandits with public contexts, rho-zCDP on the rewards; spec
-open-problem-002 §5.3, reconstruction R4), all trials at once, round by round.
+"""AdaC-OFUL (linear contextual bandits with public contexts, rho-zCDP on the rewards; paper
+002, Sec. 3; reconstruction [R4] of docs/papers/op24.md), all trials at once, round by round.
 
 Rarely-switching OFUL: episode ``k`` starts at ``tau_k``; a new episode starts when
 ``ln det V_{t-1} - ln det V_{tau_k - 1} > ln 2`` (the public Gram ``V_t = lambda I + sum a_s
@@ -20,10 +20,10 @@ releases: adaptive parallel composition). For the episode, with ``V~ = V_{tau_k 
 ``rho = inf`` is OFUL-RS (no noise, ``gamma = 0``). ``ln det V`` is tracked with the matrix
 determinant lemma and ``V^{-1}`` with Sherman-Morrison (both exact up to rounding).
 
-Contexts and rewards come from shared streams (common random numbers, spec §7.3): the caller
-passes the decision sets ``A`` (n, T, K, d) or a function drawing them round by round, and the
-uniforms ``U`` (n, T, K): the reward of action ``k`` at round ``t`` is ``+1`` if ``U < (1 +
-<theta*, a>)/2``, else ``-1``.
+Contexts and rewards come from shared streams (common random numbers, OP-E3 of
+docs/papers/op24.md): the caller passes the decision sets ``A`` (n, T, K, d) or a function drawing
+them round by round, and the uniforms ``U`` (n, T, K): the reward of action ``k`` at round ``t``
+is ``+1`` if ``U < (1 + <theta*, a>)/2``, else ``-1``.
 """
 
 from __future__ import annotations
@@ -44,7 +44,7 @@ SWITCH_LOG_RATIO = math.log(2.0) * (1.0 + 1e-10)
 
 @dataclass(frozen=True)
 class OfulConstants:
-    """``lambda = 1``, ``S = 1`` (bound on ``||theta*||``), ``delta_c = 0.01`` (spec §5.3)."""
+    """``lambda = 1``, ``S = 1`` (bound on ``||theta*||``), ``delta_c = 0.01`` ([R4])."""
 
     lam: float = 1.0
     S: float = 1.0

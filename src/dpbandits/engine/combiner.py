@@ -1,13 +1,13 @@
 """Kernel of Algorithm 2 (Private Bandit Combiner) and Algorithm 7 (doubling OnlineUCB), paper 000
-(spec onlineucb-000 §4; the policies are :mod:`dpbandits.policies.combiner`).
+(Sec. 4; the policies are :mod:`dpbandits.policies.combiner`).
 
 Every base keeps the state of one OnlineUCB (Algorithm 1): its confidence set (``V~``, ``u~``
 with the per-arm rank-one caches of :mod:`.kernels`) and its online learner. A base reads its
 constants from the policy's per-play tables at its own play count ``n``: the radius, ``G``,
 ``Delta^2``, ``Sigma``, Maler's horizon, and whether play ``n`` starts a new epoch (Algorithm 7's
-restarts, which reset the whole state). Only the selected base is touched in a round
-(spec §4.1). The user's perturbation is ``sqrt(Delta^2) zeta`` with the round's standard normal
-``zeta``, so the same draws serve every base.
+restarts, which reset the whole state). Only the selected base is touched in a round (Algorithm
+2, server step). The user's perturbation is ``sqrt(Delta^2) zeta`` with the round's standard
+normal ``zeta``, so the same draws serve every base.
 """
 
 from __future__ import annotations
@@ -188,7 +188,7 @@ def run_combiner(
         refused = 0.0
         c = 0
         for t in range(T):
-            # the combiner's choice of base (spec §4.2 step 1-2; ties: lowest index)
+            # the combiner's choice of base (Algorithm 2: U(i, t-1), i_t; ties: lowest index)
             b = 0
             if select:
                 top = -np.inf
@@ -251,7 +251,7 @@ def run_combiner(
             G = tab_G[b, nb]
             Sigma = tab_Sigma[b, nb]
             local = tab_local[b, nb]
-            # base b's UCB step (spec §2.5)
+            # base b's UCB step (Algorithm 1, local step)
             rb = math.sqrt(tab_radius[b, nb])
             for k in range(K):
                 buf[k] = m[b, k] + rb * math.sqrt(max(q[b, k], 0.0))
@@ -320,7 +320,7 @@ def run_combiner(
                 )
             else:
                 rank_one_update(xt, inner, XT, V[b], Vinv[b], theta_hat[b], m[b], q[b], w, pbuf)
-            # the combiner's statistics of base b (spec §4.2 steps 4-5)
+            # the combiner's statistics of base b (Algorithm 2: running mean, elimination test)
             plays[b] += 1
             nn = plays[b]
             dev[b] += mean[b] - yt

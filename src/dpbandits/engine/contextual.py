@@ -1,4 +1,4 @@
-"""Kernel of OnlineUCB, Algorithm 7 and the combiner on fresh arms (setting F of spec 000 §6.2).
+"""Kernel of OnlineUCB, Algorithm 7 and the combiner, fresh arms (docs/papers/olucb.md, setting F).
 
 With fresh arms every round there are no per-arm quantities to carry: each base keeps ``V~^{-1}``
 (Sherman-Morrison, rebuilt by inversion every ``RESYNC_EVERY`` of its plays), ``u~`` and its centre
@@ -211,7 +211,7 @@ def run_contextual(
             acc[PSEUDO] += means[kb] - means[a]
             if a == kb:
                 acc[BEST] += 1.0
-            # the user's report and clipped gradient at the learner's prediction (spec §2.5)
+            # the user's report and clipped gradient at the learner's prediction (Algorithm 1)
             if use_maler:
                 maler_predict(etas[b, :E], logw[b, :E], pos[b, :E], theta_t)
             else:
@@ -277,7 +277,7 @@ def run_contextual(
                 for q_ in range(d):
                     s += Vb[p_, q_] * U[b, q_]
                 th[p_] = s
-            # the combiner's statistics of base b (spec §4.2 steps 4-5)
+            # the combiner's statistics of base b (Algorithm 2: running mean, elimination test)
             plays[b] += 1
             nn = plays[b]
             dev[b] += mean[b] - yt

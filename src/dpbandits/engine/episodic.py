@@ -1,12 +1,12 @@
-"""AdaC-UCB (finite-armed bandits under rho-zCDP; spec open-problem-002 §5.1), simulated episode
+"""AdaC-UCB (finite-armed bandits under rho-zCDP; paper 002, Table 1, row 1), simulated episode
 by episode, all trials at once.
 
-Algorithm (the Gaussian analogue of AdaP-UCB, Azize and Basu 2022; reconstruction R1, R1b):
+Algorithm (Gaussian analogue of AdaP-UCB, Azize and Basu 2022; [R1, R1b] of docs/papers/op24.md):
 
 1. rounds ``1..K``: pull each arm once; ``N_a = n_a = 1``, ``mu~_a = r_a + Y_a``,
    ``Y_a ~ N(0, 1/(2 rho))``;
 2. while ``t < T``: ``t_l = t + 1``; index ``I_a = mu~_a + sqrt((1/(2 n_a) + 1/(rho n_a^2)) alpha
-   ln t_l)`` (``index = joint``; ``sum`` adds the two square roots, spec R1); pull ``a_l = argmax
+   ln t_l)`` (``index = joint``; ``sum`` adds the two square roots, [R1]); pull ``a_l = argmax
    I_a`` (lowest index on ties) for ``L = N_{a_l}`` rounds, truncated at ``T``; when not
    truncated: ``n_a = L``, ``N_a = 2L``, ``mu~_a = (sum of the L rewards)/L + Y``,
    ``Y ~ N(0, 1/(2 rho L^2))``;
@@ -35,7 +35,7 @@ import numpy as np
 
 from ..mechanisms.zcdp import gaussian_sigma
 
-#: Index variants of spec R1: one square root of the summed variances, or the sum of the roots.
+#: Index variants [R1]: one square root of the summed variances, or the sum of the roots.
 INDEX_VARIANTS = ("joint", "sum")
 
 
@@ -54,7 +54,7 @@ def adac_ucb_index(
     alpha: float,
     index: str = "joint",
 ) -> np.ndarray:
-    """The index ``I_a`` of every arm (spec §5.1 step 2; ``t_start`` is ``t_l``, broadcast over
+    """The index ``I_a`` of every arm (step 2 above; ``t_start`` is ``t_l``, broadcast over
     the last axis)."""
     log_t = np.log(np.asarray(t_start, dtype=float))[..., None] * alpha
     sampling = 1.0 / (2.0 * n_last)
@@ -104,9 +104,9 @@ def run_adac_ucb(
     env_rngs, noise_rngs : sequences of numpy.random.Generator
         Per trial: the environment's (rewards) and the algorithm's (privacy noise) streams.
     alpha : float
-        Exploration exponent ``alpha > 3`` (default 3.1, spec §5.1).
+        Exploration exponent ``alpha > 3`` (default 3.1, as in Azize and Basu 2022's experiments).
     index : {"joint", "sum"}
-        Index variant (spec R1).
+        Index variant [R1] (docs/papers/op24.md).
 
     Returns
     -------

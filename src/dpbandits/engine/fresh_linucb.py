@@ -1,16 +1,16 @@
-"""LinUCB and JDP-LinUCB on fresh decision sets (OP-E3 of spec open-problem-002 §7.3), all
+"""LinUCB and JDP-LinUCB on fresh decision sets (OP-E3 of docs/papers/op24.md), all
 trials of a chunk in one compiled call.
 
 At round ``t`` (1-based) the policy sees the noisy prefix of the ``t - 1`` observations,
 ``V~ = sum a a^T + N_V(t-1) + shift I`` and ``u~ = sum a r + N_u(t-1)``, where ``N(t-1)`` is the
 noise in force after ``t - 1`` leaves (the binary tree's prefix noise for JDP-LinUCB, zero for
 LinUCB). If ``floor > 0`` and ``lambda_min(V~) < floor`` (outside the good event) the small
-eigenvalues of ``V~`` are raised to ``floor`` (spec §5.4). Then ``theta~ = V~^{-1} u~`` and
+eigenvalues of ``V~`` are raised to ``floor`` ([R7] of op24.md). Then ``theta~ = V~^{-1} u~`` and
 ``a_t = argmax_k <theta~, a_k> + sqrt(beta_t) ||a_k||_{V~^{-1}}`` (lowest index among the
 indices within ``ARGMAX_RTOL`` of the maximum).
 
 The tree noise changes every round, so ``V~`` is rebuilt and factorised every round (Cholesky,
-``O(d^3)``; ``d + 1 <= 21`` here). Rewards use the common uniforms ``U`` (spec §7.3): ``+1`` if
+``O(d^3)``; ``d + 1 <= 21`` here). Rewards use the common uniforms ``U`` (OP-E3): ``+1`` if
 ``U[t, k] < (1 + <theta*, a_k>)/2``, else ``-1``.
 """
 
@@ -164,7 +164,7 @@ class FreshRun:
 
 def policy_tables(policy: Policy) -> tuple[float, float, np.ndarray]:
     """``(shift, floor, sqrt_beta per round)`` of a LinUCB-type policy with the ``op24``
-    calibration (LinUCB: spec §5.5; JDP-LinUCB: §5.4)."""
+    calibration (docs/papers/op24.md, 'Algorithms')."""
     if policy.calibration != "op24":
         raise ValueError(f"{policy.algorithm}: fresh decision sets need calibration 'op24'")
     floor = policy.reg.eig_floor if policy.scheme == "tree" else 0.0

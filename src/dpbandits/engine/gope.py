@@ -1,5 +1,5 @@
-"""AdaC-GOPE (linear bandits under rho-zCDP; spec open-problem-002 §5.2), simulated phase by
-phase.
+"""AdaC-GOPE (linear bandits under rho-zCDP; paper 002, Table 1, row 2), simulated phase by
+phase. Tags such as [R2] are the decisions recorded in docs/papers/op24.md.
 
 G-optimal-design phased elimination (Lattimore and Szepesvari, ch. 22) in which each phase uses
 only its own rewards and releases its least-squares estimate once through a Gaussian mechanism.
@@ -9,14 +9,14 @@ Phase ``l`` (``beta_l = 2^{-l}``, active set ``A_l``, confidence ``delta_c = 1/T
 2. span basis of ``A_l`` (:func:`dpbandits.design.span_basis`), coordinates ``x_a``;
 3. a design ``pi`` with ``g(pi) <= 1.1 d_l`` (:data:`GOPE_DESIGN_FACTOR`) by the library's
    routine :func:`dpbandits.design.g_optimal_design` (DP-DPE's, there run to ``2 d_l``): the
-   spec's Frank-Wolfe stops at the same ``1.1 d_l``; where it then prunes weights below
+   plain Frank-Wolfe stops at the same ``1.1 d_l``; where it would then prune weights below
    ``1e-4/|A_l|``, the shared routine bounds the support by ``4 d ln ln d + 16`` instead. ``c_l``
    uses the achieved ``g(pi)``;
 4. ``L_l = ln(4 K l (l+1) / delta_c)``, ``c_l = max(8 g L_l / beta_l^2, 4 g sqrt(L_l/rho) /
-   beta_l)`` (second term absent for ``rho = inf``; reconstruction R2), ``T_l(a) = ceil(c_l
+   beta_l)`` (second term absent for ``rho = inf``; reconstruction [R2]), ``T_l(a) = ceil(c_l
    pi(a))``;
 5. play the support in the evenly interleaved order (:func:`interleaved_order`); a phase cut by
-   ``T`` plays the largest-remainder prefix allocation (:func:`prefix_allocation`, R3) and ends
+   ``T`` plays the largest-remainder prefix allocation (:func:`prefix_allocation`, [R3]) and ends
    the run;
 6. ``theta^ = V^{-1} u`` with ``V = sum T_l(a) x x^T``, ``u = sum x S(a)``;
 7. ``theta~ = theta^ + V^{-1/2} xi``, ``xi ~ N(0, sigma_l^2 I)``, ``sigma_l^2 = 2 g^V / rho``,
@@ -24,7 +24,7 @@ Phase ``l`` (``beta_l = 2^{-l}``, active set ``A_l``, confidence ``delta_c = 1/T
    ``2 sqrt(g^V)``; Gaussian mechanism at ``rho``-zCDP; phases use disjoint rewards);
 8. keep ``a`` iff ``max_b <theta~, x_b - x_a> <= 2 beta_l``.
 
-Rewards are ``+-1`` with mean ``<theta*, a>`` (spec R10); a phase's reward sum of action ``a`` is
+Rewards are ``+-1`` with mean ``<theta*, a>`` ([R10]); a phase's reward sum of action ``a`` is
 ``2 Binomial(T_l(a), (1 + <theta*, a>)/2) - T_l(a)`` (exact in distribution). Draw order per run:
 environment stream one binomial per support action (ascending index) per completed phase; noise
 stream one ``N(0, I)`` vector per completed phase (none for ``rho = inf``).
@@ -39,7 +39,7 @@ import numpy as np
 
 from ..design import g_optimal_design
 
-#: Stopping rule of the phase design, ``g(pi) <= 1.1 d_l`` (spec §5.2 step 3).
+#: Stopping rule of the phase design, ``g(pi) <= 1.1 d_l`` (step 3 above).
 GOPE_DESIGN_FACTOR = 1.1
 
 
@@ -54,7 +54,7 @@ def interleaved_order(counts: np.ndarray) -> np.ndarray:
 
 
 def prefix_allocation(counts: np.ndarray, R: int) -> np.ndarray:
-    """Pulls of each arm among the first ``R`` of a phase (spec R3): ``floor(R counts/total)``
+    """Pulls of each arm among the first ``R`` of a phase ([R3]): ``floor(R counts/total)``
     and the remaining pulls to the largest fractional parts, ties by arm position."""
     counts = np.asarray(counts, dtype=np.int64)
     total = int(counts.sum())
@@ -83,7 +83,7 @@ class GopeRun:
 
 
 def phase_size(g: float, phase: int, K: int, delta_c: float, rho: float) -> float:
-    """``c_l`` of step 4 (spec §5.2, R2)."""
+    """``c_l`` of step 4 ([R2])."""
     beta = 2.0**-phase
     L = math.log(4.0 * K * phase * (phase + 1) / delta_c)
     c = 8.0 * g * L / beta**2
@@ -182,7 +182,7 @@ def run_adac_gope(
 
 def gope_regret(run: GopeRun, checkpoints: np.ndarray) -> np.ndarray:
     """Pseudo-regret at the checkpoints; inside a phase the played prefix is the largest-remainder
-    allocation of :func:`prefix_allocation` (the evenly interleaved order, spec R3)."""
+    allocation of :func:`prefix_allocation` (the evenly interleaved order, [R3])."""
     out = np.zeros(len(checkpoints))
     for k, c in enumerate(np.asarray(checkpoints, dtype=np.int64)):
         total = 0.0

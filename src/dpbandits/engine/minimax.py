@@ -1,5 +1,5 @@
-"""Cells of the open-problem audit (spec open-problem-002 §7): OP-E1 and OP-E2 take one
-(instance, K or d, T, privacy value) with all its trials, every horizon a separate run (R8);
+"""Cells of the open-problem audit (docs/papers/op24.md): OP-E1 and OP-E2 take one
+(instance, K or d, T, privacy value) with all its trials, every horizon a separate run [R8];
 OP-E3 takes one (context family, K, d, algorithm, privacy value) over ``T_max`` with the regret at
 checkpoints. All randomness comes from the keyed streams of :mod:`dpbandits.envs.minimax`.
 """
@@ -27,9 +27,9 @@ from .episodic import episode_regret, run_adac_ucb
 from .fresh_linucb import simulate_fresh
 from .gope import gope_regret, run_adac_gope
 
-#: OP-E3 algorithms and the privacy parameter each is indexed by (spec §7.3).
+#: OP-E3 algorithms and the privacy parameter each is indexed by (docs/papers/op24.md).
 OP_E3_ALGORITHMS = {"linucb": None, "jdp_linucb": "eps", "adac_oful": "rho"}
-#: delta of JDP-LinUCB's (epsilon, delta)-JDP (spec §7.3).
+#: delta of JDP-LinUCB's (epsilon, delta)-JDP (OP-E3, docs/papers/op24.md).
 OP_E3_DELTA = 0.01
 #: Decision sets of this many trials are held in memory at once (bytes); results do not depend
 #: on it (every trial has its own streams).
@@ -95,7 +95,7 @@ def op_e3_cell(
     trials: int,
     checkpoints: np.ndarray,
 ) -> dict[str, np.ndarray]:
-    """One OP-E3 algorithm on ``trials`` runs of ``T_max`` rounds (spec §7.3).
+    """One OP-E3 algorithm on ``trials`` runs of ``T_max`` rounds (docs/papers/op24.md).
 
     Parameters
     ----------
@@ -158,7 +158,7 @@ def op_e3_cell(
 
 
 def rho_index_of(rho: float, grid: list[float]) -> int:
-    """1-based position of ``rho`` in the privacy grid, 0 for ``inf`` (spec §7.4)."""
+    """Position (1-based) of ``rho`` in its grid, 0 for ``inf`` (stream keys of envs/minimax.py)."""
     if math.isinf(rho):
         return 0
     return grid.index(rho) + 1

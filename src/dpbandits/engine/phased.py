@@ -1,8 +1,8 @@
 """Phase-level simulation of DP-DPE (paper 004, Algorithm 1) and DP-PE (Algorithm 3).
 
-Exactness (spec dpdpe-004 §4): the regret depends only on the action schedule, and the reports a
+Exactness (docs/papers/dpdpe.md): the regret depends only on the action schedule, and the reports a
 phase produces have closed forms, so nothing is simulated per round. Every identity is stated
-where it is used (I1-I9, spec §4.2); ``tests/test_dpdpe_engine.py`` compares each with a
+where it is used (I1-I9); ``tests/test_dpdpe_engine.py`` compares each with a
 per-round, per-client simulation. A run is a loop over its (about log2 T) phases; each phase is
 vectorised over clients and actions. Designs depend only on the active set, so they are cached
 (exactly) across runs and cells of a job.
@@ -71,9 +71,9 @@ def _new_run() -> Run:
 
 
 def _add_blocks(run: Run, t0: int, support, counts, gaps, T: int) -> bool:
-    """Blocks in play order (ascending action index; spec §2.2 step 4), cut at ``T``.
+    """Blocks in play order (Alg. 1, line 6; ascending index, docs/papers/dpdpe.md), cut at ``T``.
 
-    Returns whether the phase was cut (the run then stops: spec A14)."""
+    Returns whether the phase was cut (the run then stops; docs/papers/dpdpe.md)."""
     t = t0
     for x, c in zip(support, counts, strict=True):
         if t >= T:
@@ -131,7 +131,7 @@ def run_dpdpe(policy, X, theta, env, noise) -> Run:
         run.active_sizes.append(len(active))
         run.phase_first.append(t0 + 1)
         if _add_blocks(run, t0, support, counts, gaps, T):
-            break  # truncated phase: no clients, no report, no elimination (spec A14)
+            break  # truncated phase: no clients, no report, no elimination (docs/papers/dpdpe.md)
         n = policy.clients(phase)
         if used + n > int(o["population"]):
             raise RuntimeError(f"population exhausted: {used} + {n} > {o['population']} users")
@@ -186,7 +186,7 @@ def dpdpe_aggregate(policy, mean_s, Xs, counts, n, env, noise) -> np.ndarray:
     # I1: client u's average reward of x is <theta*, x> + <xi_u, x> + eta_bar_u(x), with
     # eta_bar_u(x) ~ N(0, 1/T_l(x)) independent over (u, x) (disjoint rounds); xi_u is one
     # d-vector per client, shared by its coordinates. Reports are clipped to [-B, B]
-    # (spec §4.3, A15) before the privatizer.
+    # (Sec. 2 bounds |y| by B; docs/papers/dpdpe.md) before the privatizer.
     xi = env.standard_normal((n, d)) * sigma
     eta_bar = env.standard_normal((n, s)) / np.sqrt(counts)
     reports = np.clip(mean_s + xi @ Xs.T + eta_bar, -B, B)
@@ -235,7 +235,7 @@ def policy_sigma(policy, n: int, s: int) -> float:
 
 
 def _width(policy, h, n, s, Z, Zs, V, counts, d):
-    """``W_l``'s three terms under the policy's width configuration (spec §2.5, §2.7)."""
+    """``W_l``'s three terms (Eq. (3)) under width configuration F or T (docs/papers/dpdpe.md)."""
     from ..policies.dpdpe import dpdpe_width
 
     sigma = float(policy.opts["sigma"])
@@ -314,7 +314,7 @@ def dppe_sums(policy, mean_s, counts, env, noise) -> tuple[np.ndarray, float]:
             # I9: the sum of c rewards N(<theta*, x>, 1) is N(c <theta*, x>, c)
             y_hat[j] = c * mean_s[j] + math.sqrt(c) * env.standard_normal()
             continue
-        # private: every reward is clipped to [-B, B] (spec §4.3), so each is drawn
+        # private: every reward is clipped to [-B, B] (App. C; docs/papers/dpdpe.md): each drawn
         y = np.clip(mean_s[j] + env.standard_normal(c), -B, B)
         if priv == "central":  # Eq. 55: the sum plus one N(0, sigma_nc^2)
             y_hat[j] = y.sum() + pe_sigma_noise(st.epsilon, st.delta, B) * noise.standard_normal()
@@ -331,7 +331,7 @@ def dppe_sums(policy, mean_s, counts, env, noise) -> tuple[np.ndarray, float]:
 
 
 def run_metrics(run: Run, checkpoints: np.ndarray) -> dict[str, np.ndarray]:
-    """:data:`PHASED_METRICS` of one run at the checkpoints (piecewise linear regret, spec §4.4)."""
+    """:data:`PHASED_METRICS` of one run at the checkpoints (piecewise linear regret, Eq. (1))."""
     cps = np.asarray(checkpoints, dtype=np.int64)
     starts = np.asarray(run.starts, dtype=np.int64)
     lengths = np.asarray(run.lengths, dtype=np.int64)

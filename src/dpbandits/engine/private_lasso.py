@@ -1,5 +1,5 @@
 """Fast engine of PrivateThresholdedLASSO, its baselines and ablations (paper 001, Algorithm 1;
-spec private-lasso-001 §2.3, §2.5, §2.8).
+Sec. 3; baselines and ablations as in docs/papers/plasso.md, 'Algorithms').
 
 Per trial: at every episode start the support (LASSO + sparse vector step, or the oracle's
 ``S``), the history release ``H_l``; then the episode's rounds in one numba call per block of at
@@ -8,12 +8,12 @@ solves the ball-constrained least squares, plays greedily and appends the record
 ``(m + 1) x (m + 1)`` restricted block is kept per round; the ``d x d`` Gram matrix of the history
 is updated once per episode (for the LASSO), never per round.
 
-TBAP noise (§2.5): ``N_H`` at the episode start, then the node first used at prefix ``n'`` (the
-node of the lowest set bit of ``n'``) for ``n' = 1, 2, ...``; each a symmetric Gaussian matrix
-(full standard-normal draw of the read block, row-major, upper triangle mirrored). The prefix
-noise is kept as ``partial[h]`` = sum of the decomposition's nodes at levels ``>= h``, so a round
-costs ``O((m+1)^2)`` amortised. Ties (``S = {}`` or all scores equal) take ``floor(K u_t)`` with
-one uniform ``u_t`` per round from the tie stream.
+TBAP noise (Algorithm 1, line 12): ``N_H`` at the episode start, then the node first used at
+prefix ``n'`` (the node of the lowest set bit of ``n'``) for ``n' = 1, 2, ...``; each a symmetric
+Gaussian matrix (full standard-normal draw of the read block, row-major, upper triangle
+mirrored). The prefix noise is kept as ``partial[h]`` = sum of the decomposition's nodes at
+levels ``>= h``, so a round costs ``O((m+1)^2)`` amortised. Ties (``S = {}`` or all scores
+equal) take ``floor(K u_t)`` with one uniform ``u_t`` per round from the tie stream.
 
 Which matrix the tree aggregates (:class:`EpisodeTree`). ``full`` (every private variant except
 the ablation below): the paper's tree (Section 3) over ``G_t = B_t^T B_t``, ``B_t = [X, r]``, a
@@ -82,8 +82,8 @@ TREES = ("full", "support_block")
 
 
 def symmetric_gaussian(rng: np.random.Generator, count: int, size: int) -> np.ndarray:
-    """``count`` symmetric standard Gaussian matrices of side ``size`` (spec §0: full draw,
-    row-major, upper triangle mirrored)."""
+    """``count`` symmetric standard Gaussian matrices of side ``size`` (TBAP's Gaussian
+    nodes: full draw, row-major, upper triangle mirrored)."""
     G = rng.standard_normal((count, size, size))
     return np.triu(G) + np.swapaxes(np.triu(G, 1), -1, -2)
 
@@ -324,7 +324,7 @@ def simulate_cell(
     Parameters
     ----------
     experiment, family : str
-        ``PL-E1`` / ``PL-E2`` and ``F1`` / ``F2`` / ``F3`` (stream codes, spec §4.1).
+        ``PL-E1`` / ``PL-E2`` and ``F1`` / ``F2`` / ``F3`` (stream codes of :mod:`..envs.sparse`).
     d, s0, K, T : int
     algorithm : str
         A key of :data:`VARIANTS`.

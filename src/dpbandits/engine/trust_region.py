@@ -1,4 +1,4 @@
-"""Ball-constrained least squares of TBAP (spec private-lasso-001 §2.5 "Estimate"):
+"""Ball-constrained least squares of TBAP (paper 001, Sec. 3; Algorithm 1, line 12):
 ``min_{||theta|| <= C} theta^T A theta - 2 b^T theta`` for a symmetric, possibly indefinite ``A``
 (privacy noise), by eigendecomposition and bisection on the secular equation.
 
@@ -8,12 +8,12 @@ Cases (``A = U diag(w) U^T``, ``w_1 <= ... <= w_m``, ``b' = U^T b``, ``tol = 1e-
 * otherwise ``theta = (A + mu I)^{-1} b`` with ``mu > max(0, -w_1)`` solving ``||theta|| = C``
   (bisection on ``(lo, lo + ||b||/C]``, 100 halvings);
 * hard case (``w_1 < 0``, ``b'_1 = 0`` and ``||theta(-w_1)|| < C``): ``theta(-w_1) + tau U_1``;
-* project decision for exact (noise-free) statistics, whose Gram matrix is singular until ``m``
-  independent rows arrive: when ``A`` is positive semi-definite up to ``tol`` and ``b`` has no
-  component on its null space, the objective is flat along that null space and the
-  minimum-norm minimiser (the pseudo-inverse solution, as ``numpy.linalg.lstsq``) is returned
-  if it lies in the ball. The spec's hard-case formula would instead add an arbitrary null-space
-  vector of length ``tau``, whose direction is decided by rounding errors.
+* project decision (docs/papers/plasso.md, 'Algorithms') for exact (noise-free) statistics,
+  whose Gram matrix is singular until ``m`` independent rows arrive: when ``A`` is positive
+  semi-definite up to ``tol`` and ``b`` has no component on its null space, the objective is flat
+  along that null space and the minimum-norm minimiser (the pseudo-inverse solution, as
+  ``numpy.linalg.lstsq``) is returned if it lies in the ball. The usual hard-case formula would
+  instead add an arbitrary null-space vector of length ``tau``, whose direction rounding decides.
 """
 
 from __future__ import annotations

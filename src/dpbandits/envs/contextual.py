@@ -1,4 +1,4 @@
-"""Setting F of spec 000 §6.2: a contextual linear bandit with fresh arms every round.
+"""Setting F (docs/papers/olucb.md): a contextual linear bandit with fresh arms every round.
 
 Every round draws ``K`` arms uniform on the unit sphere of ``R^d``; ``theta*`` is uniform on the
 sphere of radius 1/2; the reward of arm ``x`` is ``y in {-1, +1}`` with
@@ -6,7 +6,7 @@ sphere of radius 1/2; the reward of arm ``x`` is ``y in {-1, +1}`` with
 optimal arm's second moment is then well conditioned by construction (the favourable regime of
 paper 000, Cor. 3.6).
 
-Streams (named seeds, spec 000 §5.2): trial ``r`` draws ``theta*`` from
+Streams (named seeds, the project's layout): trial ``r`` draws ``theta*`` from
 ``default_rng([seed, r, 0])`` and its arms from ``default_rng([seed, r, 3])``, filled round by
 round, so a shorter horizon sees a prefix of a longer one's arms. Rewards use the pipeline's
 common reward stream of the trial (legacy ``RandomState(reward_seed)``, ``K`` uniforms per round,
@@ -27,7 +27,7 @@ import numpy as np
 
 FAMILY = "fresh_sphere"
 THETA_RADIUS = 0.5
-#: Monte Carlo draws of :func:`optimal_arm_lambda_min` (spec 000 §6.2: 10^5).
+#: Monte Carlo draws of :func:`optimal_arm_lambda_min` (10^5; docs/papers/olucb.md, setting F).
 LAMBDA_MIN_DRAWS = 100_000
 
 
@@ -124,7 +124,7 @@ def optimal_arm_lambda_min(d: int, K: int, draws: int = LAMBDA_MIN_DRAWS) -> flo
 
 
 def _optimal_arm_lambda_min(d: int, K: int, draws: int) -> float:
-    """``lambda_min(E[x* x*^T])`` of the optimal arm among ``K`` fresh arms (spec 000 §6.2).
+    """``lambda_min(E[x* x*^T])`` of the optimal arm among ``K`` fresh arms (setting F).
 
     By rotation invariance ``E[x* x*^T] = a u u^T + b (I - u u^T)`` with ``u = theta*/||theta*||``,
     ``a = E[c^2]`` for ``c = max_k <x_k, u>`` and ``b = (1 - a)/(d - 1)``; so

@@ -1,4 +1,4 @@
-"""Fixed-arm linear bandit instances (spec 003 §6.1).
+"""Fixed-arm linear bandit instances (paper 003, Sec. 5; docs/papers/cz22.md).
 
 An instance is a fixed set of ``K`` arms ``x_k in R^d`` and a parameter ``theta*``; the mean
 reward of arm ``k`` is ``mu_k = <x_k, theta*>``. A :class:`FixedArmInstances` stacks ``n``
@@ -94,7 +94,7 @@ class FixedArmInstances:
 
 
 def script_instances(n: int, K: int, d: int, seed: int = 2) -> FixedArmInstances:
-    """Instances exactly as the authors' script draws them (spec 003 §6.1, Table E).
+    """Instances exactly as the authors' script draws them (docs/papers/cz22.md).
 
     For each instance ``i = 0..n-1``, in this order, from one legacy ``RandomState(seed)``:
     a ``K x (d-1)`` standard normal matrix with rows normalised and a column of ones appended;
@@ -133,7 +133,7 @@ def script_instances(n: int, K: int, d: int, seed: int = 2) -> FixedArmInstances
 
 
 def paper_text_instances(n: int, K: int, d: int, seed: int = 2) -> FixedArmInstances:
-    """The normalisation CZ22 Sec. 5 describes (spec 003 §6.1, ambiguity A1).
+    """The normalisation CZ22 Sec. 5 describes (docs/papers/cz22.md).
 
     The same draws as :func:`script_instances`, with every arm multiplied by ``1/sqrt(2)``
     and ``theta*`` by ``sqrt(2)``: means, best arm and gaps are unchanged, ``||theta*|| = 1``
@@ -148,7 +148,7 @@ def paper_text_instances(n: int, K: int, d: int, seed: int = 2) -> FixedArmInsta
 def illcond_instances(
     n: int, K: int, d: int, seed: int = 2, kappa: float = ILLCOND_KAPPA
 ) -> FixedArmInstances:
-    """Unit-scale instances whose arms' second moment is ill-conditioned (paper 000, §4 companion).
+    """Unit-scale instances whose arms' second moment is ill-conditioned (paper 000, Sec. 4).
 
     The :func:`paper_text_instances` draws with coordinate ``d - 2`` of every arm (the last
     coordinate of the sphere part) multiplied by ``kappa``. For an arm drawn like the random arms,
@@ -165,7 +165,7 @@ def illcond_instances(
 def population_lambda_min(family: str, d: int, K: int | None = None) -> float:
     """``lambda_min(E[x x^T])`` of a uniformly drawn random arm of a unit-scale family.
 
-    For ``fresh_sphere`` (setting F of spec 000 §6.2) it is the value for the optimal arm of
+    For ``fresh_sphere`` (setting F of docs/papers/olucb.md) it is the value for the optimal arm of
     ``K`` fresh arms (:func:`dpbandits.envs.contextual.optimal_arm_lambda_min`).
     """
     if family == "fresh_sphere":
@@ -189,9 +189,9 @@ def _unit_rows(rng: np.random.Generator, m: int, d: int) -> np.ndarray:
 def fixed_sphere_instances(
     n: int, K: int, d: int, seed: int, instance_id: int = 0
 ) -> FixedArmInstances:
-    """One instance for every trial (paper 004, spec dpdpe-004 §5.2): ``K`` actions uniform on the
-    unit sphere, then ``theta*`` uniform on it, from ``default_rng([seed, 0, instance_id])``
-    (spec §4.5); the best action must be unique (top two means differ by more than 1e-12)."""
+    """One instance for every trial (paper 004, Sec. 7; docs/papers/dpdpe.md): ``K`` actions
+    uniform on the unit sphere, then ``theta*`` uniform on it, from ``default_rng([seed, 0,
+    instance_id])``; the best action must be unique (top two means differ by more than 1e-12)."""
     rng = np.random.default_rng([seed, 0, instance_id])
     X = _unit_rows(rng, K, d)
     theta = _unit_rows(rng, 1, d)[0]
@@ -206,8 +206,8 @@ def fixed_sphere_instances(
 def two_action_instances(
     n: int, K: int, d: int, T: int, gap_scale: float, gap_power: float
 ) -> FixedArmInstances:
-    """The gap-scaling instance of spec dpdpe-004 §10: ``theta* = e_1``, ``x_1 = e_1``,
-    ``x_2 = (1 - Delta_T) e_1 + sqrt(1 - (1 - Delta_T)^2) e_2`` with
+    """The gap-scaling instance of the rate audit (docs/papers/dpdpe.md): ``theta* = e_1``,
+    ``x_1 = e_1``, ``x_2 = (1 - Delta_T) e_1 + sqrt(1 - (1 - Delta_T)^2) e_2`` with
     ``Delta_T = gap_scale T^{-gap_power}`` (a width term ~ n_l^{-gamma} then gives a regret
     exponent ``1 - alpha gamma``)."""
     if d != 2 or K != 2:

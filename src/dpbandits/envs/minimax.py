@@ -1,7 +1,7 @@
-"""Instances and random streams of the open-problem audit (spec open-problem-002 §7.1-§7.4).
+"""Instances and random streams of the open-problem audit (OP-E1 to OP-E3, docs/papers/op24.md).
 
-Streams are ``numpy.random.Generator(PCG64(SeedSequence(key)))`` with the spec's integer keys
-(§7.4), so every number is a pure function of (experiment, instance, K, d, T, trial, algorithm,
+Streams are ``numpy.random.Generator(PCG64(SeedSequence(key)))`` with these integer keys,
+so every number is a pure function of (experiment, instance, K, d, T, trial, algorithm,
 privacy index):
 
 * instance stream ``[2002, exp, inst, K, d, T, trial]`` — best-arm index (I2), sign vector (J2),
@@ -31,7 +31,7 @@ INSTANCES = {"I1": 1, "I1b": 2, "I2": 3, "I3": 4, "J1": 5, "J2": 6, "J3": 7, "C1
 ALGORITHMS = {"adac_ucb": 1, "ucb": 2, "adac_gope": 3, "linucb": 4, "jdp_linucb": 5, "adac_oful": 6}
 EXPERIMENTS = {"OP-E1": 1, "OP-E2": 2, "OP-E3": 3}
 
-#: Fixed arm means (Azize and Basu 2022's instances, spec §6-§7.1).
+#: Fixed arm means (Azize and Basu 2022's instances; I1, I1b of OP-E1).
 I1_MEANS = (0.75, 0.625, 0.5, 0.375, 0.25)
 I1B_MEANS = (0.8, 0.1, 0.1, 0.1, 0.1)
 
@@ -62,7 +62,7 @@ def context_streams(
 
 
 def finite_means(inst: str, K: int, T: int, rng: np.random.Generator) -> np.ndarray:
-    """Arm means of a finite-armed instance (spec §7.1).
+    """Arm means of a finite-armed instance (OP-E1, docs/papers/op24.md).
 
     I1 and I1b are fixed (``K = 5``); I2 (minimax, T-dependent): the best arm ``0.5 + Delta_T``,
     the others 0.5, ``Delta_T = min(0.25, sqrt(K/T))``, best index uniform from ``rng``; I3: best
@@ -92,7 +92,7 @@ def linear_K(inst: str, d: int) -> int:
 def linear_instance(
     inst: str, d: int, T: int, rng: np.random.Generator
 ) -> tuple[np.ndarray, np.ndarray]:
-    """Actions (K, d) and ``theta*`` of a linear instance (spec §7.2).
+    """Actions (K, d) and ``theta*`` of a linear instance (OP-E2, docs/papers/op24.md).
 
     J1: ``{+-e_i}`` in d = 5, ``theta* = (0.6, 0.2, 0.1, 0, 0)``; J2 (minimax, T-dependent): the
     hypercube ``{-1, +1}^d / sqrt(d)``, ``theta* = 0.5 sqrt(d/T) s`` with ``s`` uniform in
@@ -116,7 +116,7 @@ def linear_instance(
 
 def decision_sets(ctx: str, T: int, K: int, d: int, rng: np.random.Generator) -> np.ndarray:
     """OP-E3 decision sets, shape (T, K, d): C1 uniform on the sphere; C2 weakly diverse,
-    ``normalise(e_1 + 0.1 g)`` with ``g ~ N(0, I_d)`` (spec §7.3)."""
+    ``normalise(e_1 + 0.1 g)`` with ``g ~ N(0, I_d)`` (OP-E3, docs/papers/op24.md)."""
     if ctx == "C1":
         return unit_sphere(rng, (T, K), d)
     if ctx == "C2":
@@ -129,7 +129,7 @@ def decision_sets(ctx: str, T: int, K: int, d: int, rng: np.random.Generator) ->
 def contextual_trial(
     ctx: str, K: int, d: int, T_max: int, trial: int
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """``(A, U, theta*)`` of one OP-E3 trial, shared by all algorithms (spec §7.3, §7.4).
+    """``(A, U, theta*)`` of one OP-E3 trial, shared by all algorithms (OP-E3).
 
     From the context stream: first ``theta*`` (uniform on the unit sphere), then the decision
     sets (T_max, K, d) of :func:`decision_sets`; from the reward-uniform stream: ``U`` (T_max, K).
@@ -141,7 +141,7 @@ def contextual_trial(
 
 
 def uniform_play_regret(means: np.ndarray, T: int) -> float:
-    """``T (mu* - mean mu)``: random play's regret (the saturation reference of §7.4)."""
+    """``T (mu* - mean mu)``: random play's regret (the saturation gate's reference)."""
     return float(T * (np.max(means) - np.mean(means)))
 
 

@@ -1,8 +1,8 @@
-"""Sparse high-dimensional contextual instances of the PrivateLASSO audit (spec private-lasso-001
-§4.1): families F1 (margin holds), F2 (margin violated, fixed distribution) and F3 (no uniform
-margin, T-dependent).
+"""Sparse high-dimensional contextual instances of the PrivateLASSO audit (docs/papers/plasso.md):
+families F1 (margin holds), F2 (margin violated, fixed distribution) and F3 (no uniform margin,
+T-dependent).
 
-Streams are ``numpy.random.Generator(PCG64)`` children of the spec's integer keys (§4.1), so a
+Streams are ``numpy.random.Generator(PCG64)`` children of the integer keys below, so a
 trial's instance, contexts and reward noises are a pure function of (experiment, family, d, s0,
 K, T, trial) and identical for every algorithm (common random numbers):
 
@@ -61,7 +61,7 @@ def algorithm_streams(
     algorithm: str,
     eps_index: int,
 ) -> tuple[np.random.Generator, np.random.Generator, np.random.Generator]:
-    """``(g_svt, g_tbap, g_tie)`` of one algorithm on one trial (spec §4.1)."""
+    """``(g_svt, g_tbap, g_tie)`` of one algorithm on one trial."""
     key = [ROOT, EXPERIMENTS[exp], FAMILIES[family], d, s0, K, T, trial]
     g_svt, g_tbap, g_tie = _generators([*key, ALGORITHMS[algorithm], eps_index], 3)
     return g_svt, g_tbap, g_tie
@@ -81,7 +81,7 @@ class SparseInstance:
         ``theta`` on ``S``: random signs over ``sqrt(s0)`` (``||theta|| = 1``, ``theta_min =
         1/sqrt(s0)``).
     sigma, C_X : float
-        Reward-noise standard deviation (``Unif(-sigma sqrt3, sigma sqrt3)``, R27) and the
+        Reward-noise standard deviation (``Unif(-sigma sqrt3, sigma sqrt3)``, [R27]) and the
         coordinate clip of the contexts.
     """
 
@@ -139,7 +139,7 @@ def make_instance(
     C_X: float = 4.0,
 ) -> SparseInstance:
     """Draw trial ``trial``'s instance (``S`` = sorted ``choice(d, s0)``, signs ``choice([-1,
-    1])``, spec §4.1) and set up its streams."""
+    1])``, ``theta_S = signs/sqrt(s0)``) and set up its streams."""
     if family not in FAMILIES:
         raise ValueError(f"family = {family!r}: allowed {', '.join(FAMILIES)}")
     streams = _generators([ROOT, EXPERIMENTS[exp], FAMILIES[family], d, s0, K, T, trial], 6)

@@ -1,4 +1,4 @@
-"""Online learners: Maler and OGD (the online learners of OnlineUCB, spec 000 §3)."""
+"""Online learners: Maler and OGD (the online learners of OnlineUCB, paper 000, Sec. 3 and 5)."""
 
 from .maler import Maler, n_experts, n_grid
 

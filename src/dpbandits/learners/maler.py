@@ -1,12 +1,12 @@
-"""Maler (Wang, Lu, Zhang, UAI 2019), the online learner of OnlineUCB (spec 000 §3).
+"""Maler (Wang, Lu, Zhang, UAI 2019), the online learner of OnlineUCB (paper 000, Algorithm 3).
 
 Maler runs one convex expert (OGD), ``K + 1`` exp-concave experts (ONS) and ``K + 1``
 strongly convex experts (OGD with 1/t steps) on the ball ``{||theta|| <= D}`` and combines them
 with tilted exponential weights; its regret adapts to the curvature of the losses:
 ``O(G D sqrt(T))`` for convex, ``O((d/alpha + G D) log T)`` for exp-concave and
-``O((G^2/lambda + G D) log T)`` for strongly convex losses (spec §3.8).
+``O((G^2/lambda + G D) log T)`` for strongly convex losses (as paper 000 quotes it, Lemma 3.5).
 
-Constants (spec §3.2, §3.5; MetaGrad grid): ``D_M = 2D``; ``K = ceil(log2(T)/2)``;
+Constants (MetaGrad grid; docs/papers/olucb.md): ``D_M = 2D``; ``K = ceil(log2(T)/2)``;
 ``eta_i = 2^{-i} / (5 D_M G)``, ``i = 0..K``; ``eta_c = 1 / (2 G D_M sqrt(T))``; prior
 ``1/3`` (convex) and ``1/(3(i+1)(i+2))`` (each exp-concave and strongly convex expert);
 ``G_l = 7/(25 D_M)``; ``beta_ons = min(1/(4 G_l D_M), 1)/2 = 25/56``;
@@ -88,7 +88,7 @@ def project_ball(x, D):
 
 @njit(cache=True)
 def project_ball_metric(y, A, D, out):
-    """``argmin_{||x|| <= D} (x - y)^T A (x - y)`` (spec §3.6), written to ``out``.
+    """``argmin_{||x|| <= D} (x - y)^T A (x - y)`` (ONS's projection), written to ``out``.
 
     Inside the ball the answer is ``y``; otherwise ``x(nu) = (A + nu I)^{-1} A y`` with
     ``||x(nu)|| = D``, found by bisection on ``nu`` in the eigenbasis of ``A``.
@@ -125,7 +125,7 @@ def maler_update(g, theta, t, D, G, kinds, etas, logw, pos, A, Ainv, work):
     """One Maler round after gradient ``g`` at prediction ``theta`` (round ``t >= 1``).
 
     Weights are multiplied by ``exp(-f_e(x_e))`` with each expert's surrogate at its own point;
-    then every expert takes its own step (spec §3.3-3.5).
+    then every expert takes its own step (Wang, Lu, Zhang 2019).
     """
     E, d = pos.shape
     D_M = 2.0 * D
@@ -193,9 +193,9 @@ def maler_update(g, theta, t, D, G, kinds, etas, logw, pos, A, Ainv, work):
 
 @njit(cache=True)
 def ogd_step(theta, g, t, D, G, mu, strongly_convex):
-    """OnlineUCB's OGD learner (spec §3.9): ``theta <- Pi_B(theta - eta_t g)`` in place.
+    """OnlineUCB's OGD learner (paper 000, Sec. 5): ``theta <- Pi_B(theta - eta_t g)`` in place.
 
-    ``eta_t = 2D/(G sqrt(t))`` (convex, Maler's convex expert) or ``1/(mu t)``.
+    ``eta_t = 2D/(G sqrt(t))`` (Maler's convex expert) or ``1/(mu t)`` (docs/papers/olucb.md).
     """
     step = 1.0 / (mu * t) if strongly_convex else 2.0 * D / (G * math.sqrt(t))
     for j in range(theta.shape[0]):

@@ -1,6 +1,6 @@
 """A slow, literal Maler for tests: one Python object per expert, scipy for the projection.
 
-It shares no code with :mod:`.maler` and follows spec 000 §3 line by line.
+It shares no code with :mod:`.maler`; it follows Maler as docs/papers/olucb.md records it.
 """
 
 from __future__ import annotations
@@ -31,7 +31,7 @@ def metric_projection(y: np.ndarray, A: np.ndarray, D: float) -> np.ndarray:
 
 
 class ReferenceMaler:
-    """One Maler learner (spec 000 §3), written for clarity."""
+    """One Maler learner (paper 000, Algorithm 3), written for clarity."""
 
     def __init__(self, d: int, D: float, G: float, T: int):
         self.d, self.D, self.G = d, D, G

@@ -1,7 +1,7 @@
 """Amplification by shuffling as CZ22 uses it (Lemma B.4 = FMT20) and Thm. 3.2's mapping.
 
 These are the bounds the paper cites, implemented as stated, so that audits can check the
-conditions the theorems rely on (spec 003 §3.4, §5.2).
+conditions the theorems rely on (CZ22 Thm. 3.2 = Thm. B.1, Lemma B.4).
 """
 
 from __future__ import annotations
@@ -36,7 +36,7 @@ def fmt20_epsilon(epsilon0: float, n: int, delta_prime: float) -> float:
 def fmt20_delta(
     epsilon_tilde: float, epsilon0: float, n: int, delta_prime: float, delta0: float
 ) -> float:
-    """Lemma B.4's ``delta~ = delta' + (e^{eps~} + 1)(1 + e^{-eps0}/2) n delta0`` (spec A11)."""
+    """Lemma B.4: ``delta~ = delta' + (e^{eps~}+1)(1 + e^{-eps0}/2) n delta0`` (text: ``e^eps``)."""
     return (
         delta_prime
         + (math.exp(epsilon_tilde) + 1.0) * (1.0 + math.exp(-epsilon0) / 2.0) * n * delta0
@@ -44,7 +44,7 @@ def fmt20_delta(
 
 
 def thm32_epsilon_range(delta: float, B: int) -> float:
-    """Upper end of Thm. 3.2's range ``epsilon < sqrt(ln(2/delta)/B)`` (spec A9)."""
+    """Upper end of Thm. 3.2's range ``epsilon < sqrt(ln(2/delta)/B)`` (from Thm. B.1's proof)."""
     return math.sqrt(math.log(2.0 / delta) / B)
 
 
@@ -56,6 +56,6 @@ def thm32_local_budget(epsilon: float, delta: float, B: int) -> tuple[float, flo
 def thm32_max_certifiable_epsilon(delta: float) -> float:
     """Largest ``epsilon`` for which Lemma B.4's condition holds for *some* batch size.
 
-    ``sqrt(ln(2/delta)) / (2 e sqrt(ln(4/delta)))`` with ``delta' = delta/2`` (spec §5.2).
+    ``sqrt(ln(2/delta)) / (2 e sqrt(ln(4/delta)))`` with ``delta' = delta/2`` (best ``B``).
     """
     return math.sqrt(math.log(2.0 / delta)) / (2.0 * math.e * math.sqrt(math.log(4.0 / delta)))

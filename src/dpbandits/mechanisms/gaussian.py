@@ -7,7 +7,7 @@ Three ways of making a symmetric Gaussian matrix appear in the papers and the sc
     CZ22 Alg. 2 (``R_Amp``): ``N_ij ~ N(0, sigma^2)`` i.i.d. for ``i <= j``, mirrored. Vector
     noise ``N(0, sigma^2)``.
 ``half_sum``
-    The script (spec 003 §4.3 quirk 4): ``(W + W^T)/2`` with ``W_ij ~ N(0, s^2)``, so the
+    The script (quirk 4 of docs/design.md): ``(W + W^T)/2`` with ``W_ij ~ N(0, s^2)``, so the
     diagonal has variance ``s^2`` and off-diagonal entries ``s^2/2``. Vector noise ``N(0, s^2)``.
 ``ss18``
     SS18's node noise ``(W + W^T)/sqrt(2)`` on the (d+1)x(d+1) matrix ``(x, y)(x, y)^T``: the
@@ -98,7 +98,7 @@ def classic_gaussian_sigma(sensitivity: float, epsilon: float, delta: float) -> 
 
 
 def sigma_ldp_theory(epsilon: float, delta: float) -> float:
-    """``sigma_0 = 4 sqrt(2 ln(2.5/delta)) / epsilon`` (CZ22 Prop. F.1, ZCH+20; spec §3.2).
+    """``sigma_0 = 4 sqrt(2 ln(2.5/delta)) / epsilon`` (CZ22 Prop. F.1, ZCH+20).
 
     The vector and the matrix each get ``(epsilon/2, delta/2)`` and have l2 sensitivity 2
     under Assumption 3.1, so this is ``classic_gaussian_sigma(2, epsilon/2, delta/2)``.
@@ -117,7 +117,7 @@ def sigma_amp_theory(epsilon: float, delta: float, B: int) -> float:
 
 
 def amp_ru_batch_budget(epsilon: float, delta: float, M: int) -> tuple[float, float]:
-    """Per-batch budget of the returning-user variants (CZ22 Thm. E.2 / E.3; spec §3.8).
+    """Per-batch budget of the returning-user variants (CZ22 Thm. E.2 / E.3, Sec. 4).
 
     Advanced composition over ``M`` batches with ``delta' = delta/2``:
     ``epsilon_m = epsilon / (2 sqrt(2 M ln(2/delta)))``, ``delta_m = delta / (2M)``.
@@ -126,7 +126,7 @@ def amp_ru_batch_budget(epsilon: float, delta: float, M: int) -> tuple[float, fl
 
 
 def sigma_amp_ru_theory(epsilon: float, delta: float, B: int, T: int) -> float:
-    """Thm. E.3 by direct substitution of :func:`amp_ru_batch_budget` into Thm. 3.2 (spec A17).
+    """Thm. E.3 by substituting :func:`amp_ru_batch_budget` into Thm. 3.2 (docs/papers/cz22.md).
 
     Equals ``16 sqrt(T ln(2/delta) ln(5T/delta) ln(4M/delta)) / (epsilon B)``, ``M = T/B``.
     """
@@ -140,12 +140,12 @@ def sigma_amp_ru_stated(epsilon: float, delta: float, B: int, T: int) -> float:
 
 
 def s_ldp_experiment(epsilon: float, delta: float) -> float:
-    """Script's LDP noise ``s = sqrt(ln(2.5/delta)) / epsilon`` (spec 003 §4.1, Table E)."""
+    """Script's LDP noise ``s = sqrt(ln(2.5/delta)) / epsilon`` (the authors' script)."""
     return math.sqrt(math.log(2.5 / delta)) / epsilon
 
 
 def s_amp_experiment(epsilon: float, delta: float, B: int) -> float:
-    """Script's SDP-Amp noise ``s = sqrt(ln(2.5 B/delta)) / (epsilon sqrt(B))`` (Table E)."""
+    """Script's SDP-Amp noise ``s = sqrt(ln(2.5 B/delta)) / (epsilon sqrt(B))`` (the script)."""
     return math.sqrt(math.log(2.5 * B / delta)) / (epsilon * math.sqrt(B))
 
 
@@ -161,7 +161,7 @@ def amp_analyze(messages: list[np.ndarray]) -> np.ndarray:
     """``A_Amp``: the entrywise sum of the received messages.
 
     Summed exactly (``math.fsum``), so the output does not depend on the order of the messages
-    (spec 003 §10 U6); the simulations use the batch aggregate directly (:mod:`..engine.noise`).
+    (shuffling is moot); the simulations use the batch aggregate directly (:mod:`..engine.noise`).
     """
     stacked = np.stack([np.asarray(m, dtype=float) for m in messages])
     flat = stacked.reshape(len(messages), -1)

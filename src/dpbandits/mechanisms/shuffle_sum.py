@@ -1,8 +1,8 @@
 """The shuffle-model summation protocols of Cheu, Joseph, Mao, Peng (2021) as paper 004 uses them
-(spec dpdpe-004 §2.4, §3.3).
+(Sec. 4, Algorithm 2; App. C, Algorithm 4).
 
 **Algorithm 2 (vector average, DP-DPE's shuffle PRIVATIZER).** ``n`` clients hold reports
-``y_u in R^s`` with ``||y_u||_2 <= Delta2``. Parameters (Eq. 22, reconstructed, spec A11):
+``y_u in R^s``, ``||y_u||_2 <= Delta2``. Parameters (Eq. 22, reconstructed; docs/papers/dpdpe.md):
 ``eps_hat = eps / (18 sqrt(ln(2/delta)))``,
 ``g = ceil(max{eps_hat sqrt(n) / (6 sqrt(5 ln(4s/delta))), sqrt(s), 10})``,
 ``b = ceil(180 g^2 ln(4s/delta) / (eps_hat^2 n))``, ``p = 90 g^2 ln(4s/delta) / (b eps_hat^2 n)``.
@@ -11,14 +11,14 @@ are ones (``w = y + Delta2``, ``gamma_1`` its rounding bit, ``gamma_2 ~ Binomial
 analyzer outputs ``(2 Delta2/(g n)) (ones - b n p) - Delta2``, unbiased for the average.
 
 **Algorithm 4 (scalar sum, DP-PE's shuffle PRIVATIZER).** ``n`` inputs in ``[-B, B]``, run at
-``eps/2`` (spec A20): ``g = max(1, ceil(2B sqrt(n)))``, ``b = ceil(180 g^2 ln(2/delta) /
+``eps/2`` (Thm. C.6): ``g = max(1, ceil(2B sqrt(n)))``, ``b = ceil(180 g^2 ln(2/delta) /
 ((eps/2)^2 n))``, ``p = 90 g^2 ln(2/delta) / (b (eps/2)^2 n)``; the analyzer outputs
 ``(2B/g)(ones - n b p) - n B``, unbiased for the sum.
 
-Simulation uses the count level (identities of spec §4.2): the shuffler is skipped, since the
-analyzer reads only the number of ones per coordinate (I7); the ``n`` clients' binomial bits sum
-to one ``Binomial(n b, p)`` (I5); the rounding bits have different probabilities, so they are drawn
-per client (I6). :func:`vector_messages` builds the explicit bit multisets for tests.
+Simulation uses the count level (identities of :mod:`..engine.phased`): the shuffler is skipped,
+since the analyzer reads only the number of ones per coordinate (I7); the ``n`` clients' binomial
+bits sum to one ``Binomial(n b, p)`` (I5); the rounding bits have different probabilities, so they
+are drawn per client (I6). :func:`vector_messages` builds the explicit bit multisets for tests.
 """
 
 from __future__ import annotations
@@ -58,7 +58,7 @@ def vector_params(
     eps: float, delta: float, n: int, s: int, Delta2: float, eps_hat: float | None = None
 ) -> SumParams:
     """Algorithm 2's parameters (Eq. 22). ``eps_hat`` overrides ``eps/(18 sqrt(ln(2/delta)))``
-    (the diagnostic S1 of spec §2.7 uses ``eps_hat = eps``; it is not private as analysed)."""
+    (SDP-DPE-S1 of docs/papers/dpdpe.md uses ``eps_hat = eps``; not private as analysed)."""
     if not (eps > 0 and 0 < delta < 1 and n >= 1 and s >= 1 and Delta2 > 0):
         raise ValueError(
             f"need eps > 0, delta in (0, 1), n, s >= 1, Delta2 > 0; got {eps, delta, n, s, Delta2}"
@@ -72,7 +72,7 @@ def vector_params(
 
 
 def scalar_params(eps: float, delta: float, n: int, B: float) -> SumParams:
-    """Algorithm 4's parameters (Eq. 60, reconstructed, spec A20): ``P_1D`` at ``eps/2``."""
+    """Algorithm 4's parameters (Eq. 60, reconstructed; docs/papers/dpdpe.md): P_1D at eps/2."""
     if not (eps > 0 and 0 < delta < 1 and n >= 1 and B > 0):
         raise ValueError(f"need eps > 0, delta in (0, 1), n >= 1, B > 0; got {eps, delta, n, B}")
     e = eps / 2.0

@@ -1,5 +1,5 @@
 """Sparse vector step of PrivateLASSO's SparseEstimation (paper 001, Algorithm 2 lines 4-14;
-spec private-lasso-001 §2.4) and its Laplace calibration.
+[R10, R14, R15] of docs/papers/plasso.md) and its Laplace calibration.
 
 The calibration (Algorithm 2 line 1) lives next to the selection so that unit tests, tables and
 simulations use the same numbers:
@@ -32,7 +32,7 @@ def svt_gamma(
     xi: float, eps: float, delta: float, C_theta: float, d: int, T: int, s_bar: float
 ) -> float:
     """``Gamma`` of Algorithm 2 line 1, literally [R10]; ``-inf`` in the non-private limit
-    (``eps = inf``, §2.6)."""
+    (``eps = inf``, PrivateLASSO(inf) of docs/papers/plasso.md)."""
     if math.isinf(eps):
         return -math.inf
     inner = (xi * math.log((1.0 - delta) / eps) - C_theta) / math.sqrt(math.log(d) * math.log(T))

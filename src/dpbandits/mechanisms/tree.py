@@ -4,7 +4,7 @@ Leaves are the stream items ``z_1, z_2, ...`` (1-based). Node ``(j, k)`` covers 
 interval ``((k-1) 2^j, k 2^j]`` and carries one noise draw ``Z_{j,k}``, drawn once and reused
 every time the node appears. The noisy prefix after ``t`` items is the exact prefix plus the
 noise of the nodes of the dyadic decomposition ``D(t)``: one node per set bit ``j`` of ``t``,
-namely ``(j, t >> j)`` (spec 003 §3.3).
+namely ``(j, t >> j)`` (CSS10's binary counting mechanism).
 """
 
 from __future__ import annotations
@@ -69,7 +69,7 @@ def tree_prefix_noise(levels: list[np.ndarray], n_leaves: int) -> np.ndarray:
 def standin_count(t):
     """Number of pre-drawn node noises the script's stand-in sums at 0-based round ``t``.
 
-    ``k(t) = floor(ln(1 + t)) + 1`` (spec 003 §4.1, U10). Works elementwise on arrays.
+    ``k(t) = floor(ln(1 + t)) + 1`` (the authors' script). Works elementwise on arrays.
     """
     return np.floor(np.log1p(np.asarray(t, dtype=float))).astype(int) + 1
 
@@ -83,7 +83,7 @@ def standin_n0(n: int) -> int:
 
 
 def sigma_ss18_node(epsilon: float, delta: float, m: int, L_tilde_sq: float = 2.0) -> float:
-    """SS18 per-node noise ``sigma_n = 4 sqrt(m) L~^2 ln(4/delta) / epsilon`` (spec §3.3).
+    """SS18 per-node noise ``sigma_n = 4 sqrt(m) L~^2 ln(4/delta) / epsilon`` (SS18's calibration).
 
     ``L~^2 = L^2 + Y^2`` (2 under CZ22 Assumption 3.1); ``m`` = number of tree levels.
     """
@@ -91,7 +91,7 @@ def sigma_ss18_node(epsilon: float, delta: float, m: int, L_tilde_sq: float = 2.
 
 
 def sigma_zcdp_node(rho: float, m: int, L_tilde_sq: float = 2.0) -> float:
-    """Node noise of the tree under zCDP accounting (spec open-problem-002 §5.4, R6).
+    """Node noise of the tree under zCDP accounting ([R6] of docs/papers/op24.md).
 
     Replacing one round changes each of its ``m`` nodes by a matrix whose upper triangle has L2
     norm at most ``Delta = sqrt(2) L~^2``; ``m`` Gaussian releases of that sensitivity cost
@@ -106,5 +106,5 @@ def sigma_zcdp_node(rho: float, m: int, L_tilde_sq: float = 2.0) -> float:
 
 
 def s_standin_experiment(epsilon: float, delta: float, n: int) -> float:
-    """Script's JDP node noise ``s = sqrt(ln n) ln(2.5/delta) / epsilon`` (Table E)."""
+    """Script's JDP node noise ``s = sqrt(ln n) ln(2.5/delta) / epsilon`` (the script)."""
     return math.sqrt(math.log(n)) * math.log(2.5 / delta) / epsilon

@@ -7,8 +7,8 @@ A user encodes each entry ``v in [-Delta, Delta]`` of its statistic as a count o
 the batch; the analyzer counts the ones of each label and returns
 ``(Delta/g)(count - p b B) - B Delta`` (Alg. 7 with the paper's ``B Delta`` correction).
 
-Only the count of ones reaches the analyzer, so simulations work with counts (spec A13: a
-message needs ``2g + b`` bits, not ``g + b``, because ``w`` reaches ``2 Delta``).
+Only the count of ones reaches the analyzer, so simulations work with counts (a message
+needs ``2g + b`` bits, not Alg. 5's ``g + b``, because ``w`` reaches ``2 Delta``).
 """
 
 from __future__ import annotations
@@ -34,7 +34,7 @@ class VecParams:
     p : float
         Bernoulli parameter of the privacy bits.
     b_trials : int
-        Trials actually drawn per user (``floor(b)`` in the script, spec §4.3 quirk 1).
+        Trials actually drawn per user (``floor(b)`` in the script, quirk 1 of docs/design.md).
     b_debias : float
         The ``b`` the analyzer subtracts (``b`` itself in the script, ``b_trials`` corrected).
     """
@@ -48,7 +48,7 @@ class VecParams:
     def bias_per_batch(self, B: int, Delta: float) -> float:
         """Deterministic error per entry and batch, ``(Delta/g) p B (b_trials - b_debias)``.
 
-        Zero unless the script's truncation is on (spec §10 U3).
+        Zero unless the script's truncation is on (quirk 1 of docs/design.md).
         """
         return (Delta / self.g) * self.p * B * (self.b_trials - self.b_debias)
 
@@ -72,7 +72,7 @@ def vec_g(B: int, d: int) -> float:
 def vec_params_theory(
     epsilon: float, delta: float, B: int, d: int, integer: bool = True
 ) -> VecParams:
-    """Theory calibration of CZ22 Thm. C.1 (spec §3.5, ambiguity A12).
+    """Theory calibration of CZ22 Thm. C.1 (docs/papers/cz22.md).
 
     ``p = 1/4``, ``g = max{2 sqrt(B), d, 4}``,
     ``b = 24*10^4 g^2 ln^2(4(d^2+1)/delta) / (epsilon^2 B)``. Thm. 3.5 needs integers: with
@@ -90,7 +90,7 @@ def vec_params_theory(
 def vec_params_experiment(
     epsilon: float, delta: float, B: int, d: int, vec_scale: float = 1.0, truncate_b: bool = True
 ) -> VecParams:
-    """The script's calibration (spec 003 §4.1, Table V).
+    """The script's calibration (the authors' experiment script).
 
     ``g = max(2 sqrt(B), d, 4)`` real-valued, ``b = vec_scale g^2 ln(d/delta)^2 / (epsilon^2 B)``
     real-valued, ``p = 1/4``. With ``truncate_b`` (the script) the sampler draws ``floor(b)``
@@ -102,7 +102,7 @@ def vec_params_experiment(
 
 
 def vec_params_ru_theory(epsilon: float, delta: float, B: int, d: int, T: int) -> VecParams:
-    """Returning-user calibration of CZ22 Thm. E.5 (spec §3.8), ``g`` and ``b`` rounded up.
+    """Returning-user calibration of CZ22 Thm. E.5 (Sec. 4), ``g`` and ``b`` rounded up.
 
     ``b = 10^7 ln(2/delta) g^2 T ln^2(8T(d^2+1)/(B delta)) / (epsilon^2 B^2)``.
     """
@@ -121,7 +121,7 @@ def vec_params_ru_experiment(
     vec_scale: float = 1.0,
     truncate_b: bool = True,
 ) -> VecParams:
-    """Experiment-style returning-user calibration: Table V at the per-batch budget (spec §3.8)."""
+    """Experiment-style returning-user calibration: the script's, at the per-batch budget."""
     eps_m, delta_m = amp_ru_batch_budget(epsilon, delta, T // B)
     return vec_params_experiment(eps_m, delta_m, B, d, vec_scale, truncate_b)
 
@@ -145,7 +145,7 @@ def scalar_randomizer(
 ) -> np.ndarray:
     """One user's message for one entry as an explicit bit vector (Alg. 5).
 
-    Returns ``2g + b_trials`` bits (spec A13) of which ``x_hat + gamma_2`` are ones.
+    Returns ``2g + b_trials`` bits (not Alg. 5's ``g + b``) of which ``x_hat + gamma_2`` are ones.
     """
     x_hat = int(encode(np.array([value]), params.g, Delta, rng.random(1))[0])
     ones = x_hat + int(rng.binomial(params.b_trials, params.p))
@@ -165,13 +165,13 @@ def analyze(count: np.ndarray, n_users: int, params: VecParams, Delta: float) ->
     """``A_Vec``: ``(Delta/g)(count - p b_debias n) - n Delta`` per entry (Alg. 6-7).
 
     The re-centring subtracts one ``Delta`` per user (``B Delta`` for a batch), the paper's
-    stated correction of CJMP21 (spec A14), which makes the output unbiased for ``sum_i v_i``.
+    stated correction of CJMP21 (App. C.1), which makes the output unbiased for ``sum_i v_i``.
     """
     return (Delta / params.g) * (count - params.p * params.b_debias * n_users) - n_users * Delta
 
 
 def analyzer_variance(values: np.ndarray, params: VecParams, Delta: float) -> float:
-    """Exact variance of one analyzed entry over ``len(values)`` users (spec §3.5, U2).
+    """Exact variance of one analyzed entry over ``len(values)`` users (App. C.3, exact form).
 
     ``(Delta/g)^2 (sum_i q_i(1-q_i) + B b_trials p(1-p))`` with ``q_i = frac((v_i+Delta) g/Delta)``.
     """

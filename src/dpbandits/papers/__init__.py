@@ -55,11 +55,20 @@ class Paper:
 
 
 KINDS = ("figures", "bounds")
+KIND_NAMES = {"figures": "paper with figures", "bounds": "figure-less paper (bound audit)"}
 
-#: Every reproduced paper, in the order of their numbers.
+#: Every reproduced paper, in build order (the order of the cross-paper tables' rows).
 PAPERS: dict[str, Paper] = {
     p.prefix: p
     for p in (
+        Paper(
+            "cz22",
+            "003",
+            "Shuffle private linear contextual bandits",
+            "figures",
+            bench="bench",
+            canonical=("cz22_final_regret",),
+        ),
         Paper(
             "olucb",
             "000",
@@ -69,12 +78,12 @@ PAPERS: dict[str, Paper] = {
             canonical=("olucb_final_regret",),
         ),
         Paper(
-            "plasso",
-            "001",
-            "Differentially private high-dimensional bandits",
-            "bounds",
-            bench="bench_plasso",
-            canonical=("plasso_rows",),
+            "dpdpe",
+            "004",
+            "Differentially private linear bandits with partial distributed feedback",
+            "figures",
+            bench="bench_dpdpe",
+            canonical=("dpdpe_final_regret",),
         ),
         Paper(
             "op24",
@@ -85,20 +94,12 @@ PAPERS: dict[str, Paper] = {
             canonical=("op24_verdicts",),
         ),
         Paper(
-            "cz22",
-            "003",
-            "Shuffle private linear contextual bandits",
-            "figures",
-            bench="bench",
-            canonical=("cz22_final_regret",),
-        ),
-        Paper(
-            "dpdpe",
-            "004",
-            "Differentially private linear bandits with partial distributed feedback",
-            "figures",
-            bench="bench_dpdpe",
-            canonical=("dpdpe_final_regret",),
+            "plasso",
+            "001",
+            "Differentially private high-dimensional bandits",
+            "bounds",
+            bench="bench_plasso",
+            canonical=("plasso_rows",),
         ),
     )
 }
@@ -120,3 +121,33 @@ def paper(prefix: str) -> Paper:
             f"no paper {prefix!r} in the registry (src/dpbandits/papers/__init__.py); "
             f"registered: {', '.join(PAPERS)}"
         ) from None
+
+
+#: The config keys that select papers, and the kind of paper each takes.
+SELECTION = {"experiments": "figures", "bound_audits": "bounds"}
+
+
+def select(config: dict) -> dict:
+    """Fill the paper selection of ``config`` and check it against the registry.
+
+    ``experiments`` (figure papers) and ``bound_audits`` (figure-less ones) default to every
+    registered paper of their kind; a given list must name registered papers of that kind.
+    Returns ``config`` (changed in place). Raises :class:`dpbandits.config.ConfigError` naming
+    the key, the bad value and what is allowed.
+    """
+    from ..config import ConfigError
+
+    for key, kind in SELECTION.items():
+        allowed = [p.prefix for p in papers(kind)]
+        chosen = config.setdefault(key, list(allowed))
+        if not isinstance(chosen, list):
+            raise ConfigError(f"config key {key}: {chosen!r} is not a list of paper prefixes")
+        for name in chosen:
+            if name not in allowed:
+                other = name in PAPERS and PAPERS[name].kind != kind
+                raise ConfigError(
+                    f"config key {key}: {name!r} is not a registered {KIND_NAMES[kind]}"
+                    + (f" (it is a {KIND_NAMES[PAPERS[name].kind]})" if other else "")
+                    + f"; allowed: {', '.join(allowed)} (src/dpbandits/papers/__init__.py)"
+                )
+    return config

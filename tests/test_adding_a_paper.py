@@ -1,0 +1,136 @@
+"""Adding a sixth paper is a registry line and its files (docs/adding-a-paper.md): a toy paper
+with one policy, one figure and one claim, registered in a temporary copy of the project, builds
+its target and gets its figure, tables, verdict and scoreboard row (marker e2e, about 1 min)."""
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pandas as pd
+import pytest
+import yaml
+
+from .conftest import ROOT
+
+pytestmark = [pytest.mark.pipeline, pytest.mark.e2e]
+
+EXPERIMENT = """\
+# A toy paper: LinUCB on the published script's instances (docs/adding-a-paper.md).
+experiment: toy
+paper: toy
+title: A toy paper (LinUCB on the script's instances)
+
+defaults:
+  T: 2000
+  trials: 10
+  K: 10
+  delta: 0.1
+  B: 20
+  instance_seed: 2
+  reward_seed_offset: 0
+
+series:
+  LinUCB: {algorithm: linucb}
+
+primary: main
+configurations:
+  main:
+    title: As published
+    description: The experiment calibration of the published script.
+    calibration: experiment
+    fidelity: script
+    instances: script
+
+figures:
+  toy_fig1:
+    title: Figure 1 of the toy paper
+    caption: Cumulative regret of LinUCB, K = 10 arms, d = 5.
+    panels:
+      a: {epsilon: null, d: 5}
+"""
+
+CLAIMS = """\
+# The toy paper's one claim.
+paper: toy
+prefix: toy
+claims:
+- id: toy.fig1.learns
+  paper: toy
+  source: Fig. 1
+  kind: ordering
+  algorithm: LinUCB
+  bound: LinUCB plays the best arm in at least a twentieth of the rounds
+  T_exp: null
+  eps_exp: null
+  d_exp: null
+  conditions: K = 10, d = 5
+  direction: upper
+  audit:
+    experiment: toy
+    check: metric_at_least
+    panels: [toy_fig1a]
+    series: [LinUCB]
+    metric: best_arm_rounds
+    threshold: 100
+"""
+
+REGISTRY_LINE = '        Paper("toy", "999", "A toy paper", "figures"),\n'
+
+
+def _copy(dst: Path) -> None:
+    for name in ("Snakefile", "workflow", "config", "notebooks", "environment.yml", "src"):
+        src = ROOT / name
+        # numba's caches come along (valid: same sources, same time stamps): no recompilation
+        (shutil.copytree if src.is_dir() else shutil.copy2)(src, dst / name)
+
+
+def _register(project: Path) -> None:
+    """Exactly the steps of docs/adding-a-paper.md for a figure paper."""
+    (project / "config/experiments/toy.yaml").write_text(EXPERIMENT)
+    (project / "config/claims/toy.yaml").write_text(CLAIMS)
+    registry = project / "src/dpbandits/papers/__init__.py"
+    text = registry.read_text()
+    anchor = "    )\n}\n"  # the end of the PAPERS tuple
+    assert text.count(anchor) == 1
+    registry.write_text(text.replace(anchor, REGISTRY_LINE + anchor))
+
+
+def _snakemake(project: Path, *args: str) -> subprocess.CompletedProcess:
+    env = {"PATH": str(Path(sys.executable).parent), "PYTHONPATH": str(project / "src")}
+    proc = subprocess.run(
+        [sys.executable, "-m", "snakemake", *args],
+        cwd=project,
+        env={**os.environ, **env},
+        capture_output=True,
+        text=True,
+    )
+    assert proc.returncode == 0, f"snakemake {' '.join(args)}:\n{proc.stdout}\n{proc.stderr}"
+    return proc
+
+
+def test_a_toy_paper_registered_in_a_copy_builds_its_target(tmp_path):
+    project = tmp_path / "project"
+    project.mkdir()
+    _copy(project)
+    _register(project)
+    # the selection is the config's (the other papers are left out to keep the test short)
+    config = ["--config", "scale=quick", "experiments=[toy]", "bound_audits=[]"]
+    _snakemake(project, "--cores", "2", "toy", *config)
+    results = project / "results/quick"
+    assert (results / "figures/toy_fig1.png").stat().st_size > 0
+    assert (results / "notebooks/toy_fig1.html").stat().st_size > 0
+    claims = pd.read_csv(results / "tables/toy_claims.csv")
+    final = claims[(claims["comparison"] == "all") & (claims["metric"] == "realized")]
+    assert list(final["verdict"]) == ["PASS"]
+    assert (results / "audit/toy.html").stat().st_size > 0
+    assert "Nothing to be done" in _snakemake(project, "-n", "toy", *config).stdout
+    # the cross-paper outputs include it: the scoreboard and the report's category
+    _snakemake(project, "--cores", "2", "audit", *config)
+    board = pd.read_csv(results / "audit/scoreboard.csv")
+    assert board.set_index("claim_id").loc["toy.fig1.learns", "status"] == "supported"
+    # nothing else was edited: config.yaml selects every registered paper by default
+    assert "experiments" not in yaml.safe_load((project / "config/config.yaml").read_text())
+    rules = _snakemake(project, "--list-target-rules").stdout.split()
+    assert {"toy", "toy_fig1", "toy_tables", "toy_audit"} <= set(rules)
