@@ -98,7 +98,8 @@ def _register(project: Path) -> None:
 
 
 def _snakemake(project: Path, *args: str) -> subprocess.CompletedProcess:
-    env = {"PATH": str(Path(sys.executable).parent), "PYTHONPATH": str(project / "src")}
+    path = str(Path(sys.executable).parent) + os.pathsep + os.environ.get("PATH", "")
+    env = {"PATH": path, "PYTHONPATH": str(project / "src")}
     proc = subprocess.run(
         [sys.executable, "-m", "snakemake", *args],
         cwd=project,
