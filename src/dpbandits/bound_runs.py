@@ -1,5 +1,5 @@
 """Execute one run of the open-problem audit plan (:mod:`dpbandits.bound_plan`) and write its
-parquet file: one row per (privacy value, horizon, checkpoint, trial), spec open-problem-002 §7.4.
+parquet file: one row per (privacy value, horizon, checkpoint, trial) (docs/papers/op24.md).
 
 Columns: ``experiment, instance, algorithm, K, d, privacy_kind, privacy, privacy_index, T, t,
 trial, regret, regret_unif, n_episodes, floor_events``. ``T`` is the run's horizon (``T_max`` in
@@ -29,7 +29,7 @@ COLUMNS = (
     "T", "t", "trial", "regret", "regret_unif", "n_episodes", "floor_events",
 )  # fmt: skip
 SEEDS = (
-    "spec open-problem-002 §7.4: instance SeedSequence([2002, exp, inst, K, d, T, trial]); "
+    "instance SeedSequence([2002, exp, inst, K, d, T, trial]); "
     "rewards [..., alg, privacy_index, 1]; privacy noise [..., alg, privacy_index, 2]; OP-E3 "
     "contexts [2002, 3, ctx, K, d, T_max, trial, 3] and reward uniforms [..., 4] "
     "(dpbandits.envs.minimax)"

@@ -500,15 +500,17 @@ def resolve_schedule(entry: dict, T: int) -> tuple[int, dict]:
 class CalibrationSpec:
     """A search over one option of one series.
 
-    ``min_regret`` (e.g. OnlineUCB's ``c_beta``, spec 000 §5.5): the series' cell of
-    ``configuration`` in ``panel`` is rerun for every grid value on the instances
-    ``first_trial .. first_trial + trials - 1`` (disjoint from the evaluation trials). The value
-    with the smallest mean final pseudo-regret is chosen (ties: the larger value); if it is at an
-    end of the grid, ``extend`` more values beyond that end are tried once.
+    ``min_regret`` (e.g. OnlineUCB's ``c_beta``, the radius scale paper 000 leaves open;
+    docs/papers/olucb.md, "Calibration"): the series' cell of ``configuration`` in ``panel`` is
+    rerun for every grid value on the instances ``first_trial .. first_trial + trials - 1``
+    (disjoint from the evaluation trials). The value with the smallest mean final pseudo-regret
+    is chosen (ties: the larger value); if it is at an end of the grid, ``extend`` more values
+    beyond that end are tried once.
 
-    ``match`` (e.g. DPE-FixedU's ``U``, spec 004 §2.8): the integer in ``search`` whose mean final
-    ``metric`` is closest to the ``reference`` cell's, found by bisection (the metric increases
-    with the option), then checked at the neighbours.
+    ``match`` (e.g. DPE-FixedU's ``U``, which paper 004, Sec. 7 chooses so that both algorithms
+    have the same communication cost; docs/papers/dpdpe.md): the integer in ``search`` whose mean
+    final ``metric`` is closest to the ``reference`` cell's, found by bisection (the metric
+    increases with the option), then checked at the neighbours.
     """
 
     id: str
@@ -646,7 +648,8 @@ def _caption(fig: dict, conf_name: str, conf: dict, n_trials: int, scale: str, T
 
 
 def _check_communication(comm: dict, source: str) -> None:
-    """What the schema cannot say about the analytic communication audit (spec dpdpe-004 §10)."""
+    """What the schema cannot say about the analytic communication audit (paper 004, Theorems 5.1
+    and 5.5; docs/papers/dpdpe.md)."""
     where = f"{source}: communication"
     for text in comm["alphas"]:
         if not 0 < Fraction(text) < 1:

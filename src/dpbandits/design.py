@@ -1,11 +1,13 @@
-"""Near-G-optimal experimental design on a finite action set (spec dpdpe-004 §2.3).
+"""Near-G-optimal experimental design on a finite action set (paper 004, Algorithm 1, line 4).
 
 For a design ``pi`` (a probability vector over the rows ``x`` of an action matrix) let
 ``V(pi) = sum_x pi(x) x x^T`` and ``g(pi) = max_x ||x||^2_{V(pi)^{-1}}``. Kiefer-Wolfowitz: the
 minimum of ``g`` is the dimension ``r`` of the span, and ``sum_x pi(x) ||x||^2_{V^{-1}} = r`` for
 every design with invertible ``V`` (so ``g >= r``). Phased elimination (DP-DPE's Algorithm 1,
 line 4; DP-PE's Algorithm 3) needs ``g(pi) <= 2d`` with support at most
-``S = 4 d ln ln d + 16`` (Lattimore, Szepesvari, Weisz 2020, Prop. 3.7).
+``S = 4 d ln ln d + 16`` (Lattimore, Szepesvari, Weisz 2020, Prop. 3.7). The paper does not say
+how to compute the design; the solver below is the project's (docs/papers/dpdpe.md, "Decisions
+recorded from the code").
 
 :func:`g_optimal_design` reduces to the span of the rows, starts from a greedy basis (pivoted
 Gram-Schmidt) and runs Frank-Wolfe toward steps with exact line search (Fedorov-Wynn) until
@@ -25,7 +27,8 @@ RANK_RTOL = 1e-10
 
 
 def support_cap(d: int) -> float:
-    """``S = 4 d ln ln d + 16`` (natural logarithms, spec A10); 16 for ``d = 1``."""
+    """``S = 4 d ln ln d + 16`` (natural logarithms, as paper 004 writes log elsewhere); 16 for
+    ``d = 1``."""
     if d <= 1:
         return 16.0
     return 4.0 * d * math.log(math.log(d)) + 16.0
@@ -98,7 +101,7 @@ def g_optimal_design(
     max_iter: int = 100_000,
     cap: float | None = None,
 ) -> Design:
-    """A design with ``g(pi) <= factor * r`` and support ``<= floor(S)`` (spec §2.3).
+    """A design with ``g(pi) <= factor * r`` and support ``<= floor(S)`` (Algorithm 1, line 4).
 
     Parameters
     ----------
@@ -137,7 +140,7 @@ def g_optimal_design(
         if G <= target:
             if accuracy is not None or np.count_nonzero(w) <= limit:
                 break
-            # support guard (spec §2.3 step 4): drop the point with the smallest g, renormalise
+            # support guard (docs/papers/dpdpe.md): drop the point with the smallest g, renormalise
             drops += 1
             if drops > 10 * d:
                 raise RuntimeError(f"design: support above {limit} after {drops} drop steps")

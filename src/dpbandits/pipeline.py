@@ -50,9 +50,10 @@ def run_calibration(spec, out: str | Path) -> float:
     """Search of one option (:class:`~dpbandits.config.CalibrationSpec`), written to ``out``;
     returns the chosen value.
 
-    ``min_regret`` (spec 000 §5.5): every grid value is run on the calibration trials; the
-    smallest mean final pseudo-regret wins (ties: the larger value). At an end of the grid,
-    ``spec.extend`` more values beyond it are tried once. ``match``: :func:`_match_calibration`.
+    ``min_regret`` (docs/papers/olucb.md, "Calibration"): every grid value is run on the
+    calibration trials; the smallest mean final pseudo-regret wins (ties: the larger value). At
+    an end of the grid, ``spec.extend`` more values beyond it are tried once. ``match``:
+    :func:`_match_calibration`.
     """
     import pandas as pd
 
@@ -98,9 +99,10 @@ def run_calibration(spec, out: str | Path) -> float:
 
 def _match_calibration(spec, out: str | Path) -> int:
     """The integer option whose mean final ``spec.metric`` is closest to the reference cell's
-    (spec 004 §2.8): bisection on ``spec.search`` assuming the metric increases with the option,
-    then the neighbours of the bracket; ties go to the smaller value. Every evaluated value is a
-    row of the table (``value, mean_final, se_final, chosen, target, relative_difference``)."""
+    (DPE-FixedU's U, paper 004, Sec. 7; docs/papers/dpdpe.md): bisection on ``spec.search``
+    assuming the metric increases with the option, then the neighbours of the bracket; ties go to
+    the smaller value. Every evaluated value is a row of the table (``value, mean_final,
+    se_final, chosen, target, relative_difference``)."""
     import pandas as pd
 
     instances = cell_instances(spec.base)
@@ -331,7 +333,7 @@ def run_cell(
         "conditions": [{"condition": c, "holds": bool(ok)} for c, ok in policy.conditions()],
         "checkpoints": [int(c) for c in cps],
     }
-    if "phases" in result.extra:  # phased engines: every run's phase log (spec dpdpe-004 §5.3)
+    if "phases" in result.extra:  # phased engines: every run's phase log (Algorithm 1 of paper 004)
         metadata["phases"] = result.extra["phases"]
     write_result(out, result_table(settings, result), metadata)
     log.info("wrote %s (%.1f s)", out, time.perf_counter() - start)

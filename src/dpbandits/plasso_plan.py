@@ -1,10 +1,11 @@
-"""The run plan of the PrivateLASSO audit (paper 001; ``config/experiments/plasso.yaml``, spec
-private-lasso-001 §4.3): which simulation jobs exist at a tier and scale.
+"""The run plan of the PrivateLASSO audit (paper 001; ``config/experiments/plasso.yaml``, tiers
+in docs/papers/plasso.md): which simulation jobs exist at a tier and scale.
 
 A *run* is one simulation job: one (experiment, family, d, K, s0, algorithm) with all its eps
-values, horizons (separate runs per T, spec §4.3) and trials. The plan is validated before any
-job starts: the schema, then what the schema cannot state (eps values inside the algorithm's
-grid, non-private algorithms at eps = inf only, at least two horizons for a T fit).
+values, horizons (separate runs per T: the budgets of Algorithm 1, line 2 depend on T) and
+trials. The plan is validated before any job starts: the schema, then what the schema cannot
+state (eps values inside the algorithm's grid, non-private algorithms at eps = inf only, at
+least two horizons for a T fit).
 """
 
 from __future__ import annotations
@@ -39,7 +40,7 @@ class PlassoRun(RunRecord):
     d, K, s0 : int
     eps, eps_index : tuple
         Privacy levels (``inf``: non-private) and their 1-based positions in the algorithm's grid
-        (0 for ``inf``), spec §4.1.
+        (0 for ``inf``); the index keys the algorithm's random streams (``envs/sparse.py``).
     horizons : tuple of int
         One independent run per horizon.
     trials : int

@@ -1,5 +1,5 @@
 """Execute one run of the PrivateLASSO audit plan (:mod:`dpbandits.plasso_plan`) and write its
-tables (spec private-lasso-001 §4.4):
+tables (described in docs/papers/plasso.md):
 
 * runs: one row per (eps, T, trial) — ``paper, experiment, family, d, s0, K, T, eps, eps_index,
   delta, algorithm, trial, env_seed_words, regret_T, regret_unif_T``;
@@ -31,7 +31,7 @@ from .policies.private_lasso import plasso_constants
 log = logging.getLogger("dpbandits")
 
 SEEDS = (
-    "spec private-lasso-001 §4.1: environment SeedSequence([1001, exp, fam, d, s0, K, T, trial])"
+    "environment SeedSequence([1001, exp, fam, d, s0, K, T, trial])"
     ".spawn(6) -> g_inst, g_ctx, g_noise, g_a, g_v, g_h; algorithm SeedSequence([..., trial, alg, "
     "eps_index]).spawn(3) -> g_svt, g_tbap, g_tie; trials 0-based (dpbandits.envs.sparse)"
 )

@@ -30,7 +30,7 @@ def stable_hash(name: str) -> int:
 
 
 def noise_spawn_key(experiment: str, panel: str, algorithm: str, trial: int) -> tuple[int, ...]:
-    """Spawn key of the algorithm-noise stream of one trial (spec 003 §6.3)."""
+    """Spawn key of the algorithm-noise stream of one trial (config/README.md, "Seeds")."""
     if trial < 0:
         raise ValueError(f"trial must be >= 0, got {trial}")
     return (stable_hash(experiment), stable_hash(panel), stable_hash(algorithm), int(trial))

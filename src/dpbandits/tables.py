@@ -23,14 +23,15 @@ from .summaries import final_regret_table
 log = logging.getLogger("dpbandits")
 
 VERDICT_NOTE = (
-    "Verdicts (spec 003 §7.3): for 'A below B', D_i = R_i^A - R_i^B on instance i (common random "
-    "numbers); PASS if mean(D) + q SE < 0, WEAK if mean(D) < 0 but the 95 % interval "
-    "contains 0, FAIL otherwise (SE = sd(D, ddof=1)/sqrt(n); q = 1.96, or the Student-t "
-    "quantile for claims with interval t). Ratio checks: PASS if the delta-method interval of "
-    "mean(A)/mean(B) lies in the stated range, WEAK if only the ratio does. curve_below: the mean "
-    "curve of A is below B's at every t in {T/10, 3T/20, ..., T}. 'between' is the curve-level "
-    "conjunction per panel. Matrix metric 'combined': the common verdict of realized and "
-    "pseudo-regret, INCONCLUSIVE where they differ."
+    "Verdicts (docs/auditing.md, 'Reading a verdict: ordering claims'): for 'A below B', "
+    "D_i = R_i^A - R_i^B on instance i (common random numbers); PASS if mean(D) + q SE < 0, "
+    "WEAK if mean(D) < 0 but the 95 % interval contains 0, FAIL otherwise "
+    "(SE = sd(D, ddof=1)/sqrt(n); q = 1.96, or the Student-t quantile for claims with interval "
+    "t). Ratio checks: PASS if the delta-method interval of mean(A)/mean(B) lies in the stated "
+    "range, WEAK if only the ratio does. curve_below: the mean curve of A is below B's at every "
+    "t in {T/10, 3T/20, ..., T}. 'between' is the curve-level conjunction per panel. Matrix "
+    "metric 'combined': the common verdict of realized and pseudo-regret, INCONCLUSIVE where "
+    "they differ."
 )
 
 

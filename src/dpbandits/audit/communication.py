@@ -1,24 +1,24 @@
-"""Communication cost of DP-DPE without simulation (spec dpdpe-004 §10, first item; §8 A27).
+"""Communication cost of DP-DPE without simulation (paper 004; docs/papers/dpdpe.md).
 
 Theorem 5.1 (and 5.3, 5.4) bound the cost by ``O(d T^alpha)`` reals, Theorem 5.5 the shuffle
 model's by ``O(d T^{3 alpha/2})`` bits. Both follow from the phase schedule alone, so they are
 checked analytically over horizons no simulation reaches (``T = 2^10 ... 2^40``):
 
-* every phase has the support bound ``S_int = floor(4 d ln ln d + 16)`` as its support size
-  ``s_l`` (spec §10: "s_l replaced by its bound S") and length ``T_l = ceil(h_l) + S_int``, the
-  upper end of ``h_l <= T_l <= h_l + s_l`` (spec §2.2 step 3), with ``h_1 = 2``, ``h_{l+1} =
-  2 h_l``;
-* a phase counts when it completes within ``T`` (the truncated last phase sends nothing, spec
-  §2.9, A14);
+* every phase has the support bound ``S_int = floor(4 d ln ln d + 16)`` of Algorithm 1, line 4
+  as its support size ``s_l`` and length ``T_l = ceil(h_l) + S_int``, the upper end of
+  ``h_l <= T_l <= h_l + s_l`` (line 5: ``T_l(x) = ceil(h_l pi_l(x))``), with ``h_1 = 2``,
+  ``h_{l+1} = 2 h_l`` (lines 2 and 19);
+* a phase counts when it completes within ``T`` (the truncated last phase sends nothing:
+  docs/papers/dpdpe.md, "Play order and the last phase");
 * phase ``l`` samples ``n_l = ceil(2^{alpha l})`` clients (Alg. 1 line 7), each sending ``s_l``
   reals, or in the shuffle model ``s_l (g_l + b_l)`` bits with Algorithm 2's ``g_l, b_l``
   (Eq. 22, :func:`dpbandits.mechanisms.shuffle_sum.vector_params`).
 
 ``g_l`` takes its ``sqrt(n)`` branch only once ``eps_hat sqrt(n_l) / (6 sqrt(5 ln(4 s/delta)))``
 exceeds ``max(sqrt(s), 10)``; before that ``g_l`` is constant and ``b_l`` falls like ``1/n_l``,
-so the bits grow like the reals (exponent ``alpha``), not ``3 alpha/2`` (A27). The slopes are
-fitted over the last decade of horizons, and per horizon over the decade ending there, so the
-switch is visible.
+so the bits grow like the reals (exponent ``alpha``), not ``3 alpha/2`` (Theorem 5.5's rate holds
+only beyond the switch; docs/papers/dpdpe.md). The slopes are fitted over the last decade of
+horizons, and per horizon over the decade ending there, so the switch is visible.
 """
 
 from __future__ import annotations
@@ -33,7 +33,7 @@ from ..design import support_cap
 from ..mechanisms.shuffle_sum import vector_params
 from ..summaries import loglog_slope
 
-#: Algorithm 1's first phase length ``h_1`` (spec §2.1, A8).
+#: Algorithm 1's first phase length ``h_1`` (line 2; also used in Appendix B.1).
 H1 = 2.0
 
 

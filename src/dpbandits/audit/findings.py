@@ -1,9 +1,11 @@
-"""Findings of the audit that are not claim verdicts: the audit flags of a paper's spec.
+"""Findings of the audit that are not claim verdicts (docs/papers/olucb.md, "Findings beyond the
+verdicts").
 
-Paper 000 (OnlineUCB; spec onlineucb-000 §2.9, §7): the hidden ``1/epsilon^3`` dependence through
-the clipping constant ``G``, the privacy of releasing both ``x~`` and ``y~``, the lambda_min
-condition on a fixed arm set, and the combiner's lambda grid at practical horizons. Each finding
-is computed from the library's calibration functions and from the simulated data, never typed in.
+Paper 000 (OnlineUCB; Theorem 3.2, Corollary 3.6, Algorithm 2): the hidden ``1/epsilon^3``
+dependence through the clipping constant ``G``, the privacy of releasing both ``x~`` and ``y~``,
+the lambda_min condition on a fixed arm set, and the combiner's lambda grid at practical
+horizons. Each finding is computed from the library's calibration functions and from the
+simulated data, never typed in.
 
 :data:`FINDINGS` maps an experiment to its function; the audit notebook shows what it returns.
 """
@@ -40,7 +42,7 @@ def tight_epsilon(sigma: float, sensitivity: float, delta: float, compositions: 
 
 
 def privacy_table(epsilons, delta: float) -> pd.DataFrame:
-    """What the noise of Algorithm 1 delivers per user (Theorem 3.2; spec §2.9).
+    """What the noise of Algorithm 1 delivers per user (Theorem 3.2).
 
     Columns: the claimed ``epsilon``; ``sigma``; the exact epsilon at ``delta`` of releasing
     ``x~`` alone (L2 sensitivity 2); of releasing ``(x~, y~)`` (joint L2 sensitivity
@@ -65,7 +67,8 @@ def privacy_table(epsilons, delta: float) -> pd.DataFrame:
 
 
 def clipping_table(epsilons, T: int, delta: float, beta: float) -> pd.DataFrame:
-    """``G`` of Algorithm 1 (spec §2.4) against ``sigma^2`` (Delta^2 = 0, D = C = 1)."""
+    """``G`` of Algorithm 1 (its input; read as in :func:`clipping_constant`) against ``sigma^2``
+    (Delta^2 = 0, D = C = 1)."""
     rows = []
     for eps in epsilons:
         sigma = onlineucb_sigma(eps, delta)
@@ -126,7 +129,8 @@ def _at_horizon(df: pd.DataFrame) -> pd.DataFrame:
 
 
 def calibration_finding(tables: dict[str, pd.DataFrame]) -> Finding:
-    """The calibrations of paper 000 (spec §5.5): what was tuned, on what, and the choice."""
+    """The calibrations of paper 000 (docs/papers/olucb.md, "Calibration"): what was tuned, on
+    what, and the choice."""
     rows = []
     for cid, tab in sorted(tables.items()):
         best = tab[tab["chosen"]].iloc[0]
@@ -141,7 +145,7 @@ def calibration_finding(tables: dict[str, pd.DataFrame]) -> Finding:
             }
         )
     return Finding(
-        "Calibration: only OnlineUCB's radius is tuned for Figure 1 (spec §5.5)",
+        "Calibration: only OnlineUCB's radius is tuned for Figure 1 (docs/papers/olucb.md)",
         "OnlineUCB's radius scale c_beta was chosen on instances 1000-1009, disjoint from the "
         "evaluation instances, at epsilon = 1 (smallest mean final pseudo-regret; ties to the "
         "larger value) and serves every epsilon, OGD, Algorithm 7 and the combiner. The "
@@ -158,7 +162,8 @@ def olucb_findings(
     sweeps: pd.DataFrame | None,
     calibrations: dict[str, pd.DataFrame] | None = None,
 ):
-    """The calibration and the audit flags of spec onlineucb-000 (§2.9, §7 A14, A21, A25)."""
+    """The calibration and the audit findings of paper 000: Corollary 3.6's epsilon-dependence,
+    Theorem 3.2's two releases, lambda_min on a fixed arm set, Algorithm 2's lambda grid."""
     out = [calibration_finding(calibrations)] if calibrations else []
     eps_fig = (0.2, 1.0, 10.0)
     delta, beta, T = 0.1, 0.1, 20000
@@ -171,8 +176,9 @@ def olucb_findings(
         "Algorithm 1 clips gradients at G, and G grows like sigma^2 ~ 1/epsilon^2 for "
         "epsilon <~ 1 (table: G/sigma^2 is nearly constant there). Corollary 3.6's third term "
         "carries G, so its literal epsilon-dependence is epsilon^-3, not the stated epsilon^-1 "
-        "(spec §2.4, A21). The fitted exponents of 1/epsilon are shown next to both readings "
-        "(claimed = the stated exponent; rows marked [literal] compare the same fit with 3)."
+        "(Corollary 3.6 with G of Algorithm 1). The fitted exponents of 1/epsilon are shown next "
+        "to both readings (claimed = the stated exponent; rows marked [literal] compare the same "
+        "fit with 3)."
     )
     tables = [clip.round(4), fits.round(3)]
     if sweeps is not None and "clipped_gradient_rounds" in sweeps:
@@ -189,12 +195,12 @@ def olucb_findings(
                 "gradients in the d-scan below; the paper's G has no sqrt(d) factor)."
             )
             tables.append(frac)
-    out.append(Finding("The hidden 1/epsilon^3 dependence (spec §2.4, A21)", text, tables))
+    out.append(Finding("The hidden 1/epsilon^3 dependence (Corollary 3.6)", text, tables))
     # 2. composition of the two releases
     priv = privacy_table(eps_fig, delta)
     out.append(
         Finding(
-            "Privacy of releasing both x~ and y~ (Theorem 3.2; spec §2.9)",
+            "Privacy of releasing both x~ and y~ (Theorem 3.2)",
             "Each user releases x~ and y~, each with the Gaussian mechanism calibrated to "
             "(epsilon, delta) with sensitivity 2. The pair is one Gaussian mechanism with joint "
             "L2 sensitivity 2 sqrt(2): its exact epsilon at the same delta (analytic Gaussian "
@@ -210,8 +216,8 @@ def olucb_findings(
         "The favourable rate assumes E_t[x_t x_t^T] >= lambda_min I with lambda_min = O(1); the "
         "experiment feeds lambda_min = 0.125 (a uniformly drawn arm's value). On a fixed arm set "
         "the played arms concentrate on the best arm, so the measured lambda_min of "
-        "(1/T) sum x_s x_s^T decays (spec A14); fresh arms (setting F) keep it bounded away "
-        "from 0."
+        "(1/T) sum x_s x_s^T decays (docs/papers/olucb.md); fresh arms (setting F) keep it "
+        "bounded away from 0."
     )
     tables = []
     if figures is not None and "lambda_min_played" in figures:
@@ -231,15 +237,15 @@ def olucb_findings(
             .agg(["mean", "min", "max"])
             .reset_index()
         )
-    out.append(Finding("lambda_min of the played arms (spec A14, A31)", text, tables))
+    out.append(Finding("lambda_min of the played arms (Corollary 3.6, Sec. 5)", text, tables))
     # 4. the combiner's grid
     grid = combiner_grid((2**11, 20000, 2**16, 10**6, 10**9), 5)
     text = (
         "Algorithm 2's bases guess lambda_i = 2^(i-1) T^(-1/8), i >= 2, and base 1 (Algorithm 7) "
         "covers lambda_min < T^(-1/8). For unit-norm arms lambda_min <= 1/d, so at every "
-        "horizon below (2d)^8 (1e8 for d = 5) all bases i >= 2 are "
-        "misspecified (optimistic) and only base 1 is well specified (spec A25). Theorem 4.1's "
-        "favourable regime lambda_min >= T^(-1/8) needs T >= d^8 (390625 for d = 5), beyond "
+        "horizon below (2d)^8 (1e8 for d = 5) all bases i >= 2 are misspecified (optimistic) "
+        "and only base 1 is well specified (docs/papers/olucb.md). Theorem 4.1's favourable "
+        "regime lambda_min >= T^(-1/8) needs T >= d^8 (390625 for d = 5), beyond "
         "the horizons simulated here."
     )
     tables = [grid]
@@ -254,7 +260,9 @@ def olucb_findings(
             "`combiner_f` cap the targets at T, so the data do:"
         )
         tables.append(shares)
-    out.append(Finding("The combiner's lambda grid at practical horizons (spec A25)", text, tables))
+    out.append(
+        Finding("The combiner's lambda grid at practical horizons (Algorithm 2)", text, tables)
+    )
     return out
 
 

@@ -1,4 +1,5 @@
-"""Audit metrics of spec 003 §7.3 (not claims of the paper, derived from its Lemma 3.9).
+"""Audit metrics of paper 003 (not claims of the paper, derived from its Lemma 3.9; listed in
+docs/papers/cz22.md).
 
 * privacy-cost ratio ``rho_A = gap_A / gap_LDP`` at the horizon, with
   ``gap_A = mean_i(R_i^A - R_i^LinUCB)``; Lemma 3.9's privacy term ``sqrt(sigma~ T)`` predicts

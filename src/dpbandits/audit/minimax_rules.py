@@ -1,10 +1,10 @@
-"""Verdict rules of the open-problem audit (spec open-problem-002 §7.4-§7.5; statistics of
-spec private-lasso-001 §4.5).
+"""Verdict rules of the open-problem audit (paper 002; docs/papers/op24.md#verdicts), with the
+statistics the PrivateLASSO audit of paper 001 shares (docs/auditing.md).
 
 Paper 002 states minimax bounds, so a single instance family can only be consistent or
-inconsistent with an upper bound's growth; lower bounds are checked on the spec's hard families
-(non-private terms only). Every rule works on regret matrices ``R[j, i]`` (horizon ``T_j``, trial
-``i``) and returns a :class:`RuleResult`:
+inconsistent with an upper bound's growth; lower bounds are checked on the standard hard families
+I2 / J2 (non-private terms only). Every rule works on regret matrices ``R[j, i]`` (horizon
+``T_j``, trial ``i``) and returns a :class:`RuleResult`:
 
 * statistics: means over trials; 95 % percentile bootstrap (``B = 2000``, generator seeded with
   0) resampling trials independently per horizon (separate runs, OP-E1/E2) or the same trials
@@ -49,7 +49,7 @@ from .fits import _slopes, bootstrap_means, fit_exponent
 TAU_T = 0.10
 TAU_RHO = 0.15
 TAU_SCALE = 0.15
-#: Bootstrap replicates and seed (spec private-lasso-001 §4.5).
+#: Bootstrap replicates and seed (shared with the PrivateLASSO audit; docs/auditing.md).
 N_BOOT = 2000
 BOOT_SEED = 0
 #: Largest ``detectable_excess`` a ``consistent`` verdict may have (80 % power; issue 19).
@@ -313,7 +313,8 @@ def rule_exc_t(
     term's secant exponent. Usable only if the private run is not saturated at any fitted
     horizon (shared rule, ``regret_unif`` its cap) and the excess at the largest T is
     significantly positive (bootstrap interval above 0); else UNUSABLE (shared ``untestable``,
-    left out of :func:`aggregate` and :func:`combine` unless every value is, spec §7.5)."""
+    left out of :func:`aggregate` and :func:`combine` unless every value is;
+    docs/papers/op24.md#verdicts)."""
     R_priv, R_ref = np.asarray(R_priv, float), np.asarray(R_ref, float)
     regime = fit_regime(*_caps(R_priv, regret_unif))
 

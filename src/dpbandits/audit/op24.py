@@ -1,10 +1,10 @@
-"""Verdicts of the open-problem audit (paper 002; spec open-problem-002 §7.5) from the OP-E1..E3
+"""Verdicts of the open-problem audit (paper 002; docs/papers/op24.md#verdicts) from the OP-E1..E3
 results, one row per (claim, rule, configuration, privacy value), and per-claim verdicts.
 
 Semantics. Paper 002's Table 1 and Section 3 state *minimax* bounds. A single instance family
 can therefore only be consistent or inconsistent with an upper bound's growth (R-UP-T, R-EXC-T,
 R-RHO, R-SCALE: SUPPORTED / CONTRADICTED / INCONCLUSIVE / PRE-ASYMPTOTIC); a lower bound is
-checked only through its non-private term on the spec's hard families (R-LB-CONS: CONSISTENT /
+checked only through its non-private term on the standard hard families (R-LB-CONS: CONSISTENT /
 INCONSISTENT); the lower bounds' privacy terms, whose hard instances are not in the project
 texts, are NOT-AUDITED (R12); the Section 3 gap statistics are DESCRIPTIVE (UB-LIKE / LB-LIKE /
 INTERMEDIATE): they say which bound describes *this* algorithm on *these* instances, not what
@@ -58,7 +58,8 @@ from .minimax_rules import (
 )
 
 NOT_RUN = "NOT-RUN"
-#: Largest difference between a T-slope from separate runs and from checkpoints (spec §7.3).
+#: Largest difference between a T-slope from separate runs and from checkpoints ([R8];
+#: docs/papers/op24.md#tiers).
 CHECKPOINT_TOLERANCE = 0.05
 VERDICT_SEMANTICS = (
     "Shared vocabulary (verdict; the rule's own word in rule_verdict). Minimax bounds: an "
@@ -143,7 +144,7 @@ def _values(run_key: dict, privacy: float, kind: str) -> dict:
 
 
 class Op24Audit:
-    """All rules of spec §7.5 on the results of one tier.
+    """All verdict rules of the op24 audit (docs/papers/op24.md#verdicts) on one tier's results.
 
     Parameters
     ----------
@@ -166,7 +167,7 @@ class Op24Audit:
         max_detectable: float = MAX_DETECTABLE,
     ):
         # claims use each configuration's main run; OP-E3's shorter separate-horizon runs (full
-        # tier) serve only the checkpointing check (spec §7.3, R8)
+        # tier) serve only the checkpointing check [R8]
         self.all = results
         e3 = results["experiment"] == "OP-E3"
         longest = results[e3].groupby(["instance", "d"])["T"].transform("max")
@@ -333,7 +334,7 @@ class Op24Audit:
         if col == "K":
             # I3 has K - 1 suboptimal arms with the same gap: an excess linear in the arms that
             # pay has slope K/(K-1) in K at small K (1.28 over K = 2..20), so the fit uses K - 1
-            # (project decision; the spec's slope in K is in the note)
+            # (project decision, docs/papers/op24.md#verdicts; the slope in K is in the note)
             spec = rule_scale(
                 rule, sizes, E, means=means, caps=caps, max_detectable=self.max_detectable
             )
@@ -347,7 +348,7 @@ class Op24Audit:
             )
             res = dataclasses.replace(
                 res,
-                note=f"fitted on K - 1; on K (spec): {spec.statistic:.3f} [{spec.ci_low:.3f}, "
+                note=f"fitted on K - 1; on K: {spec.statistic:.3f} [{spec.ci_low:.3f}, "
                 f"{spec.ci_high:.3f}] {spec.verdict}",
             )
         else:
@@ -425,9 +426,10 @@ class Op24Audit:
                 self.rows.append(_row(claim_id, res, self._cfg("OP-E3", inst, key, "eps"), e))
 
     def checkpointing(self, inst: str = "C1", tol: float = CHECKPOINT_TOLERANCE) -> None:
-        """Full tier, spec R8: the T-slope between ``2^12`` and ``2^14`` from separate runs of
-        those horizons against the same slope from the checkpoints of the longest run, per
-        algorithm and privacy value; CONSISTENT if they differ by at most ``tol``."""
+        """Full tier, [R8] (docs/papers/op24.md#tiers): the T-slope between ``2^12`` and ``2^14``
+        from separate runs of those horizons against the same slope from the checkpoints of the
+        longest run, per algorithm and privacy value; CONSISTENT if they differ by at most
+        ``tol``."""
         df = self.all[self.all["instance"] == inst]
         horizons = sorted(df["T"].unique())
         if len(horizons) < 3:
@@ -467,7 +469,8 @@ class Op24Audit:
         self.gap("op.s3.gap", "C1")
         self.exc_t("op.s3.adac_oful", "OP-E3", "C1", "adac_oful")
         self.jdp_lower_ratio("op.s3.jdp.lower", "C1")
-        if (self.df["instance"] == "C2").any():  # full tier: Q3, descriptive only (spec §7.5)
+        # full tier: Q3 (the last open question of paper 002, Sec. 3), descriptive only
+        if (self.df["instance"] == "C2").any():
             self.gap("op.q3", "C2")
             self.exc_t("op.q3", "OP-E3", "C2", "adac_oful", exponent_of="op.s3.adac_oful")
         self.checkpointing()

@@ -1,4 +1,4 @@
-"""Figures of the open-problem audit (spec open-problem-002 §7.6): OP-E1 and OP-E2 (regret and
+"""Figures of the open-problem audit (docs/papers/op24.md): OP-E1 and OP-E2 (regret and
 private excess against T and rho) and the Section 3 gap figure (OP-E3)."""
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from ..engine.minimax import OP_E3_DELTA
 from ..mechanisms.zcdp import zcdp_to_dp
 from ..plotting import close, decade_labels, save, set_style
 
-#: delta of the equivalent epsilon of a rho: JDP-LinUCB's delta (spec §7.3, §7.6).
+#: delta of the equivalent epsilon of a rho: JDP-LinUCB's delta in OP-E3 (docs/papers/op24.md).
 DELTA_EQUIV = OP_E3_DELTA
 
 

@@ -1,5 +1,5 @@
-"""Table 1 of paper 002 (spec open-problem-002 §2) as the paper states it, from the claims
-registry, with the measured columns of OP-E1 / OP-E2 (verdict rows of :mod:`.op24`)."""
+"""Table 1 of paper 002 (Azize and Basu 2024's rho-zCDP bounds) as the paper states it, from the
+claims registry, with the measured columns of OP-E1 / OP-E2 (verdict rows of :mod:`.op24`)."""
 
 from __future__ import annotations
 
@@ -101,8 +101,8 @@ def table1(claims: list[dict], rows: pd.DataFrame, claim_verdicts: pd.DataFrame)
         "columns": PAPER_COLUMNS,
         "footnotes": [
             "Bounds as stated (claims op.t1.*, config/claims/op24.yaml); log = natural log.",
-            "Measured: 95% percentile-bootstrap intervals (B = 2000); fit windows and rules: spec "
-            "open-problem-002 §7.4-7.5, results/audit/op24_verdicts.csv.",
+            "Measured: 95% percentile-bootstrap intervals (B = 2000); fit windows and rules: "
+            "docs/papers/op24.md (Verdicts), results/audit/op24_verdicts.csv.",
             "Minimax bounds: a single instance family can only be consistent with an upper bound "
             "or exceed it; lower bounds: non-private term only (privacy terms NOT-AUDITED).",
             "Verdicts in the shared vocabulary (consistent, exceeds, below, inconclusive, "

@@ -1,10 +1,11 @@
-"""Paired ordering statistics (spec 003 §7.3, spec 000 §5.7).
+"""Paired ordering statistics (docs/auditing.md, "Reading a verdict: ordering claims").
 
 For a claim "A below B" on instances ``i = 1..n`` with common random numbers,
 ``D_i = R_i^A - R_i^B``; the verdict is **PASS** if the upper end of ``mean(D) +/- q SE``
 is below 0, **WEAK** if ``mean(D) < 0`` but the interval contains 0, **FAIL** otherwise, with
-``SE = sd(D, ddof=1)/sqrt(n)`` and ``q`` = 1.96 (spec 003) or the Student-t quantile with
-``n - 1`` degrees of freedom ("95 % t-interval", spec 000 §5.7).
+``SE = sd(D, ddof=1)/sqrt(n)`` and ``q`` = 1.96 (paper 003's figure claims) or the Student-t
+quantile with ``n - 1`` degrees of freedom (claims with ``interval: t``: paper 000's Figure 1
+claims, paired 95 % t-intervals; docs/papers/olucb.md).
 
 Two more statistics of the same PASS/WEAK/FAIL form:
 
@@ -130,7 +131,7 @@ def curve_below(mean_a: np.ndarray, mean_b: np.ndarray) -> bool:
 
 
 def curve_checkpoints(t: np.ndarray, T: int) -> np.ndarray:
-    """Checkpoints of the curve-level check: ``t in {T/10, 3T/20, ..., T}`` (spec §7.3)."""
+    """Checkpoints of the curve-level check: ``t in {T/10, 3T/20, ..., T}`` (docs/auditing.md)."""
     t = np.asarray(t)
     step = T // 20
     return t[(t >= T // 10) & (t % step == 0)] if step > 0 else t

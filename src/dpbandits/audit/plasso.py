@@ -1,4 +1,4 @@
-"""Verdicts of the PrivateLASSO audit (paper 001; spec private-lasso-001 §4.5, §4.7) from the
+"""Verdicts of the PrivateLASSO audit (paper 001; docs/papers/plasso.md#verdicts) from the
 PL-E1 / PL-E2 results: one row per (claim, rule, family, configuration, algorithm, eps), one
 aggregate row per (claim, rule, family), and one verdict per claim.
 
@@ -8,7 +8,7 @@ claim's assumptions: F2/F3 for Theorem 2, expected to fail; they show the test's
 ``diagnostic`` (ablations, Oracle-TBAP, support recovery, K / s0 scans: reported, never a
 verdict).
 
-Statistics (§4.5): means over trials; 95 % percentile bootstrap with ``B = 2000`` replicates from
+Statistics: means over trials; 95 % percentile bootstrap with ``B = 2000`` replicates from
 a generator seeded with 0, resampling trials independently per horizon (runs at different ``T``
 are independent) and jointly across algorithms at one horizon (common random numbers: the
 environment streams do not depend on the algorithm). ``b_claim`` is the claim term's secant
@@ -66,12 +66,14 @@ from .rates import _slopes, bootstrap_means
 TAU_T = 0.10
 TAU_EPS = 0.20
 TAU_D = 0.15
-#: R-DIM: CONTRADICTED when the d-slope surely exceeds this (spec §4.7).
+#: R-DIM: CONTRADICTED when the d-slope surely exceeds this (docs/papers/plasso.md, "Decisions
+#: recorded from the code").
 DIM_CONTRADICTED = 0.5
-#: K and s0 scans: claimed slopes on ln(K - 1) and ln s0 and their tolerances (spec §4.7).
+#: K and s0 scans: claimed slopes on ln(K - 1) and ln s0 (the explicit bounds of Theorems 2-3)
+#: and their tolerances (docs/papers/plasso.md, "Decisions recorded from the code").
 SCAN_CLAIMS = {"K": (1.0, 0.15), "s0": (1.5, 0.3)}
-#: Support diagnostics use the episodes starting at or after this round (spec §2.7: 4 lambda_t
-#: < theta_min from t ~ 2^9 with lambda0 = 0.2).
+#: Support diagnostics use the episodes starting at or after this round (4 lambda_t < theta_min
+#: from t ~ 2^9 with lambda0 = 0.2; docs/papers/plasso.md, "Decisions recorded from the code").
 SUPPORT_FROM = 2**9
 NOT_RUN = "NOT-RUN"
 BASE = {"d": 100, "K": 2, "s0": 5}
@@ -112,9 +114,9 @@ def _fmt_eps(eps: float) -> str:
 
 
 def aggregate_upper(verdicts) -> str:
-    """Spec §4.7 R-UP-T aggregate: CONTRADICTED if any value is; SUPPORTED if every
-    non-saturated value is (at least one); PRE-ASYMPTOTIC if all are saturated; else
-    INCONCLUSIVE."""
+    """R-UP-T aggregate (docs/papers/plasso.md#verdicts): CONTRADICTED if any value is;
+    SUPPORTED if every non-saturated value is (at least one); PRE-ASYMPTOTIC if all are
+    saturated; else INCONCLUSIVE."""
     v = list(verdicts)
     if v and all(x == "PRE-ASYMPTOTIC" for x in v):
         return "PRE-ASYMPTOTIC"
@@ -122,7 +124,7 @@ def aggregate_upper(verdicts) -> str:
 
 
 class PlassoAudit:
-    """Every verdict rule of spec §4.7 on the results of one tier.
+    """Every verdict rule of docs/papers/plasso.md#verdicts on the results of one tier.
 
     Parameters
     ----------
@@ -508,7 +510,7 @@ def family_aggregates(rows: pd.DataFrame) -> pd.DataFrame:
 
 
 def claim_verdicts(rows: pd.DataFrame, agg: pd.DataFrame, claims: dict) -> pd.DataFrame:
-    """One verdict per claim: the aggregate of its verdict-role rules (spec §4.7).
+    """One verdict per claim: the aggregate of its verdict-role rules (docs/papers/plasso.md).
 
     ``verdict``: :func:`~dpbandits.audit.minimax_rules.combine_rules` of the shared verdicts of
     its rules (family aggregates, R-EPS, R-DIM: consistent only when every one is; a rule whose
@@ -522,7 +524,7 @@ def claim_verdicts(rows: pd.DataFrame, agg: pd.DataFrame, claims: dict) -> pd.Da
         parts = []
         own = None
         if audit.get("rule") == "NOT-AUDITED":
-            verdict, parts = "NOT-AUDITED", ["unit tests (spec §6)"]
+            verdict, parts = "NOT-AUDITED", ["unit tests (tests/test_private_lasso.py)"]
         elif "R-SUPP" in audit.get("rules", []):
             verdict, parts = "DIAGNOSTIC", ["R-SUPP: support recovery per episode"]
         elif "R-LB-INFO" in audit.get("rules", []):
@@ -643,16 +645,17 @@ def plain_statements(rows: pd.DataFrame, claims: pd.DataFrame) -> str:
                 for r in dim.itertuples()
             )  # fmt: skip
         else:
-            text = "not testable by regret simulation; the unit tests of spec §6 check it"
+            text = "not testable by regret simulation; tests/test_private_lasso.py checks it"
         out.append(f"- **{cid}: {v}** — {text}.")
     return "\n".join(out)
 
 
 def laplace_finding(rows: pd.DataFrame, family: str = "F1") -> str:
-    """The spec's predicted finding (§2.7, §4.7), checked on the data: PrivateLASSO's regret
-    grows faster than ``ln^3 T`` at intermediate eps because the Laplace scale ``xi`` of the
-    sparse vector step does not shrink with t, and the svt-noise-off ablation at the same eps
-    does not. Returns a Markdown paragraph that says whether the data bear it out."""
+    """The predicted finding (docs/papers/plasso.md#verdicts), checked on the data:
+    PrivateLASSO's regret grows faster than ``ln^3 T`` at intermediate eps because the Laplace
+    scale ``xi`` of the sparse vector step does not shrink with t, and the svt-noise-off
+    ablation at the same eps does not. Returns a Markdown paragraph that says whether the data
+    bear it out."""
     r = rows[(rows["claim_id"] == "plasso.thm2") & (rows["rule"] == "R-UP-T")
              & (rows["family"] == family)]  # fmt: skip
     abl = r[r["algorithm"] == "svt_noise_off"]
@@ -677,12 +680,12 @@ def laplace_finding(rows: pd.DataFrame, family: str = "F1") -> str:
         "**Partly borne out.** " if any(borne) else "**Not borne out.** "
     )  # fmt: skip
     text = (
-        "Prediction (spec §2.7): the Laplace scale ξ of the sparse-vector step is constant in t "
-        "(the paper never states the LASSO coordinates' sensitivity, so ξ implicitly assumes "
-        "sensitivity 1), so while ξ is not negligible against θ_min = 1/√s0 every episode drops a "
-        "true coordinate with a t-independent probability and the regret grows like a power of T "
-        "instead of ln³T; switching the Laplace noise off (same ε, TBAP noise kept) removes the "
-        "growth. "
+        "Prediction (docs/papers/plasso.md, Verdicts): the Laplace scale ξ of the sparse-vector "
+        "step (Algorithm 2) is constant in t (the paper never states the LASSO coordinates' "
+        "sensitivity, so ξ implicitly assumes sensitivity 1), so while ξ is not negligible "
+        "against θ_min = 1/√s0 every episode drops a true coordinate with a t-independent "
+        "probability and the regret grows like a power of T instead of ln³T; switching the "
+        "Laplace noise off (same ε, TBAP noise kept) removes the growth. "
     )
     verdict = (
         "On family " + family + ": " + "; ".join(lines) + ". This is a finding about the "
@@ -693,10 +696,11 @@ def laplace_finding(rows: pd.DataFrame, family: str = "F1") -> str:
 
 
 def constants_table(grid, T: int, d: int, s0: int, K: int, parameters: dict) -> pd.DataFrame:
-    """Spec §2.7's table for one instance: per eps the budget split, the SVT scale ``xi``,
-    ``Gamma``, the threshold coefficient ``4 Gamma sqrt(s_bar)`` (times ``lambda_t``), ``rho_ep``
-    and ``sigma_B / Delta`` for the longest episode, plus ``s_bar``, ``c_max``, ``alpha`` and
-    Lemma 4's ``s1`` (analysis quantities, reported only)."""
+    """The constants table for one instance (``plasso_constants``, docs/papers/plasso.md): per
+    eps the budget split of Algorithm 1, line 2, the SVT scale ``xi`` and ``Gamma`` of
+    Algorithm 2, the threshold coefficient ``4 Gamma sqrt(s_bar)`` (times ``lambda_t``),
+    ``rho_ep`` and ``sigma_B / Delta`` for the longest episode, plus ``s_bar``, ``c_max``,
+    ``alpha`` and Lemma 4's ``s1`` (analysis quantities, reported only)."""
     params = {k: v for k, v in parameters.items() if k != "sigma"}
     n_last = max(episode_length(start, T) for start in episode_starts(T))
     depth = math.ceil(math.log2(n_last)) if n_last > 1 else 0
@@ -705,7 +709,7 @@ def constants_table(grid, T: int, d: int, s0: int, K: int, parameters: dict) -> 
         c = plasso_constants(T, d, s0, K, eps, **params)
         sigma_over_delta = c.sigma_B(s0, n_last) / c.tbap_delta(s0)
         # Lemma 4's s1 = max_l s_{1,l} over the episodes with data (t_l >= 2) [R8]; NaN when
-        # a bracket is not positive (Gamma < 0, spec §1.4).
+        # a bracket is not positive (Gamma < 0 when eps > 1 - delta, Algorithm 2 [R10]).
         s1 = max(c.s1_episode(lambda_t(t, c.lambda0, d)) for t in episode_starts(T)[1:])
         out.append(
             {

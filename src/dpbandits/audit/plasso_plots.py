@@ -1,4 +1,4 @@
-"""Figures of the PrivateLASSO audit (spec private-lasso-001 §4.6): regret against T with the
+"""Figures of the PrivateLASSO audit (docs/papers/plasso.md): regret against T with the
 claimed shapes as guides, the normalised regret, the excess at T_max against eps, the ratio to
 PrivateLASSO(inf), the support diagnostics and (full tier) the d / K / s0 scans.
 

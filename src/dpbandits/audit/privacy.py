@@ -228,7 +228,7 @@ def plasso_rows(plan) -> list[dict]:
                     "configuration": f"{run.family} d={run.d} K={run.K} s0={run.s0}",
                     "series": run.algorithm,
                     "algorithm": run.algorithm,
-                    "calibration": "paper (spec §2.2-2.5)",
+                    "calibration": "paper (Algorithms 1-2, TBAP of Sec. 3)",
                     "instances": run.family,
                     "d": run.d,
                     "B": 1,

@@ -9,7 +9,8 @@ the paper assumes (``paper``).
 
 Linear contextual bandits of paper 003 (and its baselines in paper 000): a user's data is the
 pair ``(x, r)``, ``||x|| <= L``, ``r in [0, 1]``; the released statistics are ``x r`` and the upper
-triangle of ``x x^T`` (spec shuffle-linucb-003 §5.3).
+triangle of ``x x^T`` (paper 003, Algorithm 1; sensitivities as in docs/auditing.md, "Privacy
+audit").
 """
 
 from __future__ import annotations
@@ -28,9 +29,10 @@ from ..policies.dpdpe import pe_sigma_noise, sigma_nl
 from .accounting import Component, composed_epsilon, pmf_pair_pld, zcdp_epsilon
 
 #: Largest arm norm ``L`` and reward range of every instance family (envs/linear.py,
-#: envs/contextual.py): the script's arms have norm sqrt(2) (a unit vector with a 1 appended,
-#: spec 003 §4.1); the paper-text, ill-conditioned and fixed-sphere arms lie in the unit ball;
-#: Bernoulli rewards in {0, 1}, setting F's Rademacher rewards in {-1, 1} (spec 000 §6.2).
+#: envs/contextual.py): the script's arms have norm sqrt(2) (a unit vector with a 1 appended;
+#: docs/papers/cz22.md); the paper-text, ill-conditioned and fixed-sphere arms lie in the unit
+#: ball; Bernoulli rewards in {0, 1}, setting F's Rademacher rewards in {-1, 1}
+#: (docs/papers/olucb.md, "Setting F").
 INSTANCE_BOUNDS: dict[str, tuple[float, float, float]] = {
     "script": (math.sqrt(2.0), 0.0, 1.0),
     "paper_text": (1.0, 0.0, 1.0),
@@ -75,7 +77,7 @@ def instance_universe(family: str) -> Universe:
 
 def joint_sensitivity(L: float) -> float:
     """``Delta_J(L) = sqrt(2 L^4 + 2 L^2 + 1/2)``: L2 sensitivity of ``(x r, x x^T)`` with the
-    matrix in Frobenius norm, ``||x|| <= L``, ``r in [0, 1]`` (spec 003 §5.3; 2.1213 at L = 1,
+    matrix in Frobenius norm, ``||x|| <= L``, ``r in [0, 1]`` (docs/auditing.md; 2.1213 at L = 1,
     3.5355 at L = sqrt 2). Exact for the ``(W + W^T)/2`` symmetrisation (off-diagonal entries
     carry half the variance, so rescaling them by sqrt 2 gives i.i.d. noise and the Frobenius
     norm); an upper bound for the mirrored upper triangle."""
@@ -164,7 +166,7 @@ def _per_user_std(policy) -> float:
 
 def _gram_sensitivity(policy, L: float) -> tuple[float, str]:
     if policy.convention == "half_sum":
-        return joint_sensitivity(L), "Delta_J(L) exact for (W + W^T)/2 (spec 003 §5.3)"
+        return joint_sensitivity(L), "Delta_J(L) exact for (W + W^T)/2 (docs/auditing.md)"
     if policy.convention == "ss18":
         return ss18_sensitivity(L), "L^2 + 1 under SS18's (W + W^T)/sqrt 2 node noise"
     return joint_sensitivity(L), "Delta_J(L), an upper bound for the mirrored upper triangle"
@@ -196,7 +198,7 @@ def cz22_release(policy, universe: Universe) -> Release:
             "the script's stand-in for the tree: a running sum of pre-drawn node noises; two "
             "consecutive releases with the same k(t) differ by exactly x_t x_t^T",
             private=False,
-            method="none (spec 003 §3.3)",
+            method="none (the script's stand-in for the tree; docs/design.md, quirk 6)",
         )
     sens, how = _gram_sensitivity(policy, L)
     if alg in ("ldp", "batched_ldp", "sdp_amp", "sdp_amp_ru"):
@@ -239,7 +241,7 @@ def cz22_release(policy, universe: Universe) -> Release:
             certified=False,
             method=(
                 "Gaussian approximation of the binomial count noise, value-unit std "
-                "(Delta/g) sqrt(B floor(b) p(1-p)) (spec 003 §5.3); not a certificate"
+                "(Delta/g) sqrt(B floor(b) p(1-p)) (docs/auditing.md); not a certificate"
             ),
             notes=f"certificate of CZ22 Thm C.1 (CJMP21) at this b: eps = {cert:.4g}"
             + (" (Thm C.1 needs eps <= 15, integer g and b)" if not math.isfinite(cert) else ""),
@@ -264,10 +266,11 @@ def vec_certified_epsilon(prm, B: int, d: int, delta: float) -> float:
 
 
 def olucb_release(policy, universe: Universe) -> Release:
-    """Release of OnlineUCB and its combiner / doubling wrappers (spec 000 §2.9): every user
-    releases ``x~ = x + zeta + eta_x`` and ``y~ = y + eta_y`` once, ``eta ~ N(0, sigma^2)``,
-    ``zeta ~ N(0, Delta^2 I)`` (the perturbation; 0 for the combiner's worst base). The pair is
-    one Gaussian mechanism with joint sensitivity ``sqrt(Delta_x^2 + Delta_y^2)``."""
+    """Release of OnlineUCB and its combiner / doubling wrappers (paper 000, Algorithm 1 and
+    Theorem 3.2): every user releases ``x~ = x + zeta + eta_x`` and ``y~ = y + eta_y`` once,
+    ``eta ~ N(0, sigma^2)``, ``zeta ~ N(0, Delta^2 I)`` (the perturbation; 0 for the combiner's
+    worst base). The pair is one Gaussian mechanism with joint sensitivity
+    ``sqrt(Delta_x^2 + Delta_y^2)``."""
     sigma = policy.sigma
     perturb = float(getattr(policy, "Delta2", 0.0))  # a variance; wrappers: worst base has 0
     sx = math.sqrt(sigma**2 + perturb)
@@ -277,7 +280,7 @@ def olucb_release(policy, universe: Universe) -> Release:
         (Component("gaussian", sx, dx), Component("gaussian", sigma, dy)),
         method="analytic Gaussian (dp-accounting), joint sensitivity of the pair (x~, y~)",
         notes=(f"x carries the perturbation Delta^2 = {perturb:.4g} too" if perturb else "")
-        + " the paper composes the two releases as (2 eps, 2 delta) (spec 000 §2.9)",
+        + " the paper composes the two releases as (2 eps, 2 delta) (Theorem 3.2)",
     )
 
 
@@ -355,7 +358,7 @@ def _shuffle_worst(
 
 
 def dpdpe_release(policy, universe: Universe | None = None) -> Release:
-    """Release of DP-DPE / DP-PE (paper 004, spec dpdpe-004 §1.4, §2.4, §3.3).
+    """Release of DP-DPE / DP-PE (paper 004, Sec. 4 and Appendix A; DP-PE: Appendix C.2).
 
     Clients are fresh in every phase (parallel composition; the engine enforces it), so the whole
     run delivers what one phase delivers. Reports are clipped to ``[-B, B]`` per coordinate, the
@@ -424,14 +427,16 @@ OP24_DELTA = 0.01
 
 
 def op24_release(algorithm: str, privacy: float, T: int) -> Release:
-    """Release of one op24 algorithm at one privacy level (spec open-problem-002 §5).
+    """Release of one op24 algorithm at one privacy level (paper 002, Table 1 and Sec. 3; the
+    algorithms as reconstructed in docs/papers/op24.md#algorithms).
 
     AdaC-UCB (a Gaussian per arm-episode mean, sd ``1/(L sqrt(2 rho))``, sensitivity ``1/L``),
     AdaC-GOPE (``V^{-1/2} xi``, ``sigma^2 = 2 g^V / rho``, sensitivity ``2 sqrt(g^V)``) and
     AdaC-OFUL (``sigma^2 = 2/rho``, sensitivity 2) are each one Gaussian with
     ``Delta/sigma = sqrt(2 rho)`` per reward (adaptive parallel composition over episodes or
-    phases, spec R9): exact analytic Gaussian. JDP-LinUCB: the tree over the ``m`` levels, node
-    std ``sigma_n`` of :func:`~dpbandits.mechanisms.tree.sigma_zcdp_node` (which assumes
+    phases; one reward changed between neighbours [R9], docs/papers/op24.md): exact analytic
+    Gaussian. JDP-LinUCB: the tree over the ``m`` levels, node std ``sigma_n`` of
+    :func:`~dpbandits.mechanisms.tree.sigma_zcdp_node` (which assumes
     ``Delta = sqrt 2 L~^2 = 2 sqrt 2``); the released ``(sum a r, upper(sum a a^T))`` with
     ``||a|| <= 1``, ``|r| <= 1`` has sensitivity at most ``Delta_J(1) = 3/sqrt 2``.
     """
@@ -464,7 +469,8 @@ def op24_release(algorithm: str, privacy: float, T: int) -> Release:
 
 
 def plasso_release(algorithm: str, const) -> Release:
-    """Release of a PrivateLASSO variant (spec private-lasso-001 §2.2-§2.5, §2.8).
+    """Release of a PrivateLASSO variant (paper 001, Algorithms 1-2 and Sec. 3's TBAP; the
+    baselines and ablations of docs/papers/plasso.md#algorithms).
 
     ``SparseEstimation`` screens ``S0 = {i : |theta_hat_i| > 4 lambda_t}`` *without noise* and the
     sparse vector step only ever selects inside ``S0``; the released support ``S1`` (a coordinate
@@ -473,7 +479,7 @@ def plasso_release(algorithm: str, const) -> Release:
     threshold ``4 lambda_t Gamma sqrt(s_bar)`` is negative [R10]. No finite epsilon at
     ``delta < 1/2``: the variants with the sparse vector step (``private_lasso``,
     ``svt_noise_off``, ``tbap_noise_off``) are not private as implemented (the paper's Lemma 2
-    argument needs the ``S1`` threshold far above the ``S0`` one; spec R18). ``oracle_tbap``
+    argument needs the ``S1`` threshold far above the ``S0`` one). ``oracle_tbap``
     (TBAP read on the true support): every episode's tree over the paper's ``(d+1) x (d+1)``
     matrix (Section 3), its node noise calibrated to a record over all ``d`` coordinates, is
     ``rho_ep``-zCDP w.r.t. any record; ``n_L`` episodes compose to ``n_L rho_ep``-zCDP (converted
