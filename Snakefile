@@ -8,8 +8,8 @@ import time
 
 from snakemake.utils import min_version, validate
 
-from dpbandits.report import workflow_description
-from dpbandits.summary import build_summary
+from dpbandits.report_captions import workflow_description
+from dpbandits.run_summary import build_summary
 
 min_version("9.0")
 
@@ -39,7 +39,7 @@ _STARTED = time.time()
 
 
 onsuccess:
-    # what this run wrote and where (dpbandits.summary), and the command of the HTML report
+    # what this run wrote and where (dpbandits.run_summary), and the command of the HTML report
     if config["scale"] == "paper":
         command = f"snakemake --report {RESULTS}/report.html  (or make report)"
     else:

@@ -14,7 +14,7 @@ from dpbandits.engine.adac_oful import (
     run_adac_oful,
     sqrt_beta,
 )
-from dpbandits.reference import argmax_ties
+from dpbandits.reference_loops import argmax_ties
 
 C = OfulConstants()
 

@@ -167,7 +167,7 @@ def test_a_claim_on_an_unknown_sweep_is_an_error():
 
 
 def test_report_overview_summary_and_index(tmp_path):
-    from dpbandits.audit.report import claim_overview, plain_summary, write_index
+    from dpbandits.audit.overview import claim_overview, plain_summary, write_index
 
     df = _sweep_frame({"fast": 0.9})
     claims = [
@@ -223,7 +223,7 @@ def test_report_overview_summary_and_index(tmp_path):
 
 
 def test_overview_marks_a_comparison_whose_verdict_depends_on_the_configuration():
-    from dpbandits.audit.report import claim_overview
+    from dpbandits.audit.overview import claim_overview
 
     claim = {
         "id": "x.beats",
@@ -253,7 +253,7 @@ def test_overview_marks_a_comparison_whose_verdict_depends_on_the_configuration(
 
 
 def test_overview_shows_the_privacy_audits_finding_for_privacy_claims():
-    from dpbandits.audit.report import claim_overview
+    from dpbandits.audit.overview import claim_overview
 
     claim = {
         "id": "x.priv",

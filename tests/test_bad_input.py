@@ -11,12 +11,12 @@ import copy
 import pytest
 import yaml
 
-from dpbandits.bound_plan import load_plan
 from dpbandits.claims import check_claim_targets, load_registry
 from dpbandits.config import ConfigError, check_schema, load_experiment, load_yaml
 from dpbandits.notebooks import check_parameters
 from dpbandits.papers import select as select_papers
-from dpbandits.plasso_plan import load_plasso_plan
+from dpbandits.papers.op24.plan import load_plan
+from dpbandits.papers.plasso.plan import load_plasso_plan
 
 from .conftest import ROOT, SCHEMAS
 

@@ -15,9 +15,9 @@ from dpbandits.bound_claims import (
     term_of,
     term_value,
 )
-from dpbandits.bound_plan import Run, load_plan
-from dpbandits.bound_runs import simulate_run
 from dpbandits.config import ConfigError
+from dpbandits.papers.op24.plan import Run, load_plan
+from dpbandits.papers.op24.runs import simulate_run
 
 PLAN = "config/experiments/op24.yaml"
 SCHEMA = "workflow/schemas/op24.schema.yaml"

@@ -11,7 +11,7 @@ from dpbandits.engine.combiner import BASE_PLAY_METRICS, base_shares
 from dpbandits.envs import bernoulli_reward_table, make_instances, paper_text_instances
 from dpbandits.policies import Setting, make_policy
 from dpbandits.policies.combiner import base_lambdas, dominated_bases, epoch_of, kappa, n_bases
-from dpbandits.reference import reference_combiner, reference_onlineucb, reference_run
+from dpbandits.reference_loops import reference_combiner, reference_onlineucb, reference_run
 from dpbandits.seeds import noise_generator
 
 SETTING = Setting(T=20000, d=5, epsilon=1.0, delta=0.1)
@@ -196,7 +196,7 @@ def test_target_cap_keeps_informative_targets():
 def test_the_audit_reports_each_combiners_base_shares():
     import pandas as pd
 
-    from dpbandits.audit.findings import combiner_shares
+    from dpbandits.papers.olucb.findings import combiner_shares
 
     rows = []
     for trial, (b1, b2, b3) in enumerate([(0, 30, 70), (0, 10, 90), (50, 25, 25), (60, 40, 0)]):

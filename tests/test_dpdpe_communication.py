@@ -6,15 +6,15 @@ import math
 import numpy as np
 import pytest
 
-from dpbandits.audit.communication import (
+from dpbandits.design import support_cap
+from dpbandits.mechanisms.shuffle_sum import vector_params
+from dpbandits.papers.dpdpe.communication import (
     analytic_costs,
     communication_audit,
     phase_schedule,
 )
-from dpbandits.design import support_cap
-from dpbandits.mechanisms.shuffle_sum import vector_params
 from dpbandits.policies import Setting, make_policy
-from dpbandits.summaries import loglog_slope
+from dpbandits.regret_stats import loglog_slope
 
 S = math.floor(support_cap(20))  # 103
 

@@ -18,8 +18,8 @@ from dpbandits.envs import (
     script_instances,
 )
 from dpbandits.policies import POLICIES, Quirks, Setting, make_policy
-from dpbandits.reference import reference_run
-from dpbandits.schema import METRICS
+from dpbandits.reference_loops import reference_run
+from dpbandits.result_columns import METRICS
 from dpbandits.seeds import noise_generator
 
 EXACT = tuple(m for m in METRICS if m != "lambda_min")

@@ -21,7 +21,7 @@ from dpbandits.policies.base import Setting
 from dpbandits.policies.confidence import linucb_sqrt_beta
 from dpbandits.policies.jdp import JDPTree
 from dpbandits.policies.linucb import LinUCB
-from dpbandits.reference import argmax_ties
+from dpbandits.reference_loops import argmax_ties
 
 from .test_adac_oful import _contexts as _trials  # unit actions and theta*, uniforms
 

@@ -8,7 +8,7 @@ from scipy.optimize import minimize
 
 from dpbandits.learners import Maler, n_experts
 from dpbandits.learners.maler import BETA_ONS, project_ball_metric
-from dpbandits.learners.reference import ReferenceMaler, metric_projection
+from dpbandits.learners.maler_reference import ReferenceMaler, metric_projection
 
 
 def test_maler_invariants():

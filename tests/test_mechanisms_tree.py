@@ -9,7 +9,7 @@ import pytest
 from dpbandits.engine import draw_raw, noise_table
 from dpbandits.mechanisms import tree
 from dpbandits.policies import Quirks, Setting, make_policy
-from dpbandits.reference import _Server
+from dpbandits.reference_loops import _Server
 
 
 def test_u10_standin_counts():

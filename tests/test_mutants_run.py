@@ -10,8 +10,8 @@ from dpbandits.engine.phased import run_dpdpe, run_dppe, run_metrics
 from dpbandits.envs import bernoulli_reward_table, reward_tables, script_instances
 from dpbandits.envs.linear import fixed_sphere_instances, make_instances
 from dpbandits.policies import Setting, make_policy
-from dpbandits.reference import reference_contextual, reference_run
-from dpbandits.schema import METRICS
+from dpbandits.reference_loops import reference_contextual, reference_run
+from dpbandits.result_columns import METRICS
 from dpbandits.seeds import environment_generator, noise_generator
 
 

@@ -27,7 +27,7 @@ from dpbandits.policies.onlineucb import (
     perturbation,
     ucb_index,
 )
-from dpbandits.reference import reference_contextual
+from dpbandits.reference_loops import reference_contextual
 from dpbandits.seeds import noise_generator
 
 from .conftest import ROOT, SCHEMAS

@@ -7,8 +7,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from dpbandits.audit.op24 import Op24Audit, claim_verdicts
 from dpbandits.bound_claims import load_bound_registry
+from dpbandits.papers.op24.verdicts import Op24Audit, claim_verdicts
 
 T = np.array([1e5, 3.16e5, 1e6, 3.16e6, 1e7])
 RHOS = [1e-4, 1e-3, 1e-2, math.inf]

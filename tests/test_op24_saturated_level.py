@@ -14,8 +14,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from dpbandits.audit.op24 import Op24Audit
 from dpbandits.bound_claims import load_bound_registry
+from dpbandits.papers.op24.verdicts import Op24Audit
 
 T = np.array([1e5, 10**5.5, 1e6, 10**6.5, 1e7])  # the OP-E1 fit window (5 points)
 RHOS = [1e-4, 1e-3, 1e-2, math.inf]

@@ -10,9 +10,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from dpbandits.audit.op24 import Op24Audit
-from dpbandits.audit.op24_table import table1
 from dpbandits.bound_claims import load_bound_registry
+from dpbandits.papers.op24.table1 import table1
+from dpbandits.papers.op24.verdicts import Op24Audit
 
 T = np.array([1e5, 10**5.5, 1e6, 10**6.5, 1e7])  # the OP-E1/E2 fit window (5 points)
 RHOS = [1e-4, 1e-3, 1e-2, math.inf]

@@ -6,7 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from dpbandits import cli, report, verify
+from dpbandits import cli, verify
+from dpbandits import report_captions as report
 from dpbandits.config import ConfigError, load_yaml
 from dpbandits.papers import PAPERS, paper, papers, select
 

@@ -9,16 +9,16 @@ import pandas as pd
 import pytest
 import yaml
 
-from dpbandits.audit.plasso import (
+from dpbandits.bound_claims import load_bound_registry, t_secant_exponent
+from dpbandits.config import ConfigError
+from dpbandits.papers.plasso.plan import PlassoRun, load_plasso_plan
+from dpbandits.papers.plasso.verdicts import (
     PlassoAudit,
     aggregate_upper,
     constants_table,
     d_secant_exponent,
     laplace_finding,
 )
-from dpbandits.bound_claims import load_bound_registry, t_secant_exponent
-from dpbandits.config import ConfigError
-from dpbandits.plasso_plan import PlassoRun, load_plasso_plan
 
 PLAN = "config/experiments/plasso.yaml"
 SCHEMA = "workflow/schemas/plasso.schema.yaml"

@@ -9,7 +9,7 @@ import pytest
 from dpbandits.engine import checkpoint_rounds, draw_raw, simulate
 from dpbandits.envs import bernoulli_reward_table, script_instances
 from dpbandits.policies import POLICIES, Quirks, Setting, make_policy
-from dpbandits.reference import reference_run
+from dpbandits.reference_loops import reference_run
 from dpbandits.seeds import noise_generator
 
 L = math.sqrt(2)

@@ -8,11 +8,11 @@ import pytest
 from scipy.optimize import brentq
 
 from dpbandits.audit.privacy import delivered_table, empirical_table, verdict
-from dpbandits.bound_plan import load_plan
 from dpbandits.config import load_experiment, load_yaml
 from dpbandits.mechanisms import amplification as amp
 from dpbandits.mechanisms.zcdp import zcdp_to_dp
-from dpbandits.plasso_plan import load_plasso_plan
+from dpbandits.papers.op24.plan import load_plan
+from dpbandits.papers.plasso.plan import load_plasso_plan
 from dpbandits.policies import Quirks, Setting, make_policy
 from dpbandits.privacy import releases as rel
 from dpbandits.privacy.accounting import (

@@ -260,9 +260,9 @@ def _delivered_rows(scale: str, monkeypatch) -> pd.DataFrame:
     """The rows of privacy.csv at ``scale`` (tier core), as privacy_delivered.py enumerates them,
     without the accounting (delivered epsilons are NaN)."""
     from dpbandits.audit.privacy import delivered_table
-    from dpbandits.bound_plan import load_plan
     from dpbandits.config import load_experiment, load_yaml
-    from dpbandits.plasso_plan import load_plasso_plan
+    from dpbandits.papers.op24.plan import load_plan
+    from dpbandits.papers.plasso.plan import load_plasso_plan
     from dpbandits.privacy import releases
 
     monkeypatch.setattr(releases, "delivered_epsilon", lambda release, delta: (math.nan, ""))

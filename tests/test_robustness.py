@@ -1,4 +1,5 @@
-"""The robustness study's statistics (src/dpbandits/audit/robustness.py): synthetic data only."""
+"""The robustness study's statistics (src/dpbandits/papers/olucb/robustness.py): synthetic data
+only."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ import pandas as pd
 import pytest
 from scipy import stats
 
-from dpbandits.audit.robustness import classify, comparison_table, paired_difference
+from dpbandits.papers.olucb.robustness import classify, comparison_table, paired_difference
 
 
 def _finals(own: dict[str, dict[float, list[float]]], ref: dict[float, list[float]], conf="fair"):

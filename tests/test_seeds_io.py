@@ -9,7 +9,7 @@ import pytest
 
 from dpbandits.engine import SimulationResult
 from dpbandits.io import read_metadata, read_results, result_table, write_result
-from dpbandits.schema import METRICS
+from dpbandits.result_columns import METRICS
 from dpbandits.seeds import noise_generator, stable_hash
 
 

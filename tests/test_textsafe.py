@@ -13,7 +13,7 @@ import nbformat
 import pytest
 from nbconvert.filters.markdown_mistune import markdown2html_mistune
 
-from dpbandits.audit.report import badge
+from dpbandits.audit.overview import badge
 from dpbandits.notebooks import render_html
 from dpbandits.textsafe import html_text, md_text, one_line, rst_text
 

@@ -19,7 +19,7 @@ from dpbandits.audit.minimax_rules import (
     rule_up_t,
     secant_exponent,
 )
-from dpbandits.audit.report import claim_overview
+from dpbandits.audit.overview import claim_overview
 from dpbandits.audit.scoreboard import scoreboard
 
 T_WIN = np.array([1e5, 10**5.5, 1e6, 10**6.5, 1e7])

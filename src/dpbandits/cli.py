@@ -32,18 +32,18 @@ from concurrent.futures import ProcessPoolExecutor
 from multiprocessing import get_context
 from pathlib import Path
 
-from .audit.rates import evaluate_rate_claims
-from .claims import load_claims
-from .config import load_experiment, load_yaml
-from .engine import checkpoint_rounds, draw_raw, simulate
-from .engine.private_lasso import simulate_cell as plasso_cell
-from .envs import bernoulli_reward_table, make_instances, reward_tables, script_instances
-from .io import read_results
-from .papers import papers
-from .pipeline import run_cells
-from .policies import Quirks, Setting, make_policy
-from .reference import reference_run
-from .seeds import noise_generator
+from dpbandits.audit.rates import evaluate_rate_claims
+from dpbandits.claims import load_claims
+from dpbandits.config import load_experiment, load_yaml
+from dpbandits.engine import checkpoint_rounds, draw_raw, simulate
+from dpbandits.engine.private_lasso import simulate_cell as plasso_cell
+from dpbandits.envs import bernoulli_reward_table, make_instances, reward_tables, script_instances
+from dpbandits.io import read_results
+from dpbandits.papers import papers
+from dpbandits.pipeline import run_cells
+from dpbandits.policies import Quirks, Setting, make_policy
+from dpbandits.reference_loops import reference_run
+from dpbandits.seeds import noise_generator
 
 FIG1_ALGORITHMS = ("linucb", "jdp_standin", "sdp_amp", "sdp_vec", "ldp")
 
@@ -208,7 +208,7 @@ def bench_olucb(root: Path, workers: int = 2) -> None:
     OnlineUCB's ``c_beta`` is the calibrated value when ``results/calibration/olucb/c_beta.csv``
     exists, else 1e-3 (a pilot value; the run time does not depend on it).
     """
-    from .pipeline import read_calibrations
+    from dpbandits.pipeline import read_calibrations
 
     schemas = root / "workflow" / "schemas"
     cfg = load_yaml(root / "config" / "config.yaml")
@@ -240,7 +240,7 @@ def _dpdpe_task(task) -> tuple[str, float, int]:
     kind, name, payload, out_dir, calibrated = task
     start = time.perf_counter()
     if kind == "calibration":
-        from .pipeline import run_calibration
+        from dpbandits.pipeline import run_calibration
 
         run_calibration(payload, Path(out_dir) / f"{name}.csv")
         return name, time.perf_counter() - start, 0
@@ -253,8 +253,8 @@ def bench_dpdpe(root: Path, workers: int = 2) -> None:
     """Time all Figure 2 panels of paper 004 (configurations F and T, T = 10^6, 20 runs, every
     series) and the calibration of DPE-FixedU's U in ``workers`` processes, and the share of the
     G-optimal designs in a DPE run (paper 004, Algorithm 1 step 3)."""
-    from .engine import phased
-    from .pipeline import read_calibrations
+    from dpbandits.engine import phased
+    from dpbandits.pipeline import read_calibrations
 
     schemas = root / "workflow" / "schemas"
     cfg = load_yaml(root / "config" / "config.yaml")
@@ -318,7 +318,7 @@ def bench_dpdpe(root: Path, workers: int = 2) -> None:
 
 def _plasso_task(run) -> tuple[str, float, int]:
     """Simulate one run of the PrivateLASSO plan (a worker of bench_plasso)."""
-    from .plasso_runs import simulate_run
+    from dpbandits.papers.plasso.runs import simulate_run
 
     start = time.perf_counter()
     simulate_run(run)
@@ -329,7 +329,7 @@ def _plasso_task(run) -> tuple[str, float, int]:
 def bench_plasso(root: Path, workers: int = 2) -> None:
     """Time the core tier of the PrivateLASSO audit (paper 001, every PL-E1 run of
     docs/papers/plasso.md) in ``workers`` processes against the budget of 6 minutes on 2 cores."""
-    from .plasso_plan import load_plasso_plan
+    from dpbandits.papers.plasso.plan import load_plasso_plan
 
     plan = load_plasso_plan(
         root / "config" / "experiments" / "plasso.yaml",

@@ -8,7 +8,7 @@ exceptions. Parquet files are compared by value: their columns (names, types, va
 (the file footer names the pyarrow version that wrote it, so equal values in two environments
 give different bytes). The measured exceptions:
 
-- the ``wall_seconds`` column of the final-regret tables (``dpbandits.summaries``): the jobs'
+- the ``wall_seconds`` column of the final-regret tables (``dpbandits.regret_stats``): the jobs'
   measured run time of each series;
 - the rows of the claim tables whose statistic is :data:`WALL_TIME_STATISTIC` (``faster: true``
   orderings, e.g. paper 000's "OnlineUCB-OGD runs much faster than OnlineUCB"): a comparison of

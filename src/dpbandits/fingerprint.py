@@ -32,23 +32,23 @@ PACKAGE = Path(__file__).resolve().parent
 
 _SIM = (
     "engine", "envs", "learners", "mechanisms", "policies", "design.py", "seeds.py", "config.py",
-    "pipeline.py", "io.py", "schema.py", "sizes.py", "joblog.py", "bound_plan.py",
-    "bound_runs.py", "plasso_plan.py", "plasso_runs.py",
+    "pipeline.py", "io.py", "result_columns.py", "sizes.py", "joblog.py", "papers/op24/plan.py",
+    "papers/op24/runs.py", "papers/plasso/plan.py", "papers/plasso/runs.py",
 )  # fmt: skip
-_PAGES = ("notebooks.py", "textsafe.py", "plotting.py", "io.py", "report.py")
+_PAGES = ("notebooks.py", "textsafe.py", "plotting.py", "io.py", "report_captions.py")
 
 #: Library code per kind of job (paths relative to the package; a directory means every
 #: ``*.py`` under it).
 CODE = {
     "simulation": _SIM,
-    "figures": (*_PAGES, "summaries.py", "config.py"),
-    "tables": ("tables.py", "summaries.py", "claims.py", "config.py", "io.py", "audit"),
+    "figures": (*_PAGES, "regret_stats.py", "config.py"),
+    "tables": ("tables.py", "regret_stats.py", "claims.py", "config.py", "io.py", "audit"),
     "audit": (
         *_PAGES, "audit", "claims.py", "bound_claims.py", "config.py", "pipeline.py", "envs",
-        "summary.py", "summaries.py",
+        "run_summary.py", "regret_stats.py",
     ),
-    "privacy": ("privacy", "mechanisms", "policies", "audit", "config.py", "bound_plan.py",
-                "plasso_plan.py", "textsafe.py"),
+    "privacy": ("privacy", "mechanisms", "policies", "audit", "config.py", "papers/op24/plan.py",
+                "papers/plasso/plan.py", "textsafe.py"),
 }  # fmt: skip
 
 

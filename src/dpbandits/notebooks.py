@@ -14,7 +14,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from .config import ConfigError
+from dpbandits.config import ConfigError
 
 
 def declared_parameters(notebook: str | Path) -> list[str]:
@@ -103,7 +103,7 @@ def render_html(ipynb: str | Path, html: str | Path) -> str:
     config.HTMLExporter.exclude_output_prompt = True
     config.HTMLExporter.sanitize_html = True
     body, _ = HTMLExporter(config=config).from_filename(str(ipynb))
-    from .audit.report import BADGE_CSS
+    from dpbandits.audit.overview import BADGE_CSS
 
     body = body.replace("</head>", f"<style>{BADGE_CSS}</style>\n</head>", 1)
     Path(html).write_text(body, encoding="utf-8")

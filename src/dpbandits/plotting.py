@@ -67,7 +67,7 @@ def regret_curves(
     Parameters
     ----------
     stats : DataFrame
-        Output of :func:`dpbandits.summaries.curve_stats`.
+        Output of :func:`dpbandits.regret_stats.curve_stats`.
     series : list of str
         Series to draw, in legend order.
     title, ylabel : str

@@ -13,12 +13,12 @@ from pathlib import Path
 
 import pandas as pd
 
-from .audit.checklist import evaluate_orderings, verdict_matrix
-from .audit.metrics import curve_slopes, privacy_cost_ratios
-from .claims import load_claims
-from .config import Cell
-from .io import read_results
-from .summaries import final_regret_table
+from dpbandits.audit.checklist import evaluate_orderings, verdict_matrix
+from dpbandits.audit.metrics import curve_slopes, privacy_cost_ratios
+from dpbandits.claims import load_claims
+from dpbandits.config import Cell
+from dpbandits.io import read_results
+from dpbandits.regret_stats import final_regret_table
 
 log = logging.getLogger("dpbandits")
 
@@ -40,7 +40,7 @@ def write_table(
 ) -> None:
     """Write a table as CSV (full precision) and optionally Markdown (rounded, ending with the
     provenance line of :func:`dpbandits.provenance.one_line`)."""
-    from .provenance import one_line
+    from dpbandits.provenance import one_line
 
     df.to_csv(csv, index=False)
     if md is not None:

@@ -7,10 +7,10 @@ import os
 from snakemake.exceptions import WorkflowError
 
 from dpbandits.bound_claims import load_bound_registry
-from dpbandits.bound_plan import load_plan
+from dpbandits.papers.op24.plan import load_plan
 from dpbandits.fingerprint import fingerprint as code_fingerprint
 from dpbandits.papers import select as select_papers
-from dpbandits.plasso_plan import load_plasso_plan
+from dpbandits.papers.plasso.plan import load_plasso_plan
 from dpbandits.claims import check_claim_targets, load_registry
 from dpbandits.config import (
     ConfigError,
@@ -21,7 +21,7 @@ from dpbandits.config import (
     results_root,
     typed_overrides,
 )
-from dpbandits.report import CATEGORIES, caption_file, entries, figure_entries
+from dpbandits.report_captions import CATEGORIES, caption_file, entries, figure_entries
 
 SCHEMAS = "workflow/schemas"
 # The environment of every job (used with --sw-deployment-method conda; see README).
@@ -142,7 +142,7 @@ def reported_file(path, name, subcategory, caption, labels):
 
 
 def reported(outputs, name, subcategory, items):
-    """``outputs`` with the files of ``items`` (key -> dpbandits.report.Entry) marked for
+    """``outputs`` with the files of ``items`` (key -> dpbandits.report_captions.Entry) marked for
     Snakemake's report (`make report`), in the category of paper ``name``."""
     out = dict(outputs)
     for key, entry in items.items():

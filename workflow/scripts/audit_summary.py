@@ -6,8 +6,8 @@
 import pandas as pd
 
 from dpbandits.audit import scoreboard
+from dpbandits.audit.overview import claim_overview, write_index
 from dpbandits.audit.privacy_claims import privacy_claim_status
-from dpbandits.audit.report import claim_overview, write_index
 from dpbandits.bound_claims import load_bound_registry
 from dpbandits.claims import load_registry
 from dpbandits.joblog import job_log

@@ -4,9 +4,9 @@ to one parquet file, plus its timing table (kept out of the byte-reproducible pa
 # `snakemake` is injected by Snakemake's script directive.
 # ruff: noqa: F821
 
-from dpbandits.bound_plan import Run
-from dpbandits.bound_runs import write_run
 from dpbandits.joblog import job_log
+from dpbandits.papers.op24.plan import Run
+from dpbandits.papers.op24.runs import write_run
 
 with job_log(snakemake.log[0]):
     write_run(

@@ -6,10 +6,10 @@ OP-E1 / OP-E2, to CSV, Markdown and LaTeX."""
 
 import pandas as pd
 
-from dpbandits.audit.op24_table import table1
 from dpbandits.audit.paper_tables import write
 from dpbandits.bound_claims import load_bound_registry
 from dpbandits.joblog import job_log
+from dpbandits.papers.op24.table1 import table1
 
 with job_log(snakemake.log[0]):
     registry = load_bound_registry(snakemake.input.claims, snakemake.params.claims_schema)

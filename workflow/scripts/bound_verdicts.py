@@ -5,10 +5,10 @@ per claim."""
 # `snakemake` is injected by Snakemake's script directive.
 # ruff: noqa: F821
 
-from dpbandits.audit.op24 import VERDICT_SEMANTICS, Op24Audit
 from dpbandits.bound_claims import load_bound_registry
 from dpbandits.io import read_results
 from dpbandits.joblog import job_log
+from dpbandits.papers.op24.verdicts import VERDICT_SEMANTICS, Op24Audit
 from dpbandits.tables import write_table
 
 with job_log(snakemake.log[0]) as log:

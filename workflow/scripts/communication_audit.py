@@ -3,8 +3,8 @@
 # `snakemake` is injected by Snakemake's script directive.
 # ruff: noqa: F821
 
-from dpbandits.audit.communication import communication_audit
 from dpbandits.joblog import job_log
+from dpbandits.papers.dpdpe.communication import communication_audit
 from dpbandits.tables import write_table
 
 NOTE = (

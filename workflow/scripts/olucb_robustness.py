@@ -5,9 +5,9 @@
 
 import time
 
-from dpbandits.audit.robustness import classify, comparison_table, run_study, write_outputs
 from dpbandits.config import load_experiment
 from dpbandits.joblog import job_log
+from dpbandits.papers.olucb.robustness import classify, comparison_table, run_study, write_outputs
 from dpbandits.pipeline import read_calibrations
 
 with job_log(snakemake.log[0]) as log:

@@ -6,8 +6,8 @@ parquet)."""
 # ruff: noqa: F821
 
 from dpbandits.joblog import job_log
-from dpbandits.plasso_plan import PlassoRun
-from dpbandits.plasso_runs import write_run
+from dpbandits.papers.plasso.plan import PlassoRun
+from dpbandits.papers.plasso.runs import write_run
 
 with job_log(snakemake.log[0]):
     out = snakemake.output

@@ -7,10 +7,10 @@ the results of one tier: the verdict rows (results/tables/plasso_claims.*), one 
 # `snakemake` is injected by Snakemake's script directive.
 # ruff: noqa: F821
 
-from dpbandits.audit.plasso import VERDICT_SEMANTICS, PlassoAudit, constants_table
 from dpbandits.bound_claims import load_bound_registry
 from dpbandits.io import read_results
 from dpbandits.joblog import job_log
+from dpbandits.papers.plasso.verdicts import VERDICT_SEMANTICS, PlassoAudit, constants_table
 from dpbandits.tables import write_table
 
 with job_log(snakemake.log[0]) as log:

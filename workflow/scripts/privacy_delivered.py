@@ -4,10 +4,10 @@
 # ruff: noqa: F821
 
 from dpbandits.audit.privacy import delivered_table
-from dpbandits.bound_plan import load_plan
 from dpbandits.config import load_experiment
 from dpbandits.joblog import job_log
-from dpbandits.plasso_plan import load_plasso_plan
+from dpbandits.papers.op24.plan import load_plan
+from dpbandits.papers.plasso.plan import load_plasso_plan
 from dpbandits.tables import write_table
 
 NOTE = (

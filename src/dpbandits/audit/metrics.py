@@ -15,8 +15,8 @@ import math
 import numpy as np
 import pandas as pd
 
-from ..config import Cell
-from ..summaries import loglog_slope
+from dpbandits.config import Cell
+from dpbandits.regret_stats import loglog_slope
 
 
 def privacy_cost_ratios(
@@ -59,7 +59,7 @@ def privacy_cost_ratios(
 
 
 def _max_norm(cell: Cell) -> float:
-    from ..envs import make_instances
+    from dpbandits.envs import make_instances
 
     return float(make_instances(cell.instances, 1, cell.K, cell.d, cell.instance_seed).L[0])
 

@@ -34,7 +34,7 @@ from .kernels import (
 RECORDED_BASES = 4
 #: ``base<i>_plays``: plays of base ``i`` (base 1 is Algorithm 7) up to the checkpoint.
 BASE_PLAY_METRICS = tuple(f"base{i}_plays" for i in range(1, RECORDED_BASES + 1))
-#: Metrics the combiner records on top of :data:`dpbandits.schema.METRICS`: plays of base 1
+#: Metrics the combiner records on top of :data:`dpbandits.result_columns.METRICS`: plays of base 1
 #: (Algorithm 7), the number of active bases, lambda_min of the played arms' second moment
 #: ``(1/t) sum x_s x_s^T``, eliminations refused because the base was the last active one, then
 #: the plays of bases 2..4 (per-trial base shares: :func:`base_shares`).
@@ -45,7 +45,7 @@ COMBINER_METRICS = (
     "refused_eliminations",
     *BASE_PLAY_METRICS[1:],
 )
-N_BASE = 7  # len(dpbandits.schema.METRICS)
+N_BASE = 7  # len(dpbandits.result_columns.METRICS)
 
 
 def base_shares(plays: np.ndarray, rounds: np.ndarray | int) -> dict[str, np.ndarray]:

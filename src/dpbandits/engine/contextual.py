@@ -20,7 +20,7 @@ from ..learners.maler import maler_init, maler_predict, maler_update, ogd_step
 from .combiner import BASE_PLAY_METRICS, RECORDED_BASES, combiner_width, n_experts_of
 from .kernels import ARGMAX_RTOL, BEST, PSEUDO, REAL, RESYNC_EVERY, argmax_first
 
-#: Metrics recorded on fresh arms on top of :data:`dpbandits.schema.METRICS` (whose
+#: Metrics recorded on fresh arms on top of :data:`dpbandits.result_columns.METRICS` (whose
 #: ``lambda_min`` is that of the playing base's ``V~``): ``||theta_t - theta*||`` and
 #: ``||theta_hat - theta*||`` of the playing base, its radius, the cumulative number of clipped
 #: gradients, lambda_min of the played arms' second moment, plays of base 1, active bases,
@@ -36,7 +36,7 @@ CONTEXTUAL_METRICS = (
     "refused_eliminations",
     *BASE_PLAY_METRICS[1:],
 )
-N_BASE = 7  # len(dpbandits.schema.METRICS)
+N_BASE = 7  # len(dpbandits.result_columns.METRICS)
 
 
 @njit(cache=True)

@@ -304,7 +304,8 @@ def choose(m, q, beta, clip, buf):
     return argmax_first(buf, ARGMAX_RTOL), has_nan, negative and clip
 
 
-# Per-trial counters of a run, in the order of dpbandits.schema.METRICS (without lambda_min).
+# Per-trial counters of a run, in the order of dpbandits.result_columns.METRICS
+# (without lambda_min).
 REAL, PSEUDO, NAN_ROUNDS, CLIP_ROUNDS, NONPD, BEST = 0, 1, 2, 3, 4, 5
 
 

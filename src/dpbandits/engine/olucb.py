@@ -25,9 +25,9 @@ from .kernels import (
     record,
 )
 
-#: Metrics OnlineUCB records on top of :data:`dpbandits.schema.METRICS`, at every checkpoint:
-#: ||theta_t - theta*||, ||theta_hat_t - theta*||, the radius beta_t, the cumulative number of
-#: rounds whose gradient was clipped, lambda_min of the played arms' second moment
+#: Metrics OnlineUCB records on top of :data:`dpbandits.result_columns.METRICS`, at every
+#: checkpoint: ||theta_t - theta*||, ||theta_hat_t - theta*||, the radius beta_t, the cumulative
+#: number of rounds whose gradient was clipped, lambda_min of the played arms' second moment
 #: (1/t) sum x_s x_s^T, Maler's weight mass per expert family (NaN under OGD), and whether
 #: theta* has been inside every confidence set so far, ||theta* - theta_hat||^2_V~ <= beta_t
 #: (Lemma 3.3's event; 1 or 0).
@@ -42,7 +42,7 @@ OLUCB_METRICS = (
     "maler_w_strongly_convex",
     "theta_star_covered",
 )
-N_BASE = 7  # len(dpbandits.schema.METRICS)
+N_BASE = 7  # len(dpbandits.result_columns.METRICS)
 
 
 @njit(cache=True)

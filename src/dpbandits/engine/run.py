@@ -8,19 +8,19 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..envs.linear import FixedArmInstances
-from ..envs.rewards import bernoulli_reward_table
-from ..learners.maler import n_experts
-from ..policies.base import Policy
-from ..policies.combiner import stacked_tables
-from ..schema import METRICS
-from ..sizes import CHUNK_BYTES, bytes_per_trial
-from . import kernels
-from . import olucb as kernels_olucb
-from .combiner import COMBINER_METRICS, run_combiner
-from .contextual import CONTEXTUAL_METRICS, run_contextual
-from .noise import draw_raw, noise_table
-from .olucb import OLUCB_METRICS
+from dpbandits.engine import kernels
+from dpbandits.engine import olucb as kernels_olucb
+from dpbandits.engine.combiner import COMBINER_METRICS, run_combiner
+from dpbandits.engine.contextual import CONTEXTUAL_METRICS, run_contextual
+from dpbandits.engine.noise import draw_raw, noise_table
+from dpbandits.engine.olucb import OLUCB_METRICS
+from dpbandits.envs.linear import FixedArmInstances
+from dpbandits.envs.rewards import bernoulli_reward_table
+from dpbandits.learners.maler import n_experts
+from dpbandits.policies.base import Policy
+from dpbandits.policies.combiner import stacked_tables
+from dpbandits.result_columns import METRICS
+from dpbandits.sizes import CHUNK_BYTES, bytes_per_trial
 
 #: Memory budget of one chunk of trials (rewards + noise arrays).
 #: Metrics an engine records on top of :data:`METRICS`.
@@ -335,9 +335,9 @@ def _simulate_phased(policy, instances, reward_seeds, noise_rngs, checkpoints, p
     """:func:`simulate` for the phased-elimination policies (paper 004; :mod:`.phased`): one run
     per trial, environment stream from the trial's reward seed. ``extra["phases"]`` holds each
     run's phase log."""
-    from ..policies.dpdpe import DPPE
-    from ..seeds import environment_generator
-    from .phased import PHASED_METRICS, run_dpdpe, run_dppe, run_metrics
+    from dpbandits.engine.phased import PHASED_METRICS, run_dpdpe, run_dppe, run_metrics
+    from dpbandits.policies.dpdpe import DPPE
+    from dpbandits.seeds import environment_generator
 
     start = time.perf_counter()
     n = instances.X.shape[0]

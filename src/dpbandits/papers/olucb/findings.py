@@ -19,9 +19,9 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from ..policies.combiner import base_lambdas, n_bases
-from ..policies.onlineucb import clipping_constant, onlineucb_sigma
-from ..privacy.accounting import gaussian_epsilon
+from dpbandits.policies.combiner import base_lambdas, n_bases
+from dpbandits.policies.onlineucb import clipping_constant, onlineucb_sigma
+from dpbandits.privacy.accounting import gaussian_epsilon
 
 
 @dataclass
@@ -101,7 +101,7 @@ def combiner_shares(results: pd.DataFrame) -> pd.DataFrame:
     """Per combiner series, figure, panel and epsilon: each base's round share and top share at
     the horizon (:func:`dpbandits.engine.combiner.base_shares`) and the bases never played in
     any trial (with Theorem 4.1's constants base 1's offset excludes it)."""
-    from ..engine.combiner import base_shares
+    from dpbandits.engine.combiner import base_shares
 
     last = _at_horizon(results[results["algorithm"] == "combiner"])
     cols = sorted(c for c in last.columns if c.startswith("base") and c.endswith("_plays"))

@@ -14,12 +14,12 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
-from ..plasso_plan import LABELS
-from ..plotting import close, decade_labels, footnote, save, set_style
-from ..policies.private_lasso import plasso_constants
-from .minimax_rules import BOOT_SEED, N_BOOT
-from .rates import bootstrap_means
-from .verdicts import SATURATION_SHARE
+from dpbandits.audit.minimax_rules import BOOT_SEED, N_BOOT
+from dpbandits.audit.rates import bootstrap_means
+from dpbandits.audit.verdicts import SATURATION_SHARE
+from dpbandits.papers.plasso.plan import LABELS
+from dpbandits.plotting import close, decade_labels, footnote, save, set_style
+from dpbandits.policies.private_lasso import plasso_constants
 
 BASELINES = {
     "np_th_lasso": ("NP-TH-LASSO", "#D55E00", "-"),

@@ -37,15 +37,8 @@ import math
 import numpy as np
 import pandas as pd
 
-from ..bound_claims import bound_value, t_secant_exponent, term_value
-from ..policies.private_lasso import (
-    episode_length,
-    episode_starts,
-    lambda_t,
-    plasso_constants,
-)
-from . import verdicts as vocab
-from .minimax_rules import (
+from dpbandits.audit import verdicts as vocab
+from dpbandits.audit.minimax_rules import (
     BOOT_SEED,
     MAX_DETECTABLE,
     N_BOOT,
@@ -61,7 +54,14 @@ from .minimax_rules import (
     refit_robustness,
     rule_up_t,
 )
-from .rates import _slopes, bootstrap_means
+from dpbandits.audit.rates import _slopes, bootstrap_means
+from dpbandits.bound_claims import bound_value, t_secant_exponent, term_value
+from dpbandits.policies.private_lasso import (
+    episode_length,
+    episode_starts,
+    lambda_t,
+    plasso_constants,
+)
 
 TAU_T = 0.10
 TAU_EPS = 0.20
@@ -129,7 +129,7 @@ class PlassoAudit:
     Parameters
     ----------
     runs : pandas.DataFrame
-        Rows of every run file (:mod:`dpbandits.plasso_runs`).
+        Rows of every run file (:mod:`dpbandits.papers.plasso.runs`).
     episodes : pandas.DataFrame
         Episode rows of every run file.
     claims : list of dict

@@ -25,8 +25,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from ..policies.onlineucb import OnlineUCB
-from .ordering import quantile
+from dpbandits.audit.ordering import quantile
+from dpbandits.policies.onlineucb import OnlineUCB
 
 
 class ScaledClipOnlineUCB(OnlineUCB):
@@ -153,10 +153,10 @@ def _policy(cell, calibrated):
 def run_study(experiment, config: dict, calibrated: dict[str, float]) -> pd.DataFrame:
     """Final pseudo-regret of every trial of every study cell (columns of
     :func:`comparison_table`'s ``finals`` plus seconds)."""
-    from ..engine import checkpoint_rounds, simulate
-    from ..envs import reward_tables
-    from ..pipeline import _reward_seeds, cell_instances
-    from ..seeds import noise_generator
+    from dpbandits.engine import checkpoint_rounds, simulate
+    from dpbandits.envs import reward_tables
+    from dpbandits.pipeline import _reward_seeds, cell_instances
+    from dpbandits.seeds import noise_generator
 
     rows = []
     cache: dict = {}

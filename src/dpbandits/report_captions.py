@@ -14,8 +14,8 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .papers import papers
-from .textsafe import rst_text
+from dpbandits.papers import papers
+from dpbandits.textsafe import rst_text
 
 #: Report category of each registered paper (:mod:`dpbandits.papers`) and of the two audits.
 CATEGORIES = {
@@ -59,7 +59,7 @@ def workflow_description(
 ) -> str:
     """The report's front page: ``template`` (reStructuredText with Jinja) followed by the
     provenance of the build (:func:`dpbandits.provenance.one_line`, made literal); its path."""
-    from .provenance import one_line
+    from dpbandits.provenance import one_line
 
     body = Path(template).read_text().rstrip() + f"\n\nMade by {rst_text(one_line())}.\n"
     return _write_once(body, folder, "workflow-")

@@ -36,9 +36,7 @@ import math
 import numpy as np
 import pandas as pd
 
-from ..bound_claims import leading_term, t_secant_exponent, term_of, term_value
-from ..engine.minimax import OP_E3_DELTA
-from .minimax_rules import (
+from dpbandits.audit.minimax_rules import (
     MAX_DETECTABLE,
     RuleResult,
     aggregate,
@@ -56,6 +54,8 @@ from .minimax_rules import (
     rule_scale,
     rule_up_t,
 )
+from dpbandits.bound_claims import leading_term, t_secant_exponent, term_of, term_value
+from dpbandits.engine.minimax import OP_E3_DELTA
 
 NOT_RUN = "NOT-RUN"
 #: Largest difference between a T-slope from separate runs and from checkpoints ([R8];
@@ -149,7 +149,7 @@ class Op24Audit:
     Parameters
     ----------
     results : DataFrame
-        Every run's rows (:mod:`dpbandits.bound_runs`).
+        Every run's rows (:mod:`dpbandits.papers.op24.runs`).
     claims : list of dict
         The registry's claims (``config/claims/op24.yaml``).
     fit_points, fit_checkpoints : int

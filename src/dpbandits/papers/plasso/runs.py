@@ -1,5 +1,5 @@
-"""Execute one run of the PrivateLASSO audit plan (:mod:`dpbandits.plasso_plan`) and write its
-tables (described in docs/papers/plasso.md):
+"""Execute one run of the PrivateLASSO audit plan (:mod:`dpbandits.papers.plasso.plan`) and
+write its tables (described in docs/papers/plasso.md):
 
 * runs: one row per (eps, T, trial) — ``paper, experiment, family, d, s0, K, T, eps, eps_index,
   delta, algorithm, trial, env_seed_words, regret_T, regret_unif_T``;
@@ -21,12 +21,12 @@ from pathlib import Path
 
 import pyarrow as pa
 
-from .engine.private_lasso import simulate_cell
-from .envs.sparse import EXPERIMENTS, FAMILIES, ROOT
-from .io import write_result, write_rows_csv
-from .joblog import progress
-from .plasso_plan import PlassoRun
-from .policies.private_lasso import plasso_constants
+from dpbandits.engine.private_lasso import simulate_cell
+from dpbandits.envs.sparse import EXPERIMENTS, FAMILIES, ROOT
+from dpbandits.io import write_result, write_rows_csv
+from dpbandits.joblog import progress
+from dpbandits.papers.plasso.plan import PlassoRun
+from dpbandits.policies.private_lasso import plasso_constants
 
 log = logging.getLogger("dpbandits")
 

@@ -29,9 +29,9 @@ from fractions import Fraction
 import numpy as np
 import pandas as pd
 
-from ..design import support_cap
-from ..mechanisms.shuffle_sum import vector_params
-from ..summaries import loglog_slope
+from dpbandits.design import support_cap
+from dpbandits.mechanisms.shuffle_sum import vector_params
+from dpbandits.regret_stats import loglog_slope
 
 #: Algorithm 1's first phase length ``h_1`` (line 2; also used in Appendix B.1).
 H1 = 2.0

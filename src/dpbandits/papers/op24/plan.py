@@ -13,7 +13,7 @@ from __future__ import annotations
 import math
 from dataclasses import asdict, dataclass, field
 
-from .config import ConfigError, check_schema, load_yaml
+from dpbandits.config import ConfigError, check_schema, load_yaml
 
 TIERS = ("core", "full")
 #: Instances of each experiment (codes of docs/papers/op24.md) and the algorithm of OP-E1/E2.

@@ -9,9 +9,9 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
-from ..engine.minimax import OP_E3_DELTA
-from ..mechanisms.zcdp import zcdp_to_dp
-from ..plotting import close, decade_labels, save, set_style
+from dpbandits.engine.minimax import OP_E3_DELTA
+from dpbandits.mechanisms.zcdp import zcdp_to_dp
+from dpbandits.plotting import close, decade_labels, save, set_style
 
 #: delta of the equivalent epsilon of a rho: JDP-LinUCB's delta in OP-E3 (docs/papers/op24.md).
 DELTA_EQUIV = OP_E3_DELTA

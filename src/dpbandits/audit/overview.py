@@ -8,8 +8,8 @@ from collections import Counter
 
 import pandas as pd
 
-from .rates import FINITE_T_CAVEAT
-from .scoreboard import counts as status_counts
+from dpbandits.audit.rates import FINITE_T_CAVEAT
+from dpbandits.audit.scoreboard import counts as status_counts
 
 BADGE_COLORS = {
     "consistent": "#1a7f37",
@@ -232,7 +232,7 @@ def write_index(pages: list[dict], out: str, board: pd.DataFrame | None = None) 
     board : DataFrame, optional
         The scoreboard (:func:`dpbandits.audit.scoreboard.scoreboard`).
     """
-    from ..provenance import one_line
+    from dpbandits.provenance import one_line
 
     body = ["<h1>Claim audit</h1>", f"<p><small>Made by {html.escape(one_line())}.</small></p>"]
     if board is not None:

@@ -13,8 +13,8 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from .bound_plan import RunLookup, RunRecord
-from .config import ConfigError, check_schema, load_yaml
+from dpbandits.config import ConfigError, check_schema, load_yaml
+from dpbandits.papers.op24.plan import RunLookup, RunRecord
 
 TIERS = ("core", "full")
 #: Algorithms without privacy noise: their only eps is inf (eps index 0).

@@ -14,21 +14,21 @@ from __future__ import annotations
 
 import numpy as np
 
-from .engine.kernels import ARGMAX_RTOL
-from .learners.reference import ReferenceMaler
-from .mechanisms.packing import unpack
-from .mechanisms.tree import dyadic_decomposition, standin_count
-from .mechanisms.vec import analyze, encode
-from .policies.base import Policy
-from .policies.combiner import stacked_tables
-from .policies.onlineucb import (
+from dpbandits.engine.kernels import ARGMAX_RTOL
+from dpbandits.learners.maler_reference import ReferenceMaler
+from dpbandits.mechanisms.packing import unpack
+from dpbandits.mechanisms.tree import dyadic_decomposition, standin_count
+from dpbandits.mechanisms.vec import analyze, encode
+from dpbandits.policies.base import Policy
+from dpbandits.policies.combiner import stacked_tables
+from dpbandits.policies.onlineucb import (
     clip_gradient,
     confidence_centre,
     corrected_loss,
     loss_gradient,
     ucb_index,
 )
-from .schema import METRICS
+from dpbandits.result_columns import METRICS
 
 
 def argmax_ties(index: np.ndarray, rtol: float = ARGMAX_RTOL) -> int:
@@ -128,7 +128,7 @@ def reference_onlineucb(
     The centre is recomputed every round from the whole history as the ridge regression of the
     learner's predictions (:func:`~dpbandits.policies.onlineucb.confidence_centre`), ``V~`` is
     inverted every round, the index, gradient and clipping are the library's functions, and
-    Maler is :class:`~dpbandits.learners.reference.ReferenceMaler`. Returns the actions, the
+    Maler is :class:`~dpbandits.learners.maler_reference.ReferenceMaler`. Returns the actions, the
     regret and ``theta_err`` (``||theta_t - theta*||``), ``radius`` and ``theta_star_covered``
     at the checkpoints.
     """

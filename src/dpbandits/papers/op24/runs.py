@@ -1,4 +1,4 @@
-"""Execute one run of the open-problem audit plan (:mod:`dpbandits.bound_plan`) and write its
+"""Execute one run of the open-problem audit plan (:mod:`dpbandits.papers.op24.plan`) and write its
 parquet file: one row per (privacy value, horizon, checkpoint, trial) (docs/papers/op24.md).
 
 Columns: ``experiment, instance, algorithm, K, d, privacy_kind, privacy, privacy_index, T, t,
@@ -16,10 +16,10 @@ from pathlib import Path
 import numpy as np
 import pyarrow as pa
 
-from .bound_plan import Run
-from .engine.minimax import op_e1_cell, op_e2_cell, op_e3_cell
-from .io import write_result, write_rows_csv
-from .joblog import progress
+from dpbandits.engine.minimax import op_e1_cell, op_e2_cell, op_e3_cell
+from dpbandits.io import write_result, write_rows_csv
+from dpbandits.joblog import progress
+from dpbandits.papers.op24.plan import Run
 
 log = logging.getLogger("dpbandits")
 

@@ -1,0 +1,1 @@
+"""dpdpe: the modules of one paper."""

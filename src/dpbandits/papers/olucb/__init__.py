@@ -1,0 +1,1 @@
+"""olucb: the modules of one paper."""

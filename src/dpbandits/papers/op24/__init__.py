@@ -1,0 +1,1 @@
+"""op24: the modules of one paper."""

@@ -1,0 +1,1 @@
+"""plasso: the modules of one paper."""
