@@ -61,3 +61,14 @@ def test_an_unknown_paper_or_kind_is_named_in_the_error():
         paper("nope")
     with pytest.raises(ValueError, match="unknown paper kind"):
         papers("tables")
+
+
+@pytest.mark.parametrize("prefix", list(PAPERS))
+def test_every_paper_has_its_package_and_a_figure_less_one_its_hooks(prefix):
+    p = paper(prefix)
+    assert p.module.__doc__ and f"({prefix})" in p.module.__doc__
+    if p.kind == "bounds":
+        schema = ROOT / "workflow" / "schemas" / f"{prefix}.schema.yaml"
+        plan = p.module.load_plan(str(ROOT / "config/experiments" / f"{prefix}.yaml"), str(schema))
+        rows = p.module.privacy_rows(plan)
+        assert rows and {r["experiment"] for r in rows} == {prefix}

@@ -188,7 +188,7 @@ def test_delivered_table_covers_every_private_series():
     plasso = load_plasso_plan(
         str(ROOT / "config/experiments/plasso.yaml"), str(SCHEMAS / "plasso.schema.yaml")
     )
-    table = delivered_table(exps, op24, plasso)
+    table = delivered_table(exps, {"op24": op24, "plasso": plasso})
     private_series = {
         (c.experiment, c.series)
         for e in exps.values()

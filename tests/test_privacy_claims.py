@@ -283,7 +283,7 @@ def _delivered_rows(scale: str, monkeypatch) -> pd.DataFrame:
         "core",
         scale,
     )
-    return delivered_table(experiments, op24, plasso)
+    return delivered_table(experiments, {"op24": op24, "plasso": plasso})
 
 
 @pytest.mark.parametrize("scale", ["quick", "paper"])

@@ -7,10 +7,8 @@ import os
 from snakemake.exceptions import WorkflowError
 
 from dpbandits.bound_claims import load_bound_registry
-from dpbandits.papers.op24.plan import load_plan
 from dpbandits.fingerprint import fingerprint as code_fingerprint
-from dpbandits.papers import select as select_papers
-from dpbandits.papers.plasso.plan import load_plasso_plan
+from dpbandits.papers import paper, select as select_papers
 from dpbandits.claims import check_claim_targets, load_registry
 from dpbandits.config import (
     ConfigError,
@@ -57,27 +55,19 @@ try:
     CLAIMS = {name: registry["claims"] for name, registry in REGISTRIES.items()}
     for name, claims in CLAIMS.items():
         check_claim_targets(claims, EXPERIMENTS[name], f"config/claims/{name}.yaml")
-    BOUND_PLANS = {
-        name: load_plan(
+    # The figure-less papers' run plans, through their registry entries (dpbandits.papers).
+    # op24's rules are in bounds.smk, plasso's (its own plan format) in plasso.smk.
+    _PLANS = {
+        name: paper(name).module.load_plan(
             f"config/experiments/{name}.yaml",
             f"{SCHEMAS}/{name}.schema.yaml",
             config["tier"],
             config["scale"],
         )
         for name in config["bound_audits"]
-        if name != "plasso"
     }
-    # Paper 001 (PrivateLASSO) has its own plan format (workflow/rules/plasso.smk).
-    PLASSO_PLAN = (
-        load_plasso_plan(
-            "config/experiments/plasso.yaml",
-            f"{SCHEMAS}/plasso.schema.yaml",
-            config["tier"],
-            config["scale"],
-        )
-        if "plasso" in config["bound_audits"]
-        else None
-    )
+    BOUND_PLANS = {name: plan for name, plan in _PLANS.items() if name != "plasso"}
+    PLASSO_PLAN = _PLANS.get("plasso")
     for _plan in [*BOUND_PLANS.values(), *([PLASSO_PLAN] if PLASSO_PLAN else [])]:
         load_bound_registry(_plan.claims, f"{SCHEMAS}/bound_claims.schema.yaml")
 except ConfigError as exc:

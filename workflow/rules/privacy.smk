@@ -40,8 +40,9 @@ rule privacy_delivered:
         config=config,
         tier=config["tier"],
         experiment_schema=f"{SCHEMAS}/experiment.schema.yaml",
-        op24_schema=f"{SCHEMAS}/op24.schema.yaml",
-        plasso_schema=f"{SCHEMAS}/plasso.schema.yaml",
+        plan_schemas={
+            name: f"{SCHEMAS}/{name}.schema.yaml" for name in config["bound_audits"]
+        },
     script:
         "../scripts/privacy_delivered.py"
 

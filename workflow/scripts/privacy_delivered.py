@@ -6,8 +6,7 @@
 from dpbandits.audit.privacy import delivered_table
 from dpbandits.config import load_experiment
 from dpbandits.joblog import job_log
-from dpbandits.papers.op24.plan import load_plan
-from dpbandits.papers.plasso.plan import load_plasso_plan
+from dpbandits.papers import paper
 from dpbandits.tables import write_table
 
 NOTE = (
@@ -23,14 +22,13 @@ with job_log(snakemake.log[0]) as log:
         name: load_experiment(f"config/experiments/{name}.yaml", config, p.experiment_schema)
         for name in config["experiments"]
     }
-    op24 = plasso = None
-    if "op24" in config["bound_audits"]:
-        op24 = load_plan("config/experiments/op24.yaml", p.op24_schema, p.tier, config["scale"])
-    if "plasso" in config["bound_audits"]:
-        plasso = load_plasso_plan(
-            "config/experiments/plasso.yaml", p.plasso_schema, p.tier, config["scale"]
+    plans = {  # the figure-less papers' run plans, through their registry entries
+        name: paper(name).module.load_plan(
+            f"config/experiments/{name}.yaml", schema, p.tier, config["scale"]
         )
-    table = delivered_table(experiments, op24, plasso)
+        for name, schema in p.plan_schemas.items()
+    }
+    table = delivered_table(experiments, plans)
     log.info("%d privatised series; %s", len(table), table["verdict"].value_counts().to_dict())
     out = snakemake.output
     write_table(table, out.csv, out.md, "Delivered epsilon of every privatised series", NOTE)

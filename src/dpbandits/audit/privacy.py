@@ -2,7 +2,8 @@
 the (epsilon, delta) its noise calibration actually delivers next to the nominal label.
 
 One row per distinct (experiment, figure, configuration, series, privacy level, setting) of the
-experiment files (figure and sweep cells), of the op24 plan and of the plasso plan. Delivered
+experiment files (figure and sweep cells) and of the figure-less papers' run plans (their rows:
+``dpbandits.papers.<prefix>.privacy``). Delivered
 epsilons are computed by :mod:`dpbandits.privacy.releases` and
 :mod:`dpbandits.privacy.accounting` from the same calibration functions the simulations call,
 at the nominal delta, at ``delta = 1/T`` and, for the linear bandits, under the paper's
@@ -21,7 +22,6 @@ import math
 import pandas as pd
 
 from ..joblog import progress
-from ..policies.private_lasso import plasso_constants
 from ..privacy import releases as rel
 
 COLUMNS = [
@@ -56,7 +56,7 @@ def verdict(nominal: float, delivered: float, certified: bool) -> str:
     return out if certified else f"{out}-APPROX"
 
 
-def _row(base: dict, release, nominal: float, delta: float, T: int, paper=None) -> dict:
+def release_row(base: dict, release, nominal: float, delta: float, T: int, paper=None) -> dict:
     eps, how = rel.delivered_epsilon(release, delta)
     eps_T = rel.delivered_epsilon(release, 1.0 / T)[0] if 1.0 / T < delta else math.nan
     eps_paper = rel.delivered_epsilon(paper, delta)[0] if paper is not None else math.nan
@@ -144,7 +144,7 @@ def experiment_rows(experiment) -> list[dict]:
             release, paper, universe = _cell_release(cell, policy)
             computed[noise] = {
                 "universe": universe,
-                **_row({}, release, float(cell.epsilon), cell.delta, cell.T, paper),
+                **release_row({}, release, float(cell.epsilon), cell.delta, cell.T, paper),
             }
         base = {
             "experiment": cell.experiment,
@@ -161,93 +161,19 @@ def experiment_rows(experiment) -> list[dict]:
     return rows
 
 
-def op24_rows(plan) -> list[dict]:
-    """Rows of the op24 plan (one per algorithm, privacy level and horizon)."""
-    from ..mechanisms.zcdp import zcdp_to_dp
+def delivered_table(experiments: dict, plans: dict | None = None) -> pd.DataFrame:
+    """Every privatised series of the pipeline with its nominal and delivered epsilon.
 
-    rows, seen = [], set()
-    for run in plan.runs:
-        if run.algorithm == "linucb":
-            continue
-        for priv in run.privacy:
-            if math.isinf(priv):
-                continue
-            for T in run.horizons:
-                key = (run.experiment, run.algorithm, priv, T)
-                if key in seen:
-                    continue
-                seen.add(key)
-                zcdp = run.algorithm != "jdp_linucb"
-                nominal = zcdp_to_dp(priv, rel.OP24_DELTA) if zcdp else priv
-                base = {
-                    "experiment": "op24",
-                    "figure": run.experiment,
-                    "configuration": f"rho = {priv:g}" if zcdp else f"epsilon = {priv:g}",
-                    "series": run.algorithm,
-                    "algorithm": run.algorithm,
-                    "calibration": "zcdp" if zcdp else "op24 (zCDP tree)",
-                    "instances": run.instance,
-                    "d": run.d,
-                    "B": 1,
-                    "universe": "instances (||a|| <= 1, rewards in [-1, 1] or {0, 1})",
-                }
-                release = rel.op24_release(run.algorithm, priv, T)
-                rows.append(_row(base, release, nominal, rel.OP24_DELTA, T))
-    return rows
+    ``experiments``: the figure papers' experiments by prefix; ``plans``: the figure-less
+    papers' run plans by prefix, whose rows come from their registry entry's
+    ``privacy_rows`` (:mod:`dpbandits.papers`)."""
+    from ..papers import paper
 
-
-def plasso_rows(plan) -> list[dict]:
-    """Rows of the plasso plan (one per algorithm, epsilon, configuration and horizon)."""
-    rows, seen = [], set()
-    for run in plan.runs:
-        prm = run.parameters
-        for eps in run.eps:
-            if math.isinf(eps):
-                continue
-            for T in run.horizons:
-                key = (run.algorithm, eps, T, run.d, run.K, run.s0)
-                if key in seen:
-                    continue
-                seen.add(key)
-                const = plasso_constants(
-                    T,
-                    run.d,
-                    run.s0,
-                    run.K,
-                    eps,
-                    prm["delta"],
-                    prm["lambda0"],
-                    prm["C_theta"],
-                    prm["C_X"],
-                    prm["C_r"],
-                    prm["phi2"],
-                )
-                base = {
-                    "experiment": "plasso",
-                    "figure": run.experiment,
-                    "configuration": f"{run.family} d={run.d} K={run.K} s0={run.s0}",
-                    "series": run.algorithm,
-                    "algorithm": run.algorithm,
-                    "calibration": "paper (Algorithms 1-2, TBAP of Sec. 3)",
-                    "instances": run.family,
-                    "d": run.d,
-                    "B": 1,
-                    "universe": "contexts clipped to [-C_X, C_X], rewards to [-C_r, C_r]",
-                }
-                release = rel.plasso_release(run.algorithm, const)
-                rows.append(_row(base, release, eps, prm["delta"], T))
-    return rows
-
-
-def delivered_table(experiments: dict, op24_plan=None, plasso_plan=None) -> pd.DataFrame:
-    """Every privatised series of the pipeline with its nominal and delivered epsilon."""
     rows = []
     for exp in experiments.values():
         rows += experiment_rows(exp)
-    if op24_plan is not None:
-        rows += op24_rows(op24_plan)
-    if plasso_plan is not None:
-        rows += plasso_rows(plasso_plan)
+    for prefix, plan in (plans or {}).items():
+        rows += paper(prefix).module.privacy_rows(plan)
     return pd.DataFrame(rows, columns=COLUMNS)
 
 

@@ -5,7 +5,10 @@ expands into simulation cells and figure notebooks, its claims are checked on th
 and on rate sweeps) or a **bound** paper (no figures: a run plan audits its claimed bounds with
 dedicated experiments). The report's categories, the canonical summary tables that ``make
 verify`` compares, the benchmark's workloads and the per-paper branches of the privacy audit
-read the entries here instead of naming papers.
+read the entries here instead of naming papers. What belongs to one paper alone lives in its
+package ``dpbandits.papers.<prefix>`` (plan, runs, verdict rules, findings, figures and tables,
+privacy rows); mechanisms, environments, policies, engine kernels and the shared statistics stay
+in their layers.
 
 Adding a paper: a new :class:`Paper` line in :data:`PAPERS` plus its files (docs/adding-a-paper.md).
 """
@@ -47,6 +50,14 @@ class Paper:
     def category(self) -> str:
         """The paper's category in the HTML report."""
         return f"Paper {self.number} ({self.prefix})"
+
+    @property
+    def module(self):
+        """The paper's package ``dpbandits.papers.<prefix>`` (a figure-less paper's package
+        provides ``load_plan(path, schema, tier, scale)`` and ``privacy_rows(plan)``)."""
+        import importlib
+
+        return importlib.import_module(f"{__name__}.{self.prefix}")
 
     @property
     def docs(self) -> str:

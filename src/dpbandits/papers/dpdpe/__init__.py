@@ -1,1 +1,7 @@
-"""dpdpe: the modules of one paper."""
+"""Paper 004 (dpdpe): differentially private linear bandits with partial distributed feedback
+(docs/papers/dpdpe.md).
+
+What belongs to this paper alone beyond its configuration: :mod:`.communication` (the analytic
+communication cost of DP-DPE, without simulation). Its policies (DP-DPE, DP-PE and their
+privatizers) are in :mod:`dpbandits.policies`.
+"""

@@ -1,1 +1,8 @@
-"""olucb: the modules of one paper."""
+"""Paper 000 (olucb): improved rate for locally differentially private linear bandits
+(docs/papers/olucb.md).
+
+What belongs to this paper alone beyond its configuration: :mod:`.findings` (the findings its
+audit page reports: delivered privacy of Algorithm 1's noise, the hidden 1/epsilon^3, lambda_min
+of the played arms, the combiner's grid) and :mod:`.robustness` (the on-demand study of the failed
+Figure 1 ordering). Its policies (OnlineUCB, the combiner) are in :mod:`dpbandits.policies`.
+"""
