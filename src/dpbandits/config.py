@@ -680,6 +680,30 @@ def expand_experiment(data: dict, config: dict, source: str = "experiment") -> E
         When a reference does not resolve or a cell's policy cannot be calibrated.
     """
     name = data["experiment"]
+    panels, drawn_by = _check_references(data, source)
+    cells, figures = [], []
+    for conf_name, conf in data["configurations"].items():
+        series = _configuration_series(data, conf_name, conf, panels, source)
+        for fig_name in data["figures"]:
+            if conf_name in drawn_by[fig_name]:
+                spec = _expand_figure(data, config, source, conf_name, series, fig_name, drawn_by)
+                figures.append(spec)
+                cells.extend(c for panel in spec.panels for c in panel.cells)
+    calibrations = [
+        _expand_calibration(name, cid, spec, data, cells, config, source)
+        for cid, spec in data.get("calibrations", {}).items()
+    ]
+    sweeps = [
+        _expand_sweep(name, sid, sw, config, source, tuple(data.get("calibrations", {})))
+        for sid, sw in data.get("sweeps", {}).items()
+    ]
+    return Experiment(name, data, cells, figures, sweeps, calibrations)
+
+
+def _check_references(data: dict, source: str) -> tuple[dict, dict]:
+    """Check the experiment's cross-references (primary, figures' configurations, every
+    configuration drawn) and return its panels (id -> (figure, letter, figure dict, settings))
+    and, per figure, the configurations that draw it."""
     confs = data["configurations"]
     if data["primary"] not in confs:
         raise ConfigError(
@@ -688,8 +712,6 @@ def expand_experiment(data: dict, config: dict, source: str = "experiment") -> E
         )
     if "communication" in data:
         _check_communication(data["communication"], source)
-    scale = config["scale"]
-    scale_over = config["scales"].get(scale, {}) if scale != "paper" else {}
     panels = {}
     for fig_name, fig in data["figures"].items():
         for letter, settings in fig["panels"].items():
@@ -710,165 +732,157 @@ def expand_experiment(data: dict, config: dict, source: str = "experiment") -> E
                 f"{source}: configurations.{conf_name}: no figure draws it "
                 "(see figures.*.configurations)"
             )
-    cells, figures = [], []
-    for conf_name, conf in confs.items():
-        where = f"{source}: configurations.{conf_name}"
-        series = _merge_series(data["series"], conf.get("series", {}), f"{where}.series")
-        shown = conf.get("show") or [k for k, v in series.items() if not v.get("extra")]
-        unknown = [s for s in shown if s not in series]
+    return panels, drawn_by
+
+
+def _configuration_series(data, conf_name, conf, panels, source) -> dict:
+    """The series a configuration shows (the experiment's, merged with its own overrides)."""
+    where = f"{source}: configurations.{conf_name}"
+    series = _merge_series(data["series"], conf.get("series", {}), f"{where}.series")
+    shown = conf.get("show") or [k for k, v in series.items() if not v.get("extra")]
+    unknown = [s for s in shown if s not in series]
+    if unknown:
+        allowed = ", ".join(series)
+        raise ConfigError(f"{where}.show: unknown series {unknown}; allowed: {allowed}")
+    for pid in conf.get("panels", {}):
+        if pid not in panels:
+            raise ConfigError(f"{where}.panels.{pid}: unknown panel; allowed: {', '.join(panels)}")
+    return {k: series[k] for k in shown}
+
+
+def _expand_figure(data, config, source, conf_name, series, fig_name, drawn_by) -> FigureSpec:
+    """One figure under one configuration: its panels' cells and its spec."""
+    conf, fig = data["configurations"][conf_name], data["figures"][fig_name]
+    # a figure keeps its own name under the primary configuration or when it is the only
+    # configuration drawing it
+    own = conf_name == data["primary"] or len(drawn_by[fig_name]) == 1
+    suffix = "" if own else f"_{conf_name}"
+    fig_series = fig.get("series")
+    if fig_series is not None:
+        unknown = [s for s in fig_series if s not in data["series"]]
         if unknown:
-            allowed = ", ".join(series)
-            raise ConfigError(f"{where}.show: unknown series {unknown}; allowed: {allowed}")
-        series = {k: series[k] for k in shown}
-        for pid in conf.get("panels", {}):
-            if pid not in panels:
-                raise ConfigError(
-                    f"{where}.panels.{pid}: unknown panel; allowed: {', '.join(panels)}"
-                )
-        primary = conf_name == data["primary"]
-        for fig_name, fig in data["figures"].items():
-            if conf_name not in drawn_by[fig_name]:
-                continue
-            # a figure keeps its own name under the primary configuration or when it is the only
-            # configuration drawing it
-            own = primary or len(drawn_by[fig_name]) == 1
-            suffix = "" if own else f"_{conf_name}"
-            panel_specs = []
-            fig_series = fig.get("series")
-            if fig_series is not None:
-                unknown = [s for s in fig_series if s not in data["series"]]
-                if unknown:
-                    raise ConfigError(
-                        f"{source}: figures.{fig_name}.series: unknown {unknown}; "
-                        f"allowed: {', '.join(data['series'])}"
-                    )
-            drawn = [s for s in (fig_series or series) if s in series]
-            if not drawn:
-                raise ConfigError(
-                    f"{source}: figures.{fig_name}: configuration {conf_name} draws none of its "
-                    "series"
-                )
-            conf_over = {k: conf[k] for k in ("T",) if k in conf}
-            for letter, settings in fig["panels"].items():
-                pid = f"{fig_name}{letter}"
-                panel_series = _merge_series(
-                    {k: series[k] for k in drawn},
-                    conf.get("panels", {}).get(pid, {}),
-                    f"{where}.panels.{pid}",
-                )
-                merged = {**data["defaults"], **conf_over, **settings, **scale_over}
-                pcells, notes = [], []
-                for label, entry in panel_series.items():
-                    cell = Cell(
-                        experiment=name,
-                        figure=fig_name,
-                        panel=pid,
-                        configuration=conf_name,
-                        series=label,
-                        algorithm=entry["algorithm"],
-                        calibration=conf["calibration"],
-                        fidelity=conf["fidelity"],
-                        instances=settings.get(
-                            "instances", entry.get("instances", conf["instances"])
-                        ),
-                        T=merged["T"],
-                        trials=merged["trials"],
-                        K=merged["K"],
-                        d=merged["d"],
-                        epsilon=None if merged["epsilon"] is None else float(merged["epsilon"]),
-                        delta=float(merged["delta"]),
-                        B=merged["B"],
-                        instance_seed=merged["instance_seed"],
-                        reward_seed_offset=merged["reward_seed_offset"],
-                        checkpoints=merged.get("checkpoints", config["checkpoints"]),
-                        root_seed=config["root_seed"],
-                        scale=scale,
-                        quirks=dict(conf.get("quirks", {})),
-                        options=dict(entry.get("options", {})),
-                        instance_options=dict(merged.get("instance_options", {})),
-                        noise_key=merged.get("noise_key", "panel"),
-                    )
-                    missing = set(cell.calibration_ids) - set(data.get("calibrations", {}))
-                    if missing:
-                        declared = ", ".join(data.get("calibrations", {}))
-                        raise ConfigError(
-                            f"{where}, series {label}: calibration {sorted(missing)} is not "
-                            f"declared under calibrations; declared: {declared}"
-                        )
-                    try:
-                        policy = cell.policy()
-                    except ValueError as exc:
-                        raise ConfigError(
-                            f"{where} (panel {pid}), series {label} "
-                            f"(algorithm {entry['algorithm']!r}): {exc}"
-                        ) from None
-                    check_cell(
-                        cell,
-                        policy,
-                        config.get("max_job_mb", MAX_JOB_MB),
-                        f"{where} (panel {pid}), series {label}",
-                    )
-                    failed = [txt for txt, ok in policy.conditions() if not ok]
-                    if failed:
-                        notes.append(
-                            f"{label} is outside its theorem's conditions ({'; '.join(failed)})."
-                        )
-                    overrides = conf.get("panels", {}).get(pid, {}).get(label, {}).get("options")
-                    if overrides:
-                        notes.append(f"{label}: options {overrides} in this panel.")
-                    pcells.append(cell)
-                cells.extend(pcells)
-                label = _panel_label(letter, settings)
-                panel_specs.append(
-                    PanelSpec(
-                        id=pid,
-                        letter=letter,
-                        epsilon=None if settings["epsilon"] is None else float(settings["epsilon"]),
-                        d=int(settings["d"]),
-                        caption=" ".join([label + "."] + notes),
-                        cells=tuple(pcells),
-                        title=label,
-                        T=int(pcells[0].T),
-                    )
-                )
-            n_trials = panel_specs[0].cells[0].trials
-            if all(POLICIES[c.algorithm].engine == "phased" for c in pcells):
-                metrics = ("regret_pseudo",)  # phase-level runs have no realized rewards
-            elif own:
-                metrics = ("regret_realized", "regret_pseudo")
-            else:
-                metrics = ("regret_realized",)
-            figures.append(
-                FigureSpec(
-                    id=f"{fig_name}{suffix}",
-                    experiment=name,
-                    figure=fig_name,
-                    configuration=conf_name,
-                    suffix=suffix,
-                    title=(
-                        fig["title"]
-                        if len(drawn_by[fig_name]) == 1
-                        else f"{fig['title']} [{conf['title']}]"
-                    ),
-                    caption=_caption(
-                        fig, conf_name, conf, n_trials, scale, panel_specs[0].cells[0].T
-                    ),
-                    series=tuple(drawn),
-                    panels=tuple(panel_specs),
-                    metrics=metrics,
-                    plot=fig.get("plot", "cumulative"),
-                    band=fig.get("band", "se"),
-                )
+            raise ConfigError(
+                f"{source}: figures.{fig_name}.series: unknown {unknown}; "
+                f"allowed: {', '.join(data['series'])}"
             )
-    calibrations = [
-        _expand_calibration(name, cid, spec, data, cells, config, source)
-        for cid, spec in data.get("calibrations", {}).items()
-    ]
-    sweeps = [
-        _expand_sweep(name, sid, sw, config, source, tuple(data.get("calibrations", {})))
-        for sid, sw in data.get("sweeps", {}).items()
-    ]
-    return Experiment(name, data, cells, figures, sweeps, calibrations)
+    drawn = [s for s in (fig_series or series) if s in series]
+    if not drawn:
+        raise ConfigError(
+            f"{source}: figures.{fig_name}: configuration {conf_name} draws none of its series"
+        )
+    panel_specs = [
+        _expand_panel(data, config, source, conf_name, {k: series[k] for k in drawn}, fig_name,
+                      letter, settings)
+        for letter, settings in fig["panels"].items()
+    ]  # fmt: skip
+    pcells = panel_specs[-1].cells
+    n_trials = panel_specs[0].cells[0].trials
+    if all(POLICIES[c.algorithm].engine == "phased" for c in pcells):
+        metrics = ("regret_pseudo",)  # phase-level runs have no realized rewards
+    elif own:
+        metrics = ("regret_realized", "regret_pseudo")
+    else:
+        metrics = ("regret_realized",)
+    return FigureSpec(
+        id=f"{fig_name}{suffix}",
+        experiment=data["experiment"],
+        figure=fig_name,
+        configuration=conf_name,
+        suffix=suffix,
+        title=(
+            fig["title"] if len(drawn_by[fig_name]) == 1 else f"{fig['title']} [{conf['title']}]"
+        ),
+        caption=_caption(
+            fig, conf_name, conf, n_trials, config["scale"], panel_specs[0].cells[0].T
+        ),
+        series=tuple(drawn),
+        panels=tuple(panel_specs),
+        metrics=metrics,
+        plot=fig.get("plot", "cumulative"),
+        band=fig.get("band", "se"),
+    )
+
+
+def _expand_panel(data, config, source, conf_name, series, fig_name, letter, settings):
+    """One panel of a figure under one configuration: a checked cell per series, and the
+    panel's spec (its caption notes the series outside their theorem's conditions)."""
+    conf = data["configurations"][conf_name]
+    where = f"{source}: configurations.{conf_name}"
+    pid = f"{fig_name}{letter}"
+    scale = config["scale"]
+    scale_over = config["scales"].get(scale, {}) if scale != "paper" else {}
+    conf_over = {k: conf[k] for k in ("T",) if k in conf}
+    panel_over = conf.get("panels", {}).get(pid, {})
+    panel_series = _merge_series(series, panel_over, f"{where}.panels.{pid}")
+    merged = {**data["defaults"], **conf_over, **settings, **scale_over}
+    pcells, notes = [], []
+    for label, entry in panel_series.items():
+        cell = Cell(
+            experiment=data["experiment"],
+            figure=fig_name,
+            panel=pid,
+            configuration=conf_name,
+            series=label,
+            algorithm=entry["algorithm"],
+            calibration=conf["calibration"],
+            fidelity=conf["fidelity"],
+            instances=settings.get("instances", entry.get("instances", conf["instances"])),
+            T=merged["T"],
+            trials=merged["trials"],
+            K=merged["K"],
+            d=merged["d"],
+            epsilon=None if merged["epsilon"] is None else float(merged["epsilon"]),
+            delta=float(merged["delta"]),
+            B=merged["B"],
+            instance_seed=merged["instance_seed"],
+            reward_seed_offset=merged["reward_seed_offset"],
+            checkpoints=merged.get("checkpoints", config["checkpoints"]),
+            root_seed=config["root_seed"],
+            scale=scale,
+            quirks=dict(conf.get("quirks", {})),
+            options=dict(entry.get("options", {})),
+            instance_options=dict(merged.get("instance_options", {})),
+            noise_key=merged.get("noise_key", "panel"),
+        )
+        notes += _check_figure_cell(cell, data, config, where, pid)
+        overrides = panel_over.get(label, {}).get("options")
+        if overrides:
+            notes.append(f"{label}: options {overrides} in this panel.")
+        pcells.append(cell)
+    label = _panel_label(letter, settings)
+    return PanelSpec(
+        id=pid,
+        letter=letter,
+        epsilon=None if settings["epsilon"] is None else float(settings["epsilon"]),
+        d=int(settings["d"]),
+        caption=" ".join([label + "."] + notes),
+        cells=tuple(pcells),
+        title=label,
+        T=int(pcells[0].T),
+    )
+
+
+def _check_figure_cell(cell, data, config, where: str, pid: str) -> list[str]:
+    """Refuse a cell whose calibration is undeclared, whose policy cannot be built or whose job
+    is too large (``where``: the configuration, for messages); return the caption note when the
+    cell is outside its theorem's conditions."""
+    missing = set(cell.calibration_ids) - set(data.get("calibrations", {}))
+    if missing:
+        declared = ", ".join(data.get("calibrations", {}))
+        raise ConfigError(
+            f"{where}, series {cell.series}: calibration {sorted(missing)} is not declared "
+            f"under calibrations; declared: {declared}"
+        )
+    where = f"{where} (panel {pid}), series {cell.series}"
+    try:
+        policy = cell.policy()
+    except ValueError as exc:
+        raise ConfigError(f"{where} (algorithm {cell.algorithm!r}): {exc}") from None
+    check_cell(cell, policy, config.get("max_job_mb", MAX_JOB_MB), where)
+    failed = [txt for txt, ok in policy.conditions() if not ok]
+    if failed:
+        return [f"{cell.series} is outside its theorem's conditions ({'; '.join(failed)})."]
+    return []
 
 
 def _expand_sweep(
