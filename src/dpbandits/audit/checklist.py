@@ -50,6 +50,8 @@ whole design rests on a part of its instances), ``untested`` when a series has f
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
+
 import numpy as np
 import pandas as pd
 from scipy import stats
@@ -188,6 +190,241 @@ def _missing(data, conf, panels, series) -> list[str]:
     return [f"{p}/{s}" for p in panels for s in series if not data.has(conf, p, s)]
 
 
+@dataclass
+class _Claim:
+    """One claim under evaluation (one configuration and metric): what a check reads, and the
+    rows, verdicts and curve-level results it appends."""
+
+    a: dict
+    cid: str
+    check: str
+    conf: str
+    metric: str
+    data: _Data
+    panels: list
+    rows: list
+    verdicts: list = field(default_factory=list)
+    curves: list = field(default_factory=list)
+
+    @property
+    def interval(self) -> str:
+        return self.a.get("interval", "z")
+
+    def below(self, x, y):
+        return paired_below(x, y, quantile(x.size, self.interval))
+
+
+def _check_ratio(c: _Claim) -> None:
+    """``ratio`` and ``mean_above``: per panel and series of ``b`` (module docstring)."""
+    a, cid, check, conf, metric, data = c.a, c.cid, c.check, c.conf, c.metric, c.data
+    panels, rows, verdicts, curves, below, interval = (
+        c.panels,
+        c.rows,
+        c.verdicts,
+        c.curves,
+        c.below,
+        c.interval,
+    )
+    col = a.get("metric", metric)  # ratio checks may compare another recorded column
+    for p in panels:
+        fa = data.finals(conf, p, a["a"], col)
+        base = data.finals(conf, p, a["baseline"], col) if "baseline" in a else 0.0
+        for b in a["b"]:
+            fb = data.finals(conf, p, b, col)
+            if check == "ratio":
+                low = a.get("low", 0.0)
+                stat = ratio_within(
+                    fa - base, fb - base, low, a["high"], quantile(fa.size, interval)
+                )
+                what = f"{a['a']} / {b}"
+                if "baseline" in a:
+                    what = f"({a['a']} - {a['baseline']}) / ({b} - {a['baseline']})"
+                if col != metric:
+                    what += f" [{col}]"
+                label = f"{what} in [{low:g}, {a['high']:g}]"
+            else:
+                stat = below(fb, fa)
+                label = f"{a['a']} > {b}"
+            rows.append(_row(conf, cid, check, p, label, metric, stat))
+            verdicts.append(stat.verdict)
+            if a.get("curve"):
+                ok = curve_below(
+                    data.mean_curve(conf, p, a["a"], metric),
+                    data.mean_curve(conf, p, b, metric),
+                )
+                row = _row(
+                    conf,
+                    cid,
+                    check,
+                    p,
+                    f"{a['a']} below {b} at every curve checkpoint",
+                    metric,
+                    verdict="PASS" if ok else "FAIL",
+                    curve=ok,
+                )
+                rows.append(row)
+                verdicts.append(row["verdict"])
+                curves.append(ok)
+            if a.get("faster"):
+                sa, sb = data.seconds(conf, p, a["a"]), data.seconds(conf, p, b)
+                ok = bool(sa < sb)  # False when a timing is missing (NaN)
+                row = _row(
+                    conf,
+                    cid,
+                    check,
+                    p,
+                    f"wall time {a['a']} < {b} ({sa:.3g} s vs {sb:.3g} s)",
+                    metric,
+                    verdict="PASS" if ok else "FAIL",
+                )
+                row["statistic"] = WALL_TIME_STATISTIC
+                row["mean_diff"] = sa / sb if sb > 0 else float("nan")
+                rows.append(row)
+                verdicts.append(row["verdict"])
+
+
+def _check_metric_at_least(c: _Claim) -> None:
+    """``metric_at_least``: the mean of a metric at the horizon, per panel and series."""
+    a, cid, check, conf, metric = c.a, c.cid, c.check, c.conf, c.metric
+    data, panels, rows, verdicts, interval = c.data, c.panels, c.rows, c.verdicts, c.interval
+    for p in panels:
+        for s in a["series"]:
+            x = data.finals(conf, p, s, a["metric"])
+            stat = mean_at_least(x, a["threshold"], quantile(x.size, interval))
+            label = f"{s}: mean {a['metric']} >= {a['threshold']:g}"
+            rows.append(_row(conf, cid, check, p, label, metric, stat))
+            verdicts.append(stat.verdict)
+
+
+def _check_spearman(c: _Claim) -> None:
+    """``spearman_decreasing``: Spearman correlation of epsilon and mean final regret."""
+    a, cid, check, conf = c.a, c.cid, c.check, c.conf
+    metric, data, panels, rows, verdicts = c.metric, c.data, c.panels, c.rows, c.verdicts
+    eps = np.array([data.epsilon[conf, p] for p in panels], dtype=float)
+    for s in a["series"]:
+        finals = [data.finals(conf, p, s, metric) for p in panels]
+        means = np.array([f.mean() for f in finals])
+        stds = np.array([f.std() for f in finals])
+        rho = float(stats.spearmanr(eps, means).statistic)
+        flat = bool(means.max() - means.min() <= stds.max())
+        ok = rho <= a["threshold"] and not flat
+        label = f"{s}: Spearman(epsilon, mean R(T)) <= {a['threshold']:g}" + (
+            " (flat: means within 1 std)" if flat else ""
+        )
+        row = _row(
+            conf, cid, check, ",".join(panels), label, metric, verdict="PASS" if ok else "FAIL"
+        )
+        row["mean_diff"] = rho
+        rows.append(row)
+        verdicts.append(row["verdict"])
+
+
+def _check_mean_order(c: _Claim) -> None:
+    """``mean_order``: each consecutive pair of ``series`` as ``below``."""
+    a, cid, check, conf, metric = c.a, c.cid, c.check, c.conf, c.metric
+    data, panels, rows, verdicts, below = c.data, c.panels, c.rows, c.verdicts, c.below
+    for p in panels:
+        for lo, hi in zip(a["series"][:-1], a["series"][1:], strict=True):
+            stat = below(data.finals(conf, p, lo, metric), data.finals(conf, p, hi, metric))
+            rows.append(_row(conf, cid, check, p, f"{lo} < {hi}", metric, stat))
+            verdicts.append(stat.verdict)
+
+
+def _check_below(c: _Claim) -> None:
+    """``below``: ``a`` below each of ``b`` (paired statistic and curve level), per panel."""
+    a, cid, check, conf, metric = c.a, c.cid, c.check, c.conf, c.metric
+    data, panels, rows, verdicts, curves, below = (
+        c.data,
+        c.panels,
+        c.rows,
+        c.verdicts,
+        c.curves,
+        c.below,
+    )
+    for p in panels:
+        for b in a["b"]:
+            stat = below(data.finals(conf, p, a["a"], metric), data.finals(conf, p, b, metric))
+            curve = curve_below(
+                data.mean_curve(conf, p, a["a"], metric), data.mean_curve(conf, p, b, metric)
+            )
+            rows.append(_row(conf, cid, check, p, f"{a['a']} < {b}", metric, stat, curve=curve))
+            verdicts.append(stat.verdict)
+            curves.append(curve)
+
+
+def _check_between(c: _Claim) -> None:
+    """``between``: every pair ordered at every curve checkpoint, per panel."""
+    a, cid, check, conf, metric = c.a, c.cid, c.check, c.conf, c.metric
+    data, panels, rows, verdicts, curves, below = (
+        c.data,
+        c.panels,
+        c.rows,
+        c.verdicts,
+        c.curves,
+        c.below,
+    )
+    for p in panels:
+        panel_curves = []
+        for lo, hi in a["pairs"]:
+            stat = below(data.finals(conf, p, lo, metric), data.finals(conf, p, hi, metric))
+            curve = curve_below(
+                data.mean_curve(conf, p, lo, metric), data.mean_curve(conf, p, hi, metric)
+            )
+            rows.append(_row(conf, cid, check, p, f"{lo} < {hi}", metric, stat, curve=curve))
+            panel_curves.append(curve)
+        ok = all(panel_curves)
+        rows.append(
+            _row(
+                conf,
+                cid,
+                check,
+                p,
+                "all pairs (curve level)",
+                metric,
+                verdict="PASS" if ok else "FAIL",
+                curve=ok,
+            )
+        )
+        verdicts.append("PASS" if ok else "FAIL")
+        curves.append(ok)
+
+
+def _check_decreasing(c: _Claim) -> None:
+    """``decreasing`` / ``gap_decreasing``: consecutive panels, paired by instance."""
+    a, cid, check, conf, metric = c.a, c.cid, c.check, c.conf, c.metric
+    data, panels, rows, verdicts, below = c.data, c.panels, c.rows, c.verdicts, c.below
+    shapes = {data.instances[conf, p] for p in panels}
+    if len(shapes) != 1:
+        raise ValueError(f"{cid}: panels {panels} do not share their instances ({shapes})")
+    for s in a["series"]:
+        for p, q in zip(panels[:-1], panels[1:], strict=True):
+            later, earlier = data.finals(conf, q, s, metric), data.finals(conf, p, s, metric)
+            if check == "gap_decreasing":
+                base = a["baseline"]
+                later = later - data.finals(conf, q, base, metric)
+                earlier = earlier - data.finals(conf, p, base, metric)
+                label = f"gap({s} - {base}): {q} < {p}"
+            else:
+                label = f"{s}: {q} < {p}"
+            stat = below(later, earlier)
+            rows.append(_row(conf, cid, check, f"{p},{q}", label, metric, stat))
+            verdicts.append(stat.verdict)
+
+
+#: The evaluation of each figure check (``summary`` is combined in :func:`_evaluate_claim`).
+_CHECKS = {
+    "ratio": _check_ratio,
+    "mean_above": _check_ratio,
+    "metric_at_least": _check_metric_at_least,
+    "spearman_decreasing": _check_spearman,
+    "mean_order": _check_mean_order,
+    "below": _check_below,
+    "between": _check_between,
+    "decreasing": _check_decreasing,
+    "gap_decreasing": _check_decreasing,
+}
+
+
 def _evaluate_claim(claim, data, conf, metric, summaries) -> list[dict]:
     a = claim["audit"]
     cid, check = claim["id"], a["check"]
@@ -226,153 +463,9 @@ def _evaluate_claim(claim, data, conf, metric, summaries) -> list[dict]:
                 verdict="MISSING",
             )
         ]
-    verdicts, curves = [], []
-    interval = a.get("interval", "z")
-
-    def below(x, y):
-        return paired_below(x, y, quantile(x.size, interval))
-
-    if check in ("ratio", "mean_above"):
-        col = a.get("metric", metric)  # ratio checks may compare another recorded column
-        for p in panels:
-            fa = data.finals(conf, p, a["a"], col)
-            base = data.finals(conf, p, a["baseline"], col) if "baseline" in a else 0.0
-            for b in a["b"]:
-                fb = data.finals(conf, p, b, col)
-                if check == "ratio":
-                    low = a.get("low", 0.0)
-                    stat = ratio_within(
-                        fa - base, fb - base, low, a["high"], quantile(fa.size, interval)
-                    )
-                    what = f"{a['a']} / {b}"
-                    if "baseline" in a:
-                        what = f"({a['a']} - {a['baseline']}) / ({b} - {a['baseline']})"
-                    if col != metric:
-                        what += f" [{col}]"
-                    label = f"{what} in [{low:g}, {a['high']:g}]"
-                else:
-                    stat = below(fb, fa)
-                    label = f"{a['a']} > {b}"
-                rows.append(_row(conf, cid, check, p, label, metric, stat))
-                verdicts.append(stat.verdict)
-                if a.get("curve"):
-                    ok = curve_below(
-                        data.mean_curve(conf, p, a["a"], metric),
-                        data.mean_curve(conf, p, b, metric),
-                    )
-                    row = _row(
-                        conf,
-                        cid,
-                        check,
-                        p,
-                        f"{a['a']} below {b} at every curve checkpoint",
-                        metric,
-                        verdict="PASS" if ok else "FAIL",
-                        curve=ok,
-                    )
-                    rows.append(row)
-                    verdicts.append(row["verdict"])
-                    curves.append(ok)
-                if a.get("faster"):
-                    sa, sb = data.seconds(conf, p, a["a"]), data.seconds(conf, p, b)
-                    ok = bool(sa < sb)  # False when a timing is missing (NaN)
-                    row = _row(
-                        conf,
-                        cid,
-                        check,
-                        p,
-                        f"wall time {a['a']} < {b} ({sa:.3g} s vs {sb:.3g} s)",
-                        metric,
-                        verdict="PASS" if ok else "FAIL",
-                    )
-                    row["statistic"] = WALL_TIME_STATISTIC
-                    row["mean_diff"] = sa / sb if sb > 0 else float("nan")
-                    rows.append(row)
-                    verdicts.append(row["verdict"])
-    elif check == "metric_at_least":
-        for p in panels:
-            for s in a["series"]:
-                x = data.finals(conf, p, s, a["metric"])
-                stat = mean_at_least(x, a["threshold"], quantile(x.size, interval))
-                label = f"{s}: mean {a['metric']} >= {a['threshold']:g}"
-                rows.append(_row(conf, cid, check, p, label, metric, stat))
-                verdicts.append(stat.verdict)
-    elif check == "spearman_decreasing":
-        eps = np.array([data.epsilon[conf, p] for p in panels], dtype=float)
-        for s in a["series"]:
-            finals = [data.finals(conf, p, s, metric) for p in panels]
-            means = np.array([f.mean() for f in finals])
-            stds = np.array([f.std() for f in finals])
-            rho = float(stats.spearmanr(eps, means).statistic)
-            flat = bool(means.max() - means.min() <= stds.max())
-            ok = rho <= a["threshold"] and not flat
-            label = f"{s}: Spearman(epsilon, mean R(T)) <= {a['threshold']:g}" + (
-                " (flat: means within 1 std)" if flat else ""
-            )
-            row = _row(
-                conf, cid, check, ",".join(panels), label, metric, verdict="PASS" if ok else "FAIL"
-            )
-            row["mean_diff"] = rho
-            rows.append(row)
-            verdicts.append(row["verdict"])
-    elif check == "mean_order":
-        for p in panels:
-            for lo, hi in zip(a["series"][:-1], a["series"][1:], strict=True):
-                stat = below(data.finals(conf, p, lo, metric), data.finals(conf, p, hi, metric))
-                rows.append(_row(conf, cid, check, p, f"{lo} < {hi}", metric, stat))
-                verdicts.append(stat.verdict)
-    elif check == "below":
-        for p in panels:
-            for b in a["b"]:
-                stat = below(data.finals(conf, p, a["a"], metric), data.finals(conf, p, b, metric))
-                curve = curve_below(
-                    data.mean_curve(conf, p, a["a"], metric), data.mean_curve(conf, p, b, metric)
-                )
-                rows.append(_row(conf, cid, check, p, f"{a['a']} < {b}", metric, stat, curve=curve))
-                verdicts.append(stat.verdict)
-                curves.append(curve)
-    elif check == "between":
-        for p in panels:
-            panel_curves = []
-            for lo, hi in a["pairs"]:
-                stat = below(data.finals(conf, p, lo, metric), data.finals(conf, p, hi, metric))
-                curve = curve_below(
-                    data.mean_curve(conf, p, lo, metric), data.mean_curve(conf, p, hi, metric)
-                )
-                rows.append(_row(conf, cid, check, p, f"{lo} < {hi}", metric, stat, curve=curve))
-                panel_curves.append(curve)
-            ok = all(panel_curves)
-            rows.append(
-                _row(
-                    conf,
-                    cid,
-                    check,
-                    p,
-                    "all pairs (curve level)",
-                    metric,
-                    verdict="PASS" if ok else "FAIL",
-                    curve=ok,
-                )
-            )
-            verdicts.append("PASS" if ok else "FAIL")
-            curves.append(ok)
-    else:  # decreasing / gap_decreasing: consecutive panels, paired by instance
-        shapes = {data.instances[conf, p] for p in panels}
-        if len(shapes) != 1:
-            raise ValueError(f"{cid}: panels {panels} do not share their instances ({shapes})")
-        for s in a["series"]:
-            for p, q in zip(panels[:-1], panels[1:], strict=True):
-                later, earlier = data.finals(conf, q, s, metric), data.finals(conf, p, s, metric)
-                if check == "gap_decreasing":
-                    base = a["baseline"]
-                    later = later - data.finals(conf, q, base, metric)
-                    earlier = earlier - data.finals(conf, p, base, metric)
-                    label = f"gap({s} - {base}): {q} < {p}"
-                else:
-                    label = f"{s}: {q} < {p}"
-                stat = below(later, earlier)
-                rows.append(_row(conf, cid, check, f"{p},{q}", label, metric, stat))
-                verdicts.append(stat.verdict)
+    c = _Claim(a, cid, check, conf, metric, data, panels, rows)
+    _CHECKS[check](c)
+    verdicts, curves = c.verdicts, c.curves
     summary = worst(verdicts)
     rows.append(
         _row(
