@@ -34,6 +34,7 @@ seen over the simulated range is compatible with the claim, nothing more.
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 from fractions import Fraction
 
 import numpy as np
@@ -210,6 +211,168 @@ def claimed_T_exponent(claim: dict, options: dict, horizons) -> float:
     return out
 
 
+@dataclass
+class _FitContext:
+    """What the fits of one claim read: the claim, its sweep's final values, the row adder and
+    the fitting options of :func:`evaluate_rate_claims`."""
+
+    claim: dict
+    finals: pd.DataFrame
+    add: _Adder
+    metric: str
+    n_boot: int
+    seed: int
+    baseline: str
+    schedule_options: dict
+    grids: dict
+    grid_steps: dict
+
+    @property
+    def audit(self) -> dict:
+        return self.claim["audit"]
+
+
+def _schedule_fits(ctx: _FitContext, sched: str) -> None:
+    """A ``slope`` claim on one schedule: its T-, 1/epsilon- and d-fits (those the claim asks
+    for and the sweep has levels for)."""
+    claim, audit, finals = ctx.claim, ctx.audit, ctx.finals
+    mine = finals[finals["series"] == sched]
+    eps_levels = sorted(mine["epsilon"].dropna().unique())
+    dims = sorted(int(d) for d in mine["d"].unique())
+    if "T" in audit["fit"] and claim["T_exp"] is not None:
+        _t_fits(ctx, sched, eps_levels, dims)
+    if "epsilon" in audit["fit"] and claim["eps_exp"] is not None and len(eps_levels) > 1:
+        _eps_fits(ctx, sched, dims)
+    if "d" in audit["fit"] and claim["d_exp"] is not None and len(dims) > 1:
+        _d_fits(ctx, sched, eps_levels)
+
+
+def _where(eps, d, several_d: bool) -> str:
+    parts = [] if eps is None else [f"epsilon={eps:g}"]
+    return ", ".join(parts + ([f"d={d}"] if several_d else []))
+
+
+def _t_fits(ctx: _FitContext, sched: str, eps_levels, dims) -> None:
+    """T-exponent fits of one schedule, per d and epsilon (of the regret, or of its gap to the
+    claim's baseline schedule: a privacy cost, paired by trial and horizon)."""
+    claim, audit, finals, metric = ctx.claim, ctx.audit, ctx.finals, ctx.metric
+    opts = ctx.schedule_options.get((audit["sweep"], sched), {})
+    gap_to = audit.get("baseline") if audit.get("T_fit") == "gap" else None
+    label = "T" if gap_to is None else f"T (gap to {gap_to})"
+    if metric != "regret_pseudo":
+        label += f" [{metric}]"
+    for d in dims:
+        for eps in eps_levels or [None]:
+            x, Y, caps = level_matrix(finals, sched, eps, d, with_caps=True)
+            if len(x) < 2:
+                continue
+            own = Y.mean(axis=0)
+            if gap_to is not None:  # privacy cost: paired by trial and horizon
+                xb, Yb = level_matrix(finals, gap_to, None, d)
+                if not np.array_equal(xb, x):
+                    raise ValueError(f"{claim['id']}: {gap_to} lacks horizons {x}")
+                Y = Y - Yb
+            b_exp = batch_exponent(finals, sched, eps, d)
+            ctx.add(
+                sched,
+                label,
+                _where(eps, d, len(dims) > 1),
+                fit_exponent(x, Y, ctx.n_boot, ctx.seed),
+                claimed_T_exponent(claim, opts, x),
+                Y=Y,
+                x=x,
+                own=own,
+                caps=caps,
+                note=None if b_exp is None else f"B grows like T^{b_exp:.3f}",
+            )
+
+
+def _eps_fits(ctx: _FitContext, sched: str, dims) -> None:
+    """1/epsilon-exponent fits of one schedule at its largest horizon, per d (of the gap to the
+    non-private baseline, or of the regret itself with ``eps_fit: regret``); a claim with a
+    literal reading of its constants gets that exponent's row too (not counted)."""
+    claim, audit = ctx.claim, ctx.audit
+    claimed = -_frac(claim["eps_exp"])  # exponent of 1/epsilon
+    literal = claim.get("eps_exp_literal")
+    ref = None if audit.get("eps_fit", "gap") == "regret" else ctx.baseline
+    for d in dims:
+        e, Y, Tmax, own, caps = eps_gap(ctx.finals, sched, ref, d, with_caps=True)
+        fit = fit_exponent(1.0 / e, Y, ctx.n_boot, ctx.seed)
+        fixed = f"T={Tmax}" + (f", d={d}" if len(dims) > 1 else "")
+        kw = dict(Y=Y, x=1.0 / e, own=own, caps=caps, trend=False)
+        ctx.add(sched, "1/epsilon", fixed, fit, claimed, **kw)
+        if literal is not None and _frac(literal) != _frac(claim["eps_exp"]):
+            ctx.add(sched, "1/epsilon [literal]", fixed, fit, -_frac(literal), counts=False, **kw)
+
+
+def _d_fits(ctx: _FitContext, sched: str, eps_levels) -> None:
+    """d-exponent fits of one schedule at its largest horizon, per epsilon."""
+    claimed = _frac(ctx.claim["d_exp"])
+    for eps in eps_levels or [None]:
+        x, Y, Tmax, caps = d_matrix(ctx.finals, sched, eps, with_caps=True)
+        fixed = f"T={Tmax}" + ("" if eps is None else f", epsilon={eps:g}")
+        fit = fit_exponent(x, Y, ctx.n_boot, ctx.seed)
+        kw = dict(Y=Y, x=x, own=Y.mean(axis=0), caps=caps, trend=False)
+        ctx.add(sched, "d", fixed, fit, claimed, **kw)
+
+
+def _trend_fits(ctx: _FitContext) -> None:
+    """``slope_trend``: the T-slope difference of each consecutive pair of schedules has the
+    claimed sign (decreasing: an upper bound at 0; increasing: a lower bound at 0)."""
+    claim, audit, finals, add = ctx.claim, ctx.audit, ctx.finals, ctx.add
+    eps_levels = sorted(finals["epsilon"].dropna().unique()) or [None]
+
+    def levels(name, eps):  # a schedule, or its grid's worst case
+        if audit.get("worst_case"):
+            grid = ctx.grids.get((audit["sweep"], name), ())
+            return worst_case_matrix(finals, list(grid), eps)[:3]
+        return level_matrix(finals, name, eps, with_caps=True)
+
+    for eps in eps_levels:
+        for s0, s1 in zip(audit["schedules"][:-1], audit["schedules"][1:], strict=True):
+            x, Y0, caps = levels(s0, eps)
+            _, Y1, _ = levels(s1, eps)
+            own = np.maximum(Y0.mean(axis=0), Y1.mean(axis=0))
+            if audit.get("T_fit") == "gap":  # privacy costs over the baseline schedule
+                Yb = level_matrix(finals, audit["baseline"], None)[1]
+                Y0, Y1 = Y0 - Yb, Y1 - Yb
+            # decreasing: slope(s1) - slope(s0) <= 0 (an upper bound at 0); increasing: >= 0
+            add.direction = "upper" if audit["trend"] == "decreasing" else "lower"
+            add(
+                f"{s1} vs {s0}",
+                f"T slope difference [{ctx.metric}]",
+                "" if eps is None else f"epsilon={eps:g}",
+                _difference_fit(x, Y1, Y0, ctx.n_boot, ctx.seed),
+                0.0,
+                x=x,
+                own=own,
+                caps=caps,
+            )
+    add.direction = claim["direction"]
+
+
+def _between_fits(ctx: _FitContext) -> None:
+    """``slope_between``: lower <= schedule <= upper in T (the T-slopes of the two differences,
+    paired bootstrap, must not be negative)."""
+    claim, audit, finals, add = ctx.claim, ctx.audit, ctx.finals, ctx.add
+    eps_levels = sorted(finals["epsilon"].dropna().unique())
+    add.direction = "lower"  # a difference must not be negative: "below" = order reversed
+    for sched in audit["schedules"]:
+        for eps in eps_levels:
+            x, Y, caps = level_matrix(finals, sched, eps, with_caps=True)
+            _, Ylo = level_matrix(finals, audit["lower"], eps)
+            _, Yhi = level_matrix(finals, audit["upper"], eps)
+            for label, A, Bm in (
+                (f"{sched} - {audit['lower']}", Y, Ylo),
+                (f"{audit['upper']} - {sched}", Yhi, Y),
+            ):
+                own = np.maximum(A.mean(axis=0), Bm.mean(axis=0))
+                fit = _difference_fit(x, A, Bm, ctx.n_boot, ctx.seed)
+                add(sched, f"T slope of {label}", f"epsilon={eps:g}", fit, 0.0, x=x, own=own,
+                    caps=caps)  # fmt: skip
+    add.direction = claim["direction"]
+
+
 def evaluate_rate_claims(
     claims: list[dict],
     df: pd.DataFrame,
@@ -289,138 +452,18 @@ def evaluate_rate_claims(
         judged: list[dict] = []
         add = _Adder(rows, judged, base, claim["direction"], tol, seed, max_detectable, n_boot)
 
+        ctx = _FitContext(claim, finals, add, metric, n_boot, seed, baseline,
+                          schedule_options, grids or {}, grid_steps or {})  # fmt: skip
         if check == "slope" and audit.get("worst_case"):
-            _worst_case_fits(
-                claim, finals, add, n_boot, seed, schedule_options, grids or {}, grid_steps or {}
-            )
+            _worst_case_fits(claim, finals, add, n_boot, seed, schedule_options, ctx.grids,
+                             ctx.grid_steps)  # fmt: skip
         elif check == "slope":
             for sched in audit["schedules"]:
-                mine = finals[finals["series"] == sched]
-                eps_levels = sorted(mine["epsilon"].dropna().unique())
-                dims = sorted(int(d) for d in mine["d"].unique())
-                several_d = len(dims) > 1
-
-                def where(eps, d, _several=several_d):
-                    parts = [] if eps is None else [f"epsilon={eps:g}"]
-                    return ", ".join(parts + ([f"d={d}"] if _several else []))
-
-                if "T" in audit["fit"] and claim["T_exp"] is not None:
-                    opts = schedule_options.get((audit["sweep"], sched), {})
-                    gap_to = audit.get("baseline") if audit.get("T_fit") == "gap" else None
-                    label = "T" if gap_to is None else f"T (gap to {gap_to})"
-                    if metric != "regret_pseudo":
-                        label += f" [{metric}]"
-                    for d in dims:
-                        for eps in eps_levels or [None]:
-                            x, Y, caps = level_matrix(finals, sched, eps, d, with_caps=True)
-                            if len(x) < 2:
-                                continue
-                            own = Y.mean(axis=0)
-                            if gap_to is not None:  # privacy cost: paired by trial and horizon
-                                xb, Yb = level_matrix(finals, gap_to, None, d)
-                                if not np.array_equal(xb, x):
-                                    raise ValueError(f"{claim['id']}: {gap_to} lacks horizons {x}")
-                                Y = Y - Yb
-                            b_exp = batch_exponent(finals, sched, eps, d)
-                            add(
-                                sched,
-                                label,
-                                where(eps, d),
-                                fit_exponent(x, Y, n_boot, seed),
-                                claimed_T_exponent(claim, opts, x),
-                                Y=Y,
-                                x=x,
-                                own=own,
-                                caps=caps,
-                                note=None if b_exp is None else f"B grows like T^{b_exp:.3f}",
-                            )
-                if (
-                    "epsilon" in audit["fit"]
-                    and claim["eps_exp"] is not None
-                    and len(eps_levels) > 1
-                ):
-                    claimed = -_frac(claim["eps_exp"])  # exponent of 1/epsilon
-                    literal = claim.get("eps_exp_literal")
-                    ref = None if audit.get("eps_fit", "gap") == "regret" else baseline
-                    for d in dims:
-                        e, Y, Tmax, own, caps = eps_gap(finals, sched, ref, d, with_caps=True)
-                        fit = fit_exponent(1.0 / e, Y, n_boot, seed)
-                        fixed = f"T={Tmax}" + (f", d={d}" if several_d else "")
-                        kw = dict(Y=Y, x=1.0 / e, own=own, caps=caps, trend=False)
-                        add(sched, "1/epsilon", fixed, fit, claimed, **kw)
-                        if literal is not None and _frac(literal) != _frac(claim["eps_exp"]):
-                            add(
-                                sched,
-                                "1/epsilon [literal]",
-                                fixed,
-                                fit,
-                                -_frac(literal),
-                                counts=False,
-                                **kw,
-                            )
-                if "d" in audit["fit"] and claim["d_exp"] is not None and several_d:
-                    claimed = _frac(claim["d_exp"])
-                    for eps in eps_levels or [None]:
-                        x, Y, Tmax, caps = d_matrix(finals, sched, eps, with_caps=True)
-                        fixed = f"T={Tmax}" + ("" if eps is None else f", epsilon={eps:g}")
-                        fit = fit_exponent(x, Y, n_boot, seed)
-                        kw = dict(Y=Y, x=x, own=Y.mean(axis=0), caps=caps, trend=False)
-                        add(sched, "d", fixed, fit, claimed, **kw)
+                _schedule_fits(ctx, sched)
         elif check == "slope_trend":  # fitted exponents move monotonically along the schedules
-            eps_levels = sorted(finals["epsilon"].dropna().unique()) or [None]
-
-            def levels(name, eps, _audit=audit, _finals=finals):  # a schedule, or its grid's
-                if _audit.get("worst_case"):  # worst case
-                    grid = (grids or {}).get((_audit["sweep"], name), ())
-                    return worst_case_matrix(_finals, list(grid), eps)[:3]
-                return level_matrix(_finals, name, eps, with_caps=True)
-
-            for eps in eps_levels:
-                for s0, s1 in zip(audit["schedules"][:-1], audit["schedules"][1:], strict=True):
-                    x, Y0, caps = levels(s0, eps)
-                    _, Y1, _ = levels(s1, eps)
-                    own = np.maximum(Y0.mean(axis=0), Y1.mean(axis=0))
-                    if audit.get("T_fit") == "gap":  # privacy costs over the baseline schedule
-                        Yb = level_matrix(finals, audit["baseline"], None)[1]
-                        Y0, Y1 = Y0 - Yb, Y1 - Yb
-                    # decreasing: slope(s1) - slope(s0) <= 0 (an upper bound at 0); increasing: >= 0
-                    add.direction = "upper" if audit["trend"] == "decreasing" else "lower"
-                    add(
-                        f"{s1} vs {s0}",
-                        f"T slope difference [{metric}]",
-                        "" if eps is None else f"epsilon={eps:g}",
-                        _difference_fit(x, Y1, Y0, n_boot, seed),
-                        0.0,
-                        x=x,
-                        own=own,
-                        caps=caps,
-                    )
-            add.direction = claim["direction"]
+            _trend_fits(ctx)
         else:  # slope_between: lower <= schedule <= upper in T, paired bootstrap of differences
-            eps_levels = sorted(finals["epsilon"].dropna().unique())
-            add.direction = "lower"  # a difference must not be negative: "below" = order reversed
-            for sched in audit["schedules"]:
-                for eps in eps_levels:
-                    x, Y, caps = level_matrix(finals, sched, eps, with_caps=True)
-                    _, Ylo = level_matrix(finals, audit["lower"], eps)
-                    _, Yhi = level_matrix(finals, audit["upper"], eps)
-                    for label, A, Bm in (
-                        (f"{sched} - {audit['lower']}", Y, Ylo),
-                        (f"{audit['upper']} - {sched}", Yhi, Y),
-                    ):
-                        own = np.maximum(A.mean(axis=0), Bm.mean(axis=0))
-                        fit = _difference_fit(x, A, Bm, n_boot, seed)
-                        add(
-                            sched,
-                            f"T slope of {label}",
-                            f"epsilon={eps:g}",
-                            fit,
-                            0.0,
-                            x=x,
-                            own=own,
-                            caps=caps,
-                        )
-            add.direction = claim["direction"]
+            _between_fits(ctx)
         if judged:
             rows.append({"summary_of": (base, judged)})  # filled in once the controls are in
     control_rows = [c for r in rows if "controls" in r for c in r.pop("controls")]
