@@ -75,6 +75,132 @@ def _check_inputs(policy, d, n, reward_seeds, noise_rngs, checkpoints) -> np.nda
     return cps
 
 
+@dataclass
+class _Chunk:
+    """One chunk of trials: its instances' arrays, reward tables, raw noise draws, radii,
+    checkpoints and the output block the kernel fills."""
+
+    X: np.ndarray
+    mu: np.ndarray
+    best: np.ndarray
+    rewards: np.ndarray
+    raws: list
+    beta: np.ndarray
+    cps: np.ndarray
+    out: np.ndarray
+
+    def stack(self, key: str) -> np.ndarray:
+        """The chunk's raw draws of one kind, stacked over its trials."""
+        return np.stack([r[key] for r in self.raws])
+
+
+def _run_combiner(policy: Policy, instances, sl: slice, c: _Chunk) -> None:
+    """One chunk of the Private Bandit Combiner (Algorithm 2 of paper 000)."""
+    o = policy.opts
+    run_combiner(
+        c.X,
+        c.mu,
+        c.best,
+        c.rewards,
+        c.stack("zeta"),
+        c.stack("noise_x"),
+        c.stack("noise_y"),
+        policy.tab_radius,
+        policy.tab_G,
+        policy.tab_Delta2,
+        policy.tab_Sigma,
+        policy.tab_mu_hat,
+        policy.tab_restart,
+        policy.tab_local,
+        policy.tab_horizon,
+        *_selection(policy),
+        o["D"],
+        o["learner"] == "maler",
+        o["ogd_step"] == "strongly_convex",
+        c.cps,
+        c.out,
+    )
+
+
+def _run_onlineucb(policy: Policy, instances, sl: slice, c: _Chunk) -> None:
+    """One chunk of OnlineUCB (Algorithm 1 of paper 000)."""
+    o = policy.opts
+    kernels_olucb.run_onlineucb(
+        c.X,
+        c.mu,
+        c.best,
+        c.rewards,
+        np.ascontiguousarray(instances.theta[sl]),
+        c.stack("noise_x"),
+        c.stack("noise_y"),
+        c.stack("zeta"),
+        c.beta[0],
+        policy.Sigma,
+        policy.G,
+        o["D"],
+        policy.setting.T,
+        n_experts(policy.setting.T),
+        o["learner"] == "maler",
+        o["ogd_step"] == "strongly_convex",
+        policy.mu_hat,
+        o["radius_mode"] == "oracle",
+        policy.k_constants(),
+        c.cps,
+        c.out,
+    )
+
+
+def _run_vec(policy: Policy, instances, sl: slice, c: _Chunk) -> None:
+    """One chunk of LinUCB-SDP-Vec (the P_Vec shuffle protocol)."""
+    uniforms = c.stack("uniforms")
+    binom = c.stack("binomial").astype(np.float64)
+    Delta = np.array([policy.encoding_range(instances.L[i]) for i in range(sl.start, sl.stop)])
+    v = policy.vec
+    kernels.run_vec(
+        c.X,
+        c.mu,
+        c.best,
+        c.rewards,
+        uniforms,
+        binom,
+        policy.period,
+        v.g,
+        v.p,
+        v.b_debias,
+        Delta,
+        policy.lam,
+        c.beta,
+        policy.clip,
+        c.cps,
+        c.out,
+    )
+
+
+def _run_gaussian(policy: Policy, instances, sl: slice, c: _Chunk) -> None:
+    """One chunk of the Gaussian-noise LinUCB family (non-private, JDP, LDP, SDP-Amp)."""
+    tabs = [noise_table(policy, r) for r in c.raws]
+    table = np.stack([tab for tab, _ in tabs])
+    index = tabs[0][1]
+    kernels.run_gaussian(
+        c.X,
+        c.mu,
+        c.best,
+        c.rewards,
+        table,
+        index,
+        policy.refresh_rounds().astype(np.int64),
+        c.beta,
+        policy.lam,
+        policy.clip,
+        c.cps,
+        c.out,
+    )
+
+
+#: The kernel that runs one chunk, per policy engine (the Gaussian family otherwise).
+_KERNELS = {"combiner": _run_combiner, "onlineucb": _run_onlineucb, "vec": _run_vec}
+
+
 def simulate(
     policy: Policy,
     instances: FixedArmInstances,
@@ -136,7 +262,6 @@ def simulate(
     best_all = instances.best.astype(np.int64)
     L_all = instances.L
     chunk = max(1, int(chunk_bytes // _bytes_per_trial(policy, K)))
-    refresh_t = policy.refresh_rounds().astype(np.int64)
     for lo in range(0, n, chunk):
         hi = min(n, lo + chunk)
         sl = slice(lo, hi)
@@ -151,97 +276,8 @@ def simulate(
         raws = [draw_raw(policy, noise_rngs[i]) for i in range(lo, hi)]
         beta = np.stack([policy.radius(L_all[i]) for i in range(lo, hi)])
         chunk_out = np.zeros((hi - lo, C, len(names)))
-        if policy.engine == "combiner":
-            o = policy.opts
-            run_combiner(
-                X,
-                mu,
-                best_all[sl],
-                chunk_rewards,
-                np.stack([r["zeta"] for r in raws]),
-                np.stack([r["noise_x"] for r in raws]),
-                np.stack([r["noise_y"] for r in raws]),
-                policy.tab_radius,
-                policy.tab_G,
-                policy.tab_Delta2,
-                policy.tab_Sigma,
-                policy.tab_mu_hat,
-                policy.tab_restart,
-                policy.tab_local,
-                policy.tab_horizon,
-                *_selection(policy),
-                o["D"],
-                o["learner"] == "maler",
-                o["ogd_step"] == "strongly_convex",
-                cps,
-                chunk_out,
-            )
-        elif policy.engine == "onlineucb":
-            o = policy.opts
-            kernels_olucb.run_onlineucb(
-                X,
-                mu,
-                best_all[sl],
-                chunk_rewards,
-                np.ascontiguousarray(instances.theta[sl]),
-                np.stack([r["noise_x"] for r in raws]),
-                np.stack([r["noise_y"] for r in raws]),
-                np.stack([r["zeta"] for r in raws]),
-                beta[0],
-                policy.Sigma,
-                policy.G,
-                o["D"],
-                T,
-                n_experts(T),
-                o["learner"] == "maler",
-                o["ogd_step"] == "strongly_convex",
-                policy.mu_hat,
-                o["radius_mode"] == "oracle",
-                policy.k_constants(),
-                cps,
-                chunk_out,
-            )
-        elif policy.engine == "vec":
-            uniforms = np.stack([r["uniforms"] for r in raws])
-            binom = np.stack([r["binomial"] for r in raws]).astype(np.float64)
-            Delta = np.array([policy.encoding_range(L_all[i]) for i in range(lo, hi)])
-            v = policy.vec
-            kernels.run_vec(
-                X,
-                mu,
-                best_all[sl],
-                chunk_rewards,
-                uniforms,
-                binom,
-                policy.period,
-                v.g,
-                v.p,
-                v.b_debias,
-                Delta,
-                policy.lam,
-                beta,
-                policy.clip,
-                cps,
-                chunk_out,
-            )
-        else:
-            tabs = [noise_table(policy, r) for r in raws]
-            table = np.stack([tab for tab, _ in tabs])
-            index = tabs[0][1]
-            kernels.run_gaussian(
-                X,
-                mu,
-                best_all[sl],
-                chunk_rewards,
-                table,
-                index,
-                refresh_t,
-                beta,
-                policy.lam,
-                policy.clip,
-                cps,
-                chunk_out,
-            )
+        part = _Chunk(X, mu, best_all[sl], chunk_rewards, raws, beta, cps, chunk_out)
+        _KERNELS.get(policy.engine, _run_gaussian)(policy, instances, sl, part)
         for k, name in enumerate(names):
             out[name][sl] = chunk_out[:, :, k]
         if progress is not None:
