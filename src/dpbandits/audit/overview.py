@@ -46,6 +46,75 @@ VERDICT_SEMANTICS = (
 )
 
 
+def _rate_summaries(rates: pd.DataFrame) -> tuple[dict, dict, dict]:
+    """Per rate claim: its summary verdict, the range of its fitted exponents per variable, and
+    its robustness."""
+    if rates.empty:
+        return {}, {}, {}
+    top = rates[rates["schedule"] == "all"]
+    rate_sum = top.set_index("claim_id")["verdict"].to_dict()
+    detail = {}
+    for cid, grp in rates[rates["schedule"] != "all"].groupby("claim_id", sort=False):
+        parts = [
+            f"{var}: fitted {g['slope'].min():.2f} to {g['slope'].max():.2f} over {len(g)} fit(s)"
+            for var, g in grp.groupby("variable", sort=False)
+        ]
+        detail[cid] = "; ".join(parts)
+    rate_rob = {}
+    if "robustness" in rates:
+        marked = top[top["robustness"].notna()]
+        rate_rob = dict(zip(marked["claim_id"], marked["robustness"], strict=True))
+    return rate_sum, detail, rate_rob
+
+
+def _ordering_summaries(orderings: pd.DataFrame, metric: str) -> tuple[dict, dict]:
+    """Per (claim, configuration) the summary verdict of an ordering claim under ``metric``
+    (``combined``: the common verdict of realized and pseudo-regret, INCONCLUSIVE where they
+    differ), and per failed claim its robustness (``fragile`` if any failed row is)."""
+    if orderings.empty:
+        return {}, {}
+    o = orderings[
+        (orderings["comparison"].str.startswith("all"))
+        & ~orderings["comparison"].str.contains("curve level")
+    ]
+    by = {
+        m: {(r.claim_id, r.configuration): r.verdict for r in g.itertuples()}
+        for m, g in o.groupby("metric")
+    }
+    if metric == "combined":
+        real, pseudo = by.get("realized", {}), by.get("pseudo", {})
+        order_sum = {k: v if pseudo.get(k) == v else "INCONCLUSIVE" for k, v in real.items()}
+    else:
+        order_sum = by.get(metric, {})
+    order_rob = {}
+    if "robustness" in o:
+        used = ("realized", "pseudo") if metric == "combined" else (metric,)
+        failed = o[o["metric"].isin(used) & o["robustness"].isin(["robust", "fragile"])]
+        for cid, g in failed.groupby("claim_id"):
+            order_rob[cid] = "fragile" if (g["robustness"] == "fragile").any() else "robust"
+    return order_sum, order_rob
+
+
+def _ordering_verdict(c: dict, order_sum: dict, primary: str, metric: str):
+    """An ordering claim's verdict on the configuration shown (the primary, or the first the
+    claim lists), how it was reached, and ``INCONCLUSIVE`` when another configuration's verdict
+    differs (else None)."""
+    audit = c["audit"]
+    shown = primary
+    if "configurations" in audit and primary not in audit["configurations"]:
+        shown = audit["configurations"][0]
+    verdict = order_sum.get((c["id"], shown), "MISSING")
+    others = {conf: v for (cid, conf), v in order_sum.items() if cid == c["id"] and conf != shown}
+    how = f"figure data ({audit.get('check')}, {metric} regret, configuration {shown})"
+    across = None
+    if others:
+        how += "; other configurations: " + ", ".join(f"{k} {v}" for k, v in others.items())
+        if any(v != verdict for v in others.values()):
+            across = "INCONCLUSIVE"
+            how += " (the verdict depends on the configuration)"
+    return verdict, how, across
+
+
 def claim_overview(
     claims: list[dict],
     rates: pd.DataFrame,
@@ -83,46 +152,8 @@ def claim_overview(
         must replicate), ``untested`` where neither applies.
     """
     found = {} if privacy is None else privacy.set_index("claim_id").to_dict("index")
-    rate_sum = (
-        {}
-        if rates.empty
-        else rates[rates["schedule"] == "all"].set_index("claim_id")["verdict"].to_dict()
-    )
-    detail = {}
-    if not rates.empty:
-        fits = rates[rates["schedule"] != "all"]
-        for cid, grp in fits.groupby("claim_id", sort=False):
-            parts = []
-            for var, g in grp.groupby("variable", sort=False):
-                parts.append(
-                    f"{var}: fitted {g['slope'].min():.2f} to {g['slope'].max():.2f} "
-                    f"over {len(g)} fit(s)"
-                )
-            detail[cid] = "; ".join(parts)
-    order_sum, order_rob = {}, {}
-    if not orderings.empty:
-        o = orderings[
-            (orderings["comparison"].str.startswith("all"))
-            & ~orderings["comparison"].str.contains("curve level")
-        ]
-        by = {
-            m: {(r.claim_id, r.configuration): r.verdict for r in g.itertuples()}
-            for m, g in o.groupby("metric")
-        }
-        if metric == "combined":
-            real, pseudo = by.get("realized", {}), by.get("pseudo", {})
-            order_sum = {k: v if pseudo.get(k) == v else "INCONCLUSIVE" for k, v in real.items()}
-        else:
-            order_sum = by.get(metric, {})
-        if "robustness" in o:
-            used = ("realized", "pseudo") if metric == "combined" else (metric,)
-            failed = o[o["metric"].isin(used) & o["robustness"].isin(["robust", "fragile"])]
-            for cid, g in failed.groupby("claim_id"):
-                order_rob[cid] = "fragile" if (g["robustness"] == "fragile").any() else "robust"
-    rate_rob = {}
-    if not rates.empty and "robustness" in rates:
-        top = rates[(rates["schedule"] == "all") & rates["robustness"].notna()]
-        rate_rob = dict(zip(top["claim_id"], top["robustness"], strict=True))
+    rate_sum, detail, rate_rob = _rate_summaries(rates)
+    order_sum, order_rob = _ordering_summaries(orderings, metric)
     rows = []
     for c in claims:
         audit = c["audit"]
@@ -136,19 +167,7 @@ def claim_overview(
             schedules = ", ".join(audit["schedules"])
             how = f"sweep {audit['sweep']}: {schedules}. {detail.get(c['id'], '')}"
         else:
-            shown = primary
-            if "configurations" in audit and primary not in audit["configurations"]:
-                shown = audit["configurations"][0]
-            verdict = order_sum.get((c["id"], shown), "MISSING")
-            others = {
-                conf: v for (cid, conf), v in order_sum.items() if cid == c["id"] and conf != shown
-            }
-            how = f"figure data ({check}, {metric} regret, configuration {shown})"
-            if others:
-                how += "; other configurations: " + ", ".join(f"{k} {v}" for k, v in others.items())
-                if any(v != verdict for v in others.values()):
-                    across = "INCONCLUSIVE"
-                    how += " (the verdict depends on the configuration)"
+            verdict, how, across = _ordering_verdict(c, order_sum, primary, metric)
         if c["id"] in found and found[c["id"]]["status"] != "not audited":
             verdict = found[c["id"]]["status"]
             how = f"privacy audit: {found[c['id']]['reason']}"
