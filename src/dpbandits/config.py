@@ -885,18 +885,11 @@ def _check_figure_cell(cell, data, config, where: str, pid: str) -> list[str]:
     return []
 
 
-def _expand_sweep(
-    name: str, sid: str, sw: dict, config: dict, source: str, declared=()
-) -> SweepSpec:
-    scale = config["scale"]
-    horizons, trials = sw["T"], sw["trials"]
-    if scale != "paper":
-        over = config["scales"][scale]
-        horizons, trials = over["sweep_T"], over["sweep_trials"]
-        if len(sw["T"]) == 1:
-            horizons = [max(horizons)]
-    dims = sw["d"] if isinstance(sw["d"], list) else [sw["d"]]
-    cells, grids, runs = [], {}, []
+def _sweep_runs(sid: str, sw: dict, horizons, scale: str, source: str) -> tuple[dict, list]:
+    """A sweep's schedules as runs: per schedule its series (one per gap of a ``gap_grid``: the
+    worst case over instances, the grid shrunk at a short scale so its widest gap is at most 1),
+    and the list of (series, schedule entry) to simulate."""
+    grids, runs = {}, []
     for sched, entry in sw["schedules"].items():
         if "gap_grid" in entry:  # one series per gap scale (worst case over instances)
             if sw["instances"] != "two_action":
@@ -928,6 +921,41 @@ def _expand_sweep(
         else:
             grids[sched] = (sched,)
             runs.append((sched, entry))
+    return grids, runs
+
+
+def _check_sweep_cell(cell, declared, config: dict, where: str) -> None:
+    """Refuse a sweep cell whose calibration is undeclared, whose policy cannot be built or whose
+    job is too large."""
+    missing = set(cell.calibration_ids) - set(declared)
+    if missing:
+        raise ConfigError(
+            f"{where}: calibration {sorted(missing)} is not declared under calibrations; "
+            f"declared: {', '.join(declared)}"
+        )
+    at = f"{where} (epsilon {cell.epsilon}, T {cell.T})"
+    try:
+        policy = cell.policy()
+    except ValueError as exc:
+        raise ConfigError(f"{at}: {exc}") from None
+    check_cell(cell, policy, config.get("max_job_mb", MAX_JOB_MB), at)
+
+
+def _expand_sweep(
+    name: str, sid: str, sw: dict, config: dict, source: str, declared=()
+) -> SweepSpec:
+    """One sweep of an experiment: a checked cell per (series, epsilon, d, T) of its schedules at
+    the configured scale (``declared``: the experiment's calibration ids)."""
+    scale = config["scale"]
+    horizons, trials = sw["T"], sw["trials"]
+    if scale != "paper":
+        over = config["scales"][scale]
+        horizons, trials = over["sweep_T"], over["sweep_trials"]
+        if len(sw["T"]) == 1:
+            horizons = [max(horizons)]
+    dims = sw["d"] if isinstance(sw["d"], list) else [sw["d"]]
+    grids, runs = _sweep_runs(sid, sw, horizons, scale, source)
+    cells = []
     for sched, entry in runs:
         private = POLICIES[entry["algorithm"]].private
         for eps, d, T in itertools.product(sw["epsilon"] if private else [None], dims, horizons):
@@ -965,24 +993,7 @@ def _expand_sweep(
                     **entry.get("instance_options", {}),
                 },
             )
-            missing = set(cell.calibration_ids) - set(declared)
-            if missing:
-                raise ConfigError(
-                    f"{source}: sweeps.{sid}.schedules.{sched}: calibration {sorted(missing)} "
-                    f"is not declared under calibrations; declared: {', '.join(declared)}"
-                )
-            try:
-                policy = cell.policy()
-            except ValueError as exc:
-                raise ConfigError(
-                    f"{source}: sweeps.{sid}.schedules.{sched} (epsilon {eps}, T {T}): {exc}"
-                ) from None
-            check_cell(
-                cell,
-                policy,
-                config.get("max_job_mb", MAX_JOB_MB),
-                f"{source}: sweeps.{sid}.schedules.{sched} (epsilon {eps}, T {T})",
-            )
+            _check_sweep_cell(cell, declared, config, f"{source}: sweeps.{sid}.schedules.{sched}")
             cells.append(cell)
     return SweepSpec(
         id=sid,
