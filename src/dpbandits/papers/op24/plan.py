@@ -143,6 +143,54 @@ def _privacy(entry: dict, grid: list[float], where: str) -> tuple[tuple, tuple]:
     return tuple(float(v) for v in values), tuple(index)
 
 
+def _checkpoint_run(e: dict, data: dict, quick, where: str):
+    """An OP-E3 run (one horizon ``2^log2_T_max``, the regret recorded at checkpoints): its
+    algorithm, privacy grid and indices, horizons, checkpoints, K and d."""
+    missing = [k for k in ("K", "d", "log2_T_max", "algorithm") if k not in e]
+    if missing:
+        raise ConfigError(f"{where}: OP-E3 runs need {', '.join(missing)}")
+    algorithm = e["algorithm"]
+    if algorithm == "linucb":
+        if "privacy" in e:
+            raise ConfigError(f"{where}.privacy: LinUCB is not private; remove the key")
+        privacy, index = (0.0,), (0,)
+    else:
+        privacy, index = _privacy(e, data["grids"][algorithm], where)
+    L = min(e["log2_T_max"], quick["log2_T_max"]) if quick else e["log2_T_max"]
+    cps = op_e3_checkpoints(L)
+    horizons, K, d = (2**L,), e["K"], e["d"]
+    return algorithm, privacy, index, horizons, cps, K, d
+
+
+def _horizon_run(e: dict, data: dict, grid, quick, where: str):
+    """An OP-E1 / OP-E2 run (separate runs per horizon, on the instances of Table 1): its
+    algorithm, privacy grid and indices, horizons, K and d."""
+    exp, inst = e["experiment"], e["instance"]
+    algorithm = FIXED_ALGORITHM[exp]
+    key = "K" if exp == "OP-E1" else "d"
+    if key not in e or ("d" if exp == "OP-E1" else "K") in e:
+        raise ConfigError(f"{where}: {exp} runs take {key} (and not {'d' if key == 'K' else 'K'})")
+    if "T" in e and "horizons" in e:
+        raise ConfigError(f"{where}: give either T or horizons, not both")
+    if "T" in e:
+        horizons = tuple(e["T"])
+        if quick:
+            horizons = tuple(T for T in horizons if T <= grid[-1]) or (grid[-1],)
+    else:
+        horizons = grid[-1:] if e.get("horizons") == "last" else grid
+    privacy, index = _privacy(e, data["grids"][algorithm], where)
+    if exp == "OP-E1":
+        K, d = e["K"], 1
+        if inst in ("I1", "I1b") and K != 5:
+            raise ConfigError(f"{where}.K = {K}: instance {inst} has 5 arms")
+    else:
+        d = e["d"]
+        K = 2**d if inst == "J2" else 2 * d
+        if inst == "J1" and d != 5:
+            raise ConfigError(f"{where}.d = {d}: instance J1 is defined for d = 5")
+    return algorithm, privacy, index, horizons, K, d
+
+
 def load_plan(path: str, schema: str, tier: str = "core", scale: str = "paper") -> Plan:
     """Read, validate and expand the experiment file.
 
@@ -192,44 +240,9 @@ def load_plan(path: str, schema: str, tier: str = "core", scale: str = "paper") 
             )
         trials = quick["trials"] if quick else spec["trials"][exp]
         if exp == "OP-E3":
-            missing = [k for k in ("K", "d", "log2_T_max", "algorithm") if k not in e]
-            if missing:
-                raise ConfigError(f"{where}: OP-E3 runs need {', '.join(missing)}")
-            algorithm = e["algorithm"]
-            if algorithm == "linucb":
-                if "privacy" in e:
-                    raise ConfigError(f"{where}.privacy: LinUCB is not private; remove the key")
-                privacy, index = (0.0,), (0,)
-            else:
-                privacy, index = _privacy(e, data["grids"][algorithm], where)
-            L = min(e["log2_T_max"], quick["log2_T_max"]) if quick else e["log2_T_max"]
-            cps = op_e3_checkpoints(L)
-            horizons, K, d = (2**L,), e["K"], e["d"]
+            algorithm, privacy, index, horizons, cps, K, d = _checkpoint_run(e, data, quick, where)
         else:
-            algorithm = FIXED_ALGORITHM[exp]
-            key = "K" if exp == "OP-E1" else "d"
-            if key not in e or ("d" if exp == "OP-E1" else "K") in e:
-                raise ConfigError(
-                    f"{where}: {exp} runs take {key} (and not {'d' if key == 'K' else 'K'})"
-                )
-            if "T" in e and "horizons" in e:
-                raise ConfigError(f"{where}: give either T or horizons, not both")
-            if "T" in e:
-                horizons = tuple(e["T"])
-                if quick:
-                    horizons = tuple(T for T in horizons if T <= grid[-1]) or (grid[-1],)
-            else:
-                horizons = grid[-1:] if e.get("horizons") == "last" else grid
-            privacy, index = _privacy(e, data["grids"][algorithm], where)
-            if exp == "OP-E1":
-                K, d = e["K"], 1
-                if inst in ("I1", "I1b") and K != 5:
-                    raise ConfigError(f"{where}.K = {K}: instance {inst} has 5 arms")
-            else:
-                d = e["d"]
-                K = 2**d if inst == "J2" else 2 * d
-                if inst == "J1" and d != 5:
-                    raise ConfigError(f"{where}.d = {d}: instance J1 is defined for d = 5")
+            algorithm, privacy, index, horizons, K, d = _horizon_run(e, data, grid, quick, where)
             cps = horizons
         runs.append(
             Run(
