@@ -64,104 +64,34 @@ _VARIABLES = ("T", "1/epsilon", "d")
 _SWEEPS: pd.DataFrame | None = None
 
 
+class _Sweep:
+    """The final values of one claim's sweep, and its levels (a schedule, or the worst case over
+    the schedule's gap grid)."""
+
+    def __init__(self, audit: dict):
+        self.audit = audit
+        self.metric = audit.get("metric", "regret_pseudo")
+        self.finals = final_values(_SWEEPS[_SWEEPS["figure"] == audit["sweep"]], self.metric)
+        self.names = self.finals["series"].unique()
+        self.ylabel = (
+            "mean final pseudo-regret"
+            if self.metric == "regret_pseudo"
+            else f"mean final {self.metric}"
+        )
+
+    def levels(self, name, eps, d=None):
+        if self.audit.get("worst_case"):
+            return worst_case_matrix(self.finals, grid_members(name, self.names), eps, d)[:2]
+        return level_matrix(self.finals, name, eps, d)
+
+
 def _render(task) -> None:
     members, claim, rows, baseline, verdict, files = task
-    sweeps = _SWEEPS
-    audit = claim["audit"]
-    metric = audit.get("metric", "regret_pseudo")
-    finals = final_values(sweeps[sweeps["figure"] == audit["sweep"]], metric)
-    names = finals["series"].unique()
-
-    def levels(name, eps, d=None):  # a schedule, or the worst case over its gap grid
-        if audit.get("worst_case"):
-            return worst_case_matrix(finals, grid_members(name, names), eps, d)[:2]
-        return level_matrix(finals, name, eps, d)
-
-    ylabel = "mean final pseudo-regret" if metric == "regret_pseudo" else f"mean final {metric}"
-    if audit["check"] == "slope_trend":
-        eps_levels = sorted(finals["epsilon"].dropna().unique()) or [None]
-        fig, axes = plt.subplots(
-            1, len(eps_levels), figsize=(5.0 * len(eps_levels), 4.2), squeeze=False
-        )
-        for ax, eps in zip(axes[0], eps_levels, strict=True):
-            for k, name in enumerate(audit["schedules"]):
-                x, Y = levels(name, eps)
-                if audit.get("T_fit") == "gap":
-                    Y = Y - levels(audit["baseline"], None)[1]
-                fit = fit_exponent(x, Y, n_boot=200)
-                color = CYCLE[k % len(CYCLE)]
-                label = f"{name}: {fit.slope:.2f}"
-                rate_panel(ax, x, Y, fit.slope, fit.intercept, None, label, color)
-            ax.set_title(f"exponents must be {audit['trend']} along the schedules", fontsize=9)
-            ax.set_xlabel("horizon T")
-            ax.set_ylabel(ylabel)
-            ax.legend(fontsize=7)
-    elif audit["check"] == "slope":
-        ref = None if audit.get("eps_fit", "gap") == "regret" else baseline
-        groups = {
-            "T": rows[rows["variable"].str.startswith("T")],
-            "1/epsilon": rows[rows["variable"] == "1/epsilon"],
-            "d": rows[rows["variable"] == "d"],
-        }
-        present = [v for v in _VARIABLES if len(groups[v])]
-        ncols = max(1, len(present))
-        fig, axes = plt.subplots(1, ncols, figsize=(5.5 * ncols, 4.2), squeeze=False)
-        gap_to = audit.get("baseline") if audit.get("T_fit") == "gap" else None
-        for ax, var in zip(axes[0], present, strict=False):
-            for k, r in enumerate(groups[var].itertuples()):
-                fx = _fixed(r.fixed)
-                if var == "T":
-                    sched = r.schedule.split(" (worst of")[0]  # a worst-case row names its grid
-                    x, Y = levels(sched, fx.get("epsilon"), fx.get("d"))
-                    if gap_to is not None:
-                        Y = Y - levels(gap_to, None, fx.get("d"))[1]
-                elif var == "1/epsilon":
-                    e, Y, _ = eps_gap(finals, r.schedule, ref, fx.get("d"))
-                    x = 1.0 / e
-                else:
-                    x, Y, _ = d_matrix(finals, r.schedule, fx.get("epsilon"))
-                fixed = r.fixed if isinstance(r.fixed, str) else ""
-                label = f"{r.schedule} {fixed.replace('epsilon', 'eps')}: {r.slope:.2f}"
-                rate_panel(ax, x, Y, r.slope, r.intercept, r.claimed, label, CYCLE[k % len(CYCLE)])
-            claimed = sorted(set(groups[var]["claimed"].round(3)))
-            title = f"{var}-exponent (claimed {', '.join(f'{c:g}' for c in claimed)}, dashed)"
-            literal = rows[rows["variable"] == f"{var} [literal]"]
-            if len(literal):
-                title += f"; literal reading {literal['claimed'].iloc[0]:g}"
-            ax.set_title(title, fontsize=9)
-            ax.set_xlabel({"T": "horizon T", "1/epsilon": "1/epsilon", "d": "dimension d"}[var])
-            if var == "1/epsilon" and ref is not None:
-                ax.set_ylabel(f"privacy cost (regret - {ref}) at the largest T")
-            elif var == "T" and gap_to is not None:
-                ax.set_ylabel(f"{ylabel} minus {gap_to}'s")
-            else:
-                ax.set_ylabel(ylabel)
-            ax.legend(fontsize=7)
-    else:  # slope_between: the compared schedules at each epsilon
-        eps_levels = sorted(
-            finals.loc[finals["series"] == audit["lower"], "epsilon"].dropna().unique()
-        )
-        fig, axes = plt.subplots(
-            1, len(eps_levels), figsize=(4.6 * len(eps_levels), 4.2), squeeze=False
-        )
-        for ax, eps in zip(axes[0], eps_levels, strict=True):
-            for k, name in enumerate([audit["lower"], *audit["schedules"], audit["upper"]]):
-                x, Y = level_matrix(finals, name, eps)
-                fit = fit_exponent(x, Y, n_boot=200)
-                rate_panel(
-                    ax,
-                    x,
-                    Y,
-                    fit.slope,
-                    fit.intercept,
-                    None,
-                    f"{name}: {fit.slope:.2f}",
-                    CYCLE[k % len(CYCLE)],
-                )
-            ax.set_title(f"epsilon = {eps:g}")
-            ax.set_xlabel("horizon T")
-            ax.legend(fontsize=7)
-        axes[0][0].set_ylabel("mean final pseudo-regret")
+    sweep = _Sweep(claim["audit"])
+    draw = {"slope_trend": _draw_trend, "slope": _draw_slope}.get(
+        claim["audit"]["check"], _draw_between
+    )
+    fig = draw(sweep, rows, baseline)
     fig.suptitle((", ".join(members) + f": {claim['bound']}")[:160], fontsize=9)
     footnote(fig, f"Verdict: {verdict}. {FINITE_T_CAVEAT}.")
     first = files[members[0]]
@@ -170,6 +100,93 @@ def _render(task) -> None:
     for other in members[1:]:  # the same fits: the same figure
         shutil.copyfile(first["pdf"], files[other]["pdf"])
         shutil.copyfile(first["png"], files[other]["png"])
+
+
+def _draw_trend(sweep: _Sweep, rows, baseline):
+    """``slope_trend``: every schedule's fit, one panel per epsilon."""
+    audit, finals = sweep.audit, sweep.finals
+    eps_levels = sorted(finals["epsilon"].dropna().unique()) or [None]
+    n = len(eps_levels)
+    fig, axes = plt.subplots(1, n, figsize=(5.0 * n, 4.2), squeeze=False)
+    for ax, eps in zip(axes[0], eps_levels, strict=True):
+        for k, name in enumerate(audit["schedules"]):
+            x, Y = sweep.levels(name, eps)
+            if audit.get("T_fit") == "gap":
+                Y = Y - sweep.levels(audit["baseline"], None)[1]
+            fit = fit_exponent(x, Y, n_boot=200)
+            color = CYCLE[k % len(CYCLE)]
+            label = f"{name}: {fit.slope:.2f}"
+            rate_panel(ax, x, Y, fit.slope, fit.intercept, None, label, color)
+        ax.set_title(f"exponents must be {audit['trend']} along the schedules", fontsize=9)
+        ax.set_xlabel("horizon T")
+        ax.set_ylabel(sweep.ylabel)
+        ax.legend(fontsize=7)
+    return fig
+
+
+def _draw_slope(sweep: _Sweep, rows, baseline):
+    """``slope``: one panel per fitted variable (T, 1/epsilon, d), every fit with its claim."""
+    audit, finals = sweep.audit, sweep.finals
+    ref = None if audit.get("eps_fit", "gap") == "regret" else baseline
+    groups = {
+        "T": rows[rows["variable"].str.startswith("T")],
+        "1/epsilon": rows[rows["variable"] == "1/epsilon"],
+        "d": rows[rows["variable"] == "d"],
+    }
+    present = [v for v in _VARIABLES if len(groups[v])]
+    ncols = max(1, len(present))
+    fig, axes = plt.subplots(1, ncols, figsize=(5.5 * ncols, 4.2), squeeze=False)
+    gap_to = audit.get("baseline") if audit.get("T_fit") == "gap" else None
+    for ax, var in zip(axes[0], present, strict=False):
+        for k, r in enumerate(groups[var].itertuples()):
+            fx = _fixed(r.fixed)
+            if var == "T":
+                sched = r.schedule.split(" (worst of")[0]  # a worst-case row names its grid
+                x, Y = sweep.levels(sched, fx.get("epsilon"), fx.get("d"))
+                if gap_to is not None:
+                    Y = Y - sweep.levels(gap_to, None, fx.get("d"))[1]
+            elif var == "1/epsilon":
+                e, Y, _ = eps_gap(finals, r.schedule, ref, fx.get("d"))
+                x = 1.0 / e
+            else:
+                x, Y, _ = d_matrix(finals, r.schedule, fx.get("epsilon"))
+            fixed = r.fixed if isinstance(r.fixed, str) else ""
+            label = f"{r.schedule} {fixed.replace('epsilon', 'eps')}: {r.slope:.2f}"
+            rate_panel(ax, x, Y, r.slope, r.intercept, r.claimed, label, CYCLE[k % len(CYCLE)])
+        claimed = sorted(set(groups[var]["claimed"].round(3)))
+        title = f"{var}-exponent (claimed {', '.join(f'{c:g}' for c in claimed)}, dashed)"
+        literal = rows[rows["variable"] == f"{var} [literal]"]
+        if len(literal):
+            title += f"; literal reading {literal['claimed'].iloc[0]:g}"
+        ax.set_title(title, fontsize=9)
+        ax.set_xlabel({"T": "horizon T", "1/epsilon": "1/epsilon", "d": "dimension d"}[var])
+        if var == "1/epsilon" and ref is not None:
+            ax.set_ylabel(f"privacy cost (regret - {ref}) at the largest T")
+        elif var == "T" and gap_to is not None:
+            ax.set_ylabel(f"{sweep.ylabel} minus {gap_to}'s")
+        else:
+            ax.set_ylabel(sweep.ylabel)
+        ax.legend(fontsize=7)
+    return fig
+
+
+def _draw_between(sweep: _Sweep, rows, baseline):
+    """``slope_between``: the compared schedules at each epsilon."""
+    audit, finals = sweep.audit, sweep.finals
+    eps_levels = sorted(finals.loc[finals["series"] == audit["lower"], "epsilon"].dropna().unique())
+    n = len(eps_levels)
+    fig, axes = plt.subplots(1, n, figsize=(4.6 * n, 4.2), squeeze=False)
+    for ax, eps in zip(axes[0], eps_levels, strict=True):
+        for k, name in enumerate([audit["lower"], *audit["schedules"], audit["upper"]]):
+            x, Y = level_matrix(finals, name, eps)
+            fit = fit_exponent(x, Y, n_boot=200)
+            label = f"{name}: {fit.slope:.2f}"
+            rate_panel(ax, x, Y, fit.slope, fit.intercept, None, label, CYCLE[k % len(CYCLE)])
+        ax.set_title(f"epsilon = {eps:g}")
+        ax.set_xlabel("horizon T")
+        ax.legend(fontsize=7)
+    axes[0][0].set_ylabel("mean final pseudo-regret")
+    return fig
 
 
 def render_rate_claims(
