@@ -165,9 +165,18 @@ def olucb_findings(
     """The calibration and the audit findings of paper 000: Corollary 3.6's epsilon-dependence,
     Theorem 3.2's two releases, lambda_min on a fixed arm set, Algorithm 2's lambda grid."""
     out = [calibration_finding(calibrations)] if calibrations else []
-    eps_fig = (0.2, 1.0, 10.0)
+    return out + [
+        _epsilon_finding(rates, sweeps),
+        _release_finding(),
+        _lambda_min_finding(figures, sweeps),
+        _combiner_finding(figures, sweeps),
+    ]
+
+
+def _epsilon_finding(rates: pd.DataFrame, sweeps: pd.DataFrame | None) -> Finding:
+    """The hidden 1/epsilon^3: G of Algorithm 1 against sigma^2, the fitted exponents of
+    1/epsilon next to both readings, and how often the clipping binds."""
     delta, beta, T = 0.1, 0.1, 20000
-    # 1. the hidden 1/epsilon^3
     clip = clipping_table((0.2, 0.5, 1.0, 2.0, 5.0, 10.0), T, delta, beta)
     fits = rates[rates["variable"].isin(["1/epsilon", "1/epsilon [literal]"])]
     fits = fits[["claim_id", "schedule", "variable", "fixed", "slope", "ci_low", "ci_high"]]
@@ -195,23 +204,28 @@ def olucb_findings(
                 "gradients in the d-scan below; the paper's G has no sqrt(d) factor)."
             )
             tables.append(frac)
-    out.append(Finding("The hidden 1/epsilon^3 dependence (Corollary 3.6)", text, tables))
-    # 2. composition of the two releases
+    return Finding("The hidden 1/epsilon^3 dependence (Corollary 3.6)", text, tables)
+
+
+def _release_finding() -> Finding:
+    """Theorem 3.2: the privacy of releasing both x~ and y~ at the figure's epsilons."""
+    eps_fig, delta = (0.2, 1.0, 10.0), 0.1
     priv = privacy_table(eps_fig, delta)
-    out.append(
-        Finding(
-            "Privacy of releasing both x~ and y~ (Theorem 3.2)",
-            "Each user releases x~ and y~, each with the Gaussian mechanism calibrated to "
-            "(epsilon, delta) with sensitivity 2. The pair is one Gaussian mechanism with joint "
-            "L2 sensitivity 2 sqrt(2): its exact epsilon at the same delta (analytic Gaussian "
-            "mechanism, dp-accounting) is in `epsilon_pair_joint`; naive composition gives "
-            "(2 epsilon, 2 delta). The classical calibration sigma = Delta sqrt(2 ln(1.25/delta))"
-            "/epsilon is proven only for epsilon < 1: at epsilon = 10 even one release is not "
-            "10-DP at delta = 0.1 (`epsilon_one_release`).",
-            [priv.round(4)],
-        )
+    return Finding(
+        "Privacy of releasing both x~ and y~ (Theorem 3.2)",
+        "Each user releases x~ and y~, each with the Gaussian mechanism calibrated to "
+        "(epsilon, delta) with sensitivity 2. The pair is one Gaussian mechanism with joint "
+        "L2 sensitivity 2 sqrt(2): its exact epsilon at the same delta (analytic Gaussian "
+        "mechanism, dp-accounting) is in `epsilon_pair_joint`; naive composition gives "
+        "(2 epsilon, 2 delta). The classical calibration sigma = Delta sqrt(2 ln(1.25/delta))"
+        "/epsilon is proven only for epsilon < 1: at epsilon = 10 even one release is not "
+        "10-DP at delta = 0.1 (`epsilon_one_release`).",
+        [priv.round(4)],
     )
-    # 3. lambda_min of the played arms
+
+
+def _lambda_min_finding(figures: pd.DataFrame | None, sweeps: pd.DataFrame | None) -> Finding:
+    """lambda_min of the played arms' second moment at the horizon (figures and sweeps)."""
     text = (
         "The favourable rate assumes E_t[x_t x_t^T] >= lambda_min I with lambda_min = O(1); the "
         "experiment feeds lambda_min = 0.125 (a uniformly drawn arm's value). On a fixed arm set "
@@ -237,8 +251,12 @@ def olucb_findings(
             .agg(["mean", "min", "max"])
             .reset_index()
         )
-    out.append(Finding("lambda_min of the played arms (Corollary 3.6, Sec. 5)", text, tables))
-    # 4. the combiner's grid
+    return Finding("lambda_min of the played arms (Corollary 3.6, Sec. 5)", text, tables)
+
+
+def _combiner_finding(figures: pd.DataFrame | None, sweeps: pd.DataFrame | None) -> Finding:
+    """Algorithm 2's lambda grid at practical horizons, and how each combiner shared the rounds
+    among its bases."""
     grid = combiner_grid((2**11, 20000, 2**16, 10**6, 10**9), 5)
     text = (
         "Algorithm 2's bases guess lambda_i = 2^(i-1) T^(-1/8), i >= 2, and base 1 (Algorithm 7) "
@@ -260,10 +278,7 @@ def olucb_findings(
             "`combiner_f` cap the targets at T, so the data do:"
         )
         tables.append(shares)
-    out.append(
-        Finding("The combiner's lambda grid at practical horizons (Algorithm 2)", text, tables)
-    )
-    return out
+    return Finding("The combiner's lambda grid at practical horizons (Algorithm 2)", text, tables)
 
 
 #: Experiment -> function(rates, figure results, sweep results, calibration tables) -> findings.
