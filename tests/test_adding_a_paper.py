@@ -19,7 +19,6 @@ pytestmark = [pytest.mark.pipeline, pytest.mark.e2e]
 EXPERIMENT = """\
 # A toy paper: LinUCB on the published script's instances (docs/adding-a-paper.md).
 experiment: toy
-paper: toy
 title: A toy paper (LinUCB on the script's instances)
 
 defaults:
@@ -53,11 +52,9 @@ figures:
 
 CLAIMS = """\
 # The toy paper's one claim.
-paper: toy
 prefix: toy
 claims:
 - id: toy.fig1.learns
-  paper: toy
   source: Fig. 1
   kind: ordering
   algorithm: LinUCB

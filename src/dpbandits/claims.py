@@ -20,8 +20,8 @@ def load_claims(path: str | Path, schema: str | Path) -> list[dict]:
 def load_registry(path: str | Path, schema: str | Path) -> dict:
     """Load and validate one paper's registry file.
 
-    Checks the schema, then that ids are unique, start with the file's prefix and that every
-    entry's ``paper`` matches the file's.
+    Checks the schema, then that ids are unique and start with the file's prefix (the paper's
+    one id, :mod:`dpbandits.papers`).
 
     Returns
     -------
@@ -30,7 +30,7 @@ def load_registry(path: str | Path, schema: str | Path) -> dict:
     """
     data = load_yaml(path)
     check_schema(data, schema, str(path))
-    prefix, paper = data["prefix"], data["paper"]
+    prefix = data["prefix"]
     seen = set()
     problems = []
     for i, claim in enumerate(data["claims"]):
@@ -40,10 +40,6 @@ def load_registry(path: str | Path, schema: str | Path) -> dict:
         seen.add(cid)
         if not cid.startswith(prefix + "."):
             problems.append(f"claims.{i}.id = {cid!r}: must start with the prefix {prefix!r}.")
-        if claim["paper"] != paper:
-            problems.append(
-                f"claims.{i}.paper = {claim['paper']!r}: must be {paper!r} (the file's paper)"
-            )
         audit = claim["audit"]
         if audit.get("check") == "summary":
             for ref in audit["of"]:

@@ -104,7 +104,6 @@ class Plan(RunLookup):
     """The runs of one tier at one scale, and the settings the audit needs."""
 
     title: str
-    paper: str
     claims: str
     tier: str
     scale: str
@@ -262,7 +261,6 @@ def load_plan(path: str, schema: str, tier: str = "core", scale: str = "paper") 
         )
     return Plan(
         title=data["title"],
-        paper=data["paper"],
         claims=data["claims"],
         tier=tier,
         scale=scale,

@@ -69,7 +69,6 @@ class PlassoPlan(RunLookup):
     """The runs of one tier at one scale and the settings of the audit."""
 
     title: str
-    paper: str
     claims: str
     tier: str
     scale: str
@@ -178,7 +177,6 @@ def load_plasso_plan(path: str, schema: str, tier: str = "core", scale: str = "p
         raise ConfigError(f"{path}: tiers.{tier}: duplicate runs {dup} (same experiment/config)")
     return PlassoPlan(
         title=data["title"],
-        paper=data["paper"],
         claims=data["claims"],
         tier=tier,
         scale=scale,
