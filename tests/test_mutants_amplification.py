@@ -17,7 +17,7 @@ from dpbandits.mechanisms import amplification as amp
     ],
 )
 def test_fmt20_delta_closed_form(eps_tilde, eps0, want):
-    # Lemma B.4 (spec A11): delta~ = delta' + (e^eps~ + 1)(1 + e^-eps0 / 2) n delta0, at n = 10,
+    # Lemma B.4 of paper 003: delta~ = delta' + (e^eps~ + 1)(1 + e^-eps0 / 2) n delta0, at n = 10,
     # delta' = 0.01, delta0 = 1e-3; exp(ln x) and the sums round, so rel 1e-12
     assert amp.fmt20_delta(eps_tilde, eps0, 10, 0.01, 1e-3) == pytest.approx(want, rel=1e-12)
 

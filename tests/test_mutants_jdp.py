@@ -27,8 +27,9 @@ def _runtime(name):
 
 @pytest.mark.parametrize("alg", ["jdp_standin", "jdp_tree", "jdp_user"])
 @pytest.mark.parametrize("d,eps,s,Gamma,lam", SPEC_45)
-def test_experiment_constants_of_spec_4_5(alg, d, eps, s, Gamma, lam):
-    # the true tree under `experiment` (spec's jdp_tree_exp) and jdp_user at M0 = 1 share them
+def test_experiment_constants_match_the_published_script(alg, d, eps, s, Gamma, lam):
+    # the true tree under `experiment` (jdp_tree with the script's constants) and jdp_user at
+    # M0 = 1 share them
     p = make_policy(alg, Setting(T=20000, d=d, epsilon=eps, delta=0.1), "experiment", SCRIPT)
     assert p.noise_std == pytest.approx(s, rel=2e-5)
     assert p.consts["Gamma"] == pytest.approx(Gamma, rel=2e-5)
@@ -38,7 +39,7 @@ def test_experiment_constants_of_spec_4_5(alg, d, eps, s, Gamma, lam):
 @pytest.mark.parametrize("calibration", ["experiment", "theory"])
 def test_user_level_noise_is_m0_times_item_level(calibration):
     """Prop. 4.3 = Prop. E.7: node noise std times M0. experiment (eps = 1, d = 5): s = 3 *
-    10.12974, Gamma = 3 * 71.2816, lambda = 3 * 142.563 (spec §4.5 values times 3); theory:
+    10.12974, Gamma = 3 * 71.2816, lambda = 3 * 142.563 (the script's values times 3); theory:
     sigma_n = 3 * 118.044 (SS18 at m = 1 + ceil(log2 20000) = 16, U9)."""
     st = Setting(T=20000, d=5, epsilon=1.0, delta=0.1)
     p = make_policy("jdp_user", st, calibration, SCRIPT, M0=3)
@@ -72,7 +73,7 @@ def test_user_level_accepts_m0_from_one(M0):
         (100.0, 65.3, 0.99, 61.2, 4.03, (0.1, 0.01, 0.1, 0.01)),
     ],
 )
-def test_op24_policy_constants_of_the_spec(eps, rho_J, sigma_n, Upsilon, nu, unit):
+def test_op24_policy_constants_of_the_zcdp_calibration(eps, rho_J, sigma_n, Upsilon, nu, unit):
     """Spec open-problem-002 §5.4 at T = 2^15, d = 5, delta = delta_c = 0.01 (m = 16), printed
     values within one unit of their last digit; shift 2 Upsilon, eigenvalue floor Upsilon/2."""
     p = make_policy("jdp_tree", Setting(T=2**15, d=5, epsilon=eps, delta=0.01), "op24")
@@ -91,7 +92,7 @@ def test_op24_radius_is_at_the_one_based_round():
     """sqrt(beta_t) = sqrt(2 ln(2/delta_c) + d ln(1 + (t-1)/(d Upsilon))) + sqrt(3 Upsilon) + nu
     at the 1-based round t = (0-based refresh round) + 1: the first refresh has no data term
     (2 ln 200 = 10.596635), the last (t = T) has d ln(1 + (T-1)/(d Upsilon)). eps = 100, T = 2^15,
-    d = 5, delta_c = 0.01; Upsilon and nu are pinned to the spec by the test above."""
+    d = 5, delta_c = 0.01; Upsilon and nu are pinned by the test above (docs/papers/op24.md)."""
     T = 2**15
     p = make_policy("jdp_tree", Setting(T=T, d=5, epsilon=100.0, delta=0.01), "op24")
     U, nu = p.consts["Upsilon"], p.consts["nu"]

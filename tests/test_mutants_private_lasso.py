@@ -1,7 +1,7 @@
 """Tests that kill mutants left alive in policies/private_lasso.py (docs/mutation.md).
 
-Lemma 3's ``alpha`` and Lemma 4's support bound ``s_{1,l}`` (spec §1.4) at points where every
-factor is a small integer, so the expected values are written out by hand.
+Lemma 3's ``alpha`` and Lemma 4's support bound ``s_{1,l}`` (paper 001, Sec. 3) at points where
+every factor is a small integer, so the expected values are written out by hand.
 """
 
 import dataclasses
