@@ -47,6 +47,26 @@ from dpbandits.seeds import noise_generator
 
 FIG1_ALGORITHMS = ("linucb", "jdp_standin", "sdp_amp", "sdp_vec", "ldp")
 
+#: One row per timed workload (workload, seconds now, target seconds, what it is compared with),
+#: printed as one table at the end of ``dpb bench`` (issue 23).
+SUMMARY: list[tuple[str, float, float, str]] = []
+
+
+def _record(workload: str, seconds: float, target: float, reference: str = "") -> None:
+    SUMMARY.append((workload, seconds, target, reference))
+
+
+def summary_table(rows=None) -> str:
+    """The benchmark's one table: every workload, its time now, its target and ``now / target``
+    (above 1: the target is missed), and the reference it is compared with."""
+    rows = SUMMARY if rows is None else rows
+    head = f"{'workload':48s} {'now (s)':>9s} {'target (s)':>10s} {'now/target':>10s}  reference"
+    lines = [head, "-" * len(head)]
+    for name, sec, target, ref in rows:
+        flag = "  MISSED" if sec > target else ""
+        lines.append(f"{name:48s} {sec:9.1f} {target:10.1f} {sec / target:10.2f}  {ref}{flag}")
+    return "\n".join(lines)
+
 
 def _policies(T: int, d: int, epsilon: float):
     setting = Setting(T=T, d=d, epsilon=epsilon, delta=0.1, B=20)
@@ -137,6 +157,12 @@ def bench(trials: int, T: int, d: int, ref_trials: int, ref_T: int) -> None:
         f"\nSpeed: engine {fast_us:.2f} us/round/trial, reference {ref_us:.1f} us/round/trial, "
         f"ratio {ref_us / fast_us:.0f}x"
     )
+    _record(
+        f"cz22 Figure 1 panel ({len(FIG1_ALGORITHMS)} alg x {trials} x T={T}, d={d})",
+        total,
+        3.0,
+        f"{ref_us / fast_us:.0f}x faster per round than the reference loop",
+    )
     print(f"Peak memory of this process: {peak:.0f} MiB (target per job <= 2048 MiB)")
 
 
@@ -190,6 +216,7 @@ def bench_audit(root: Path, workers: int = 2) -> None:
         f"  sweeps {sim:.1f} s wall, fits {fits:.1f} s ({len(rates)} rows); "
         f"total {sim + fits:.1f} s (target for the whole audit <= 600 s on 2 cores)"
     )
+    _record("cz22 rate audit: sweeps + fits, 2 processes", sim + fits, 600.0)
 
 
 def _run_panel(task) -> tuple[str, float, list[float]]:
@@ -233,6 +260,7 @@ def bench_olucb(root: Path, workers: int = 2) -> None:
         detail = ", ".join(f"{c.series} {s:.1f}" for c, s in zip(cells, per_cell, strict=True))
         print(f"  {panel}: {sec:5.1f} s ({detail})")
     print(f"  three panels {wall:.1f} s wall (target <= 180 s on 2 cores)")
+    _record("olucb Figure 1, three panels, 2 processes", wall, 180.0)
 
 
 def _dpdpe_task(task) -> tuple[str, float, int]:
@@ -284,6 +312,7 @@ def bench_dpdpe(root: Path, workers: int = 2) -> None:
     for name, sec, cells in sorted(results, key=lambda r: -r[1])[:6]:
         print(f"  {name}: {sec:5.1f} s" + (f" ({cells} cells)" if cells else ""))
     print(f"  all Figure 2 jobs {wall:.1f} s wall (target <= 300 s on 2 cores)")
+    _record("dpdpe Figure 2 jobs + calibration of U, 2 processes", wall, 300.0)
     # share of the designs in a cell: design cache cleared, design calls timed
     original = phased.g_optimal_design
     for algorithm in ("dpe", "cdp_dpe", "sdp_dpe"):
@@ -344,6 +373,7 @@ def bench_plasso(root: Path, workers: int = 2) -> None:
     for name, sec, rounds in results:
         print(f"  {name}: {sec:5.1f} s ({1e6 * sec / rounds:.0f} µs per round per trial)")
     print(f"  all runs {wall:.1f} s wall (target <= 360 s on 2 cores, simulation only)")
+    _record("plasso core tier, 2 processes", wall, 360.0)
 
 
 #: The per-paper workloads the registry's ``bench`` entries name (besides the engine panel).
@@ -388,6 +418,8 @@ def main(argv: list[str] | None = None) -> int:
                 bench_audit(args.root)
         else:
             PAPER_WORKLOADS[name](args.root)
+    if args.command == "bench":
+        print("\n" + summary_table())
     return 0
 
 

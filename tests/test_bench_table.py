@@ -1,0 +1,16 @@
+"""`make bench` ends with one table: every workload, its time now, its target and the ratio, so a
+missed target is visible at a glance (issue 23)."""
+
+from dpbandits.cli import summary_table
+
+
+def test_the_table_flags_a_missed_target_and_gives_the_ratio():
+    table = summary_table(
+        [("panel", 6.0, 3.0, "70x faster than the reference loop"), ("audit", 30.0, 600.0, "")]
+    )
+    lines = table.splitlines()
+    assert lines[0].split()[:2] == ["workload", "now"] and len(lines) == 4
+    panel, audit = lines[2], lines[3]
+    assert panel.split()[1:4] == ["6.0", "3.0", "2.00"] and panel.endswith("MISSED")
+    assert "70x faster" in panel
+    assert audit.split()[1:4] == ["30.0", "600.0", "0.05"] and "MISSED" not in audit
