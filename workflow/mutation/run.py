@@ -45,7 +45,19 @@ def _test_cmd(tests: list[str]) -> str:
 
 
 def _needs_warm_up(module: str, cfg: dict) -> bool:
-    return any(module.startswith(prefix) for prefix in cfg.get("warm-up", []))
+    return module not in cfg.get("no-jit", []) and any(
+        module.startswith(prefix) for prefix in cfg.get("warm-up", [])
+    )
+
+
+def _env(tmp: Path, module: str, cfg: dict) -> dict:
+    """The tests' environment: the copy's package first; for a module of the config's ``no-jit``
+    list (the numba kernels themselves) numba's JIT is off, so every mutant runs as written and
+    none can hide behind a compiled cache (slower: the kernels run as Python)."""
+    env = dict(os.environ, PYTHONPATH=str(tmp / "src"))
+    if module in cfg.get("no-jit", []):
+        env["NUMBA_DISABLE_JIT"] = "1"
+    return env
 
 
 def warm_up(tmp: Path, module: str, tests: list[str], env: dict):
@@ -177,7 +189,7 @@ def recheck(tsv: Path, cfg: dict):
                 _copy_numba_cache(Path(warmed[module].name), tmp)
             tests = [t for t in cfg["modules"][module] if (tmp / t).exists()]
             cmd = _test_cmd(tests)
-            env = dict(os.environ, PYTHONPATH=str(tmp / "src"))
+            env = _env(tmp, module, cfg)
             res = subprocess.run(
                 [bindir / "cosmic-ray", "mutate-and-test", module, op, occ, cmd],
                 cwd=tmp,
@@ -229,7 +241,7 @@ def main(argv=None):
         with tempfile.TemporaryDirectory(prefix="dpb-mutation-") as d:
             tmp = Path(d)
             _copy_tree(tmp)
-            env = dict(os.environ, PYTHONPATH=str(tmp / "src"))
+            env = _env(tmp, module, cfg)
             if _needs_warm_up(module, cfg):
                 warm_up(tmp, module, tests, env)
             counts, surv = mutate_module(tmp, module, tests, cfg, env, args.sample)
