@@ -1,4 +1,4 @@
-"""The Algorithm-1 skeleton shared by every policy of CZ22 (spec 003 §2).
+"""The Algorithm-1 skeleton shared by every policy of CZ22 (paper 003, Sec. 3.1).
 
 A policy is fully described by: when it refreshes its model, the regulariser ``lambda``, the
 confidence radius at each refresh, and the noise it sees. Noise comes in *schemes*:
@@ -61,7 +61,7 @@ class Setting:
 
 @dataclass(frozen=True)
 class Quirks:
-    """The script's quirks (spec 003 §4.3); ``fidelity=script`` turns them all on.
+    """The script's quirks (docs/design.md#algorithms); ``fidelity=script`` turns them all on.
 
     Attributes
     ----------
@@ -71,7 +71,7 @@ class Quirks:
         (2) The confidence width is computed once at ``t = n``.
     linucb_lambda_mismatch : bool
         (3) Non-private LinUCB's width uses ``Gamma = 1`` while its Gram uses ``lambda = 1e-4``;
-        corrected: ``lambda = Gamma = 1`` (AY11's usual choice, the theory default of §3.1).
+        corrected: ``lambda = Gamma = 1`` (AY11's usual choice, the theory default).
     half_sum_symmetrization : bool
         (4) Gaussian matrix noise is ``(W + W^T)/2`` instead of Alg. 2's mirrored upper triangle.
     nan_argmax : bool
@@ -112,8 +112,8 @@ class Policy:
     ----------
     setting : Setting
     calibration : {"experiment", "theory"}
-        ``experiment``: the constants that drew the published figure (spec 003 §4);
-        ``theory``: the constants of the theorem (spec 003 §3, explicit per §3.10).
+        ``experiment``: the constants that drew the published figure (the authors' script);
+        ``theory``: the constants of the theorem, made explicit (docs/papers/cz22.md).
     quirks : Quirks, optional
         Script quirks (experiment calibration only); default: all on.
     **options
@@ -129,7 +129,7 @@ class Policy:
     #: Whether the option ``width_scale`` (a multiplier of the confidence width) applies.
     scalable: ClassVar[bool] = True
 
-    #: Theory defaults of spec §3.10: sub-Gaussian constant, ||theta*|| bound, feature bound.
+    #: Theory defaults (docs/papers/cz22.md): sub-Gaussian constant, ||theta*||, feature bound.
     THEORY_R: ClassVar[float] = 0.5
     THEORY_S: ClassVar[float] = 1.0
     THEORY_L: ClassVar[float] = 1.0

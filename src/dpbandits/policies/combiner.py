@@ -1,22 +1,22 @@
 """Algorithm 2 (Private Bandit Combiner) and Algorithm 7 (doubling-trick OnlineUCB) of paper 000
-(spec onlineucb-000 §4).
+(Sec. 4; the project's readings of both: docs/papers/olucb.md).
 
-**Algorithm 7** (``onlineucb_doubling``, spec §4.4, body reconstructed): OnlineUCB restarted at
+**Algorithm 7** (``onlineucb_doubling``, body reconstructed): OnlineUCB restarted at
 local times ``1, 2, 4, ...``; epoch ``m`` has horizon ``H_m = 2^m``, threshold
 ``lambda_bar_m = H_m^{-k}`` (``k = 1/8``), ``Delta_m^2 = lambda_bar_m`` if
 ``lambda_min <= lambda_bar_m`` else 0, failure probability ``beta_m = beta/2^{m+1}``, and its own
 ``G_m``, Maler and radius, all computed by :class:`~dpbandits.policies.onlineucb.OnlineUCB` at
 ``(H_m, beta_m, lambda_bar_m)``.
 
-**Algorithm 2** (``combiner``, spec §4.1-4.3): base 1 is Algorithm 7 with
+**Algorithm 2** (``combiner``, Sec. 4): base 1 is Algorithm 7 with
 ``lambda_min = T^{-1/8}``; bases ``i = 2..M`` are OnlineUCB with ``lambda_min = lambda_i =
 2^{i-1}/T^{1/8}`` and ``lambda_bar = T^{-1/8}`` (so ``Delta^2 = 0``), ``M = 1 + ceil(log2(T)/8)``
-(spec A25). Each round the combiner plays the active base with the largest index
+(M not fixed by the paper). Each round the combiner plays the active base with the largest index
 ``U_i = mu_hat_i + min{1, (C_i n^{alpha_i} + w(n))/n} - R_i/T`` (``U_i = 1 - R_i/T`` before its
 first play), feeds it the privatized reward and eliminates it when its deviation sum reaches
 ``C_i n^{alpha_i} + w(n)``; ``w(n) = p sqrt(n (1 + sigma^2) log(T^3 M max{1, log n}
 (1 + sigma^2)/beta))``. Constants ``eta_i, C_i, alpha_i, R_i`` of Theorem 4.1 with ``P = P' = 1``
-and ``p = 3`` (spec §4.3, A29).
+and ``p = 3`` (left open by the paper).
 
 **Target cap** (option ``target_cap``, default None: Theorem 4.1's ``R_i`` as they are). At every
 horizon simulated here Theorem 4.1 gives ``R_i/T > 1`` for every base (at ``T = 20000``,
@@ -44,7 +44,7 @@ import numpy as np
 from .base import Policy, Setting
 from .onlineucb import LEARNERS, OnlineUCB, onlineucb_sigma
 
-#: Power constant ``k`` of Algorithm 7 as base 1 of the combiner (spec §4.1).
+#: Power constant ``k`` of Algorithm 7 as base 1 of the combiner (Algorithm 2).
 K_POWER = 1.0 / 8.0
 RADIUS_MODES = ("scaled", "theory")  # the oracle radius needs theta*; not offered here
 #: Range of the data part ``mu_hat_i + min{1, (C_i n^alpha_i + w(n))/n}`` of Algorithm 2's index
@@ -59,7 +59,7 @@ def kappa(alpha: float) -> float:
 
 
 def n_bases(T: int) -> int:
-    """``M = 1 + ceil(log2(T)/8)`` (spec §4.1, A25): 3 at T = 20000."""
+    """``M = 1 + ceil(log2(T)/8)`` (M not fixed by the paper): 3 at T = 20000."""
     return 1 + math.ceil(math.log2(T) / 8.0)
 
 
@@ -128,7 +128,7 @@ def fixed_tables(base: OnlineUCB, T: int) -> BaseTables:
 def doubling_epochs(
     setting: Setting, opts: dict, lambda_min: float, k: float, beta: float
 ) -> list[OnlineUCB]:
-    """The Algorithm 1 of each epoch of Algorithm 7 (spec §4.4): epoch ``m`` has horizon
+    """The Algorithm 1 of each epoch of Algorithm 7 (reconstructed): epoch ``m`` has horizon
     ``2^m`` and failure probability ``beta / 2^(m + 1)``. Cheap: no per-play array."""
     return [
         _algorithm1(
@@ -303,7 +303,7 @@ class Combiner(_MultiBase):
         P = float(o["P_const"])
         log32 = math.log(T) ** 1.5
         et = eps * T**K_POWER
-        # Theorem 4.1 (spec §4.3): base 1, then bases 2..M
+        # Theorem 4.1: base 1, then bases 2..M
         eta = [et / (math.sqrt(d * T) * (P * log32 * et + 1.0))]
         C = [P * log32 * math.sqrt(d) * (et + 1.0) / et]
         alpha = [0.75]
@@ -336,7 +336,7 @@ class Combiner(_MultiBase):
         }
 
     def _target_regret(self, i: int, inv_eta: np.ndarray) -> float:
-        """``R_i`` of Theorem 4.1 (spec §4.3)."""
+        """``R_i`` of Theorem 4.1 (its ``N`` read as ``M``)."""
         T, M, beta = self.setting.T, len(self.C), float(self.opts["beta_fail"])
         a, c, e = self.alpha[i], self.C[i], self.eta[i]
         return float(
@@ -347,8 +347,8 @@ class Combiner(_MultiBase):
         )
 
     def index(self, i: int, n: int, mean: float) -> float:
-        """``U_i`` of base ``i`` after ``n`` plays with running mean ``mean`` (spec §4.2 step 1;
-        ``1 - R_i/T`` before the first play, where the paper's ``min{1, ./0}`` is 1)."""
+        """``U(i, t-1)`` of Algorithm 2 for base ``i`` after ``n`` plays with running mean ``mean``
+        (``1 - R_i/T`` before the first play, where the paper's ``min{1, ./0}`` is 1)."""
         T = self.setting.T
         if n == 0:
             return 1.0 - self.R[i] / T
@@ -360,7 +360,7 @@ class Combiner(_MultiBase):
         return deviation >= self.C[i] * n ** self.alpha[i] + float(self.width(n))
 
     def width(self, n: np.ndarray | float) -> np.ndarray:
-        """``w(n)`` of the index and the elimination test (spec §4.2), for ``n >= 1``."""
+        """``w(n)`` of the index and the elimination test (Algorithm 2), for ``n >= 1``."""
         s, o = self.setting, self.opts
         n = np.asarray(n, dtype=float)
         v = 1.0 + self.sigma**2

@@ -1,8 +1,8 @@
-"""Regularisers and confidence radii (spec 003 §3.1, §3.3, §3.10, §4.1).
+"""Regularisers and confidence radii (papers 003 and 002; docs/papers/cz22.md, op24.md).
 
-The experiment calibration uses the script's fixed ``width`` (Table E). The theory
-calibration uses the explicit high-probability constants of spec §3.10 (Lemma A.2 of CZ22 with
-the constants written out) or, for the central model, SS18's radius (spec §3.3).
+The experiment calibration uses the script's fixed ``width``. The theory calibration uses
+explicit high-probability constants (Lemma A.2 of CZ22 with the constants written out) or, for
+the central model, SS18's radius (Shariff and Sheffet 2018; its ``gamma`` reconstructed).
 """
 
 from __future__ import annotations
@@ -17,11 +17,11 @@ R_SUBGAUSS = 0.5
 
 
 def script_width(Gamma: float, d: int, n: int, L: float, t) -> np.ndarray:
-    """The script's confidence width (Table E of spec 003 §4.1).
+    """The confidence width of the authors' script (docs/papers/cz22.md).
 
     ``width = sqrt(Gamma) S + R sqrt(d ln((1 + t L^2/Gamma)/alpha))`` with ``S = sqrt(d)``,
     ``R = 0.5``, ``alpha = 1/n``. The script evaluates it once at ``t = n``; the corrected
-    fidelity evaluates it at the number of rounds observed (spec §4.3 quirk 2).
+    fidelity evaluates it at the number of rounds observed (quirk 2).
     """
     t = np.asarray(t, dtype=float)
     alpha = 1.0 / n
@@ -33,8 +33,8 @@ def script_width(Gamma: float, d: int, n: int, L: float, t) -> np.ndarray:
 def linucb_sqrt_beta(
     t, d: int, lam: float = 1.0, delta_c: float = 0.01, S: float = 1.0
 ) -> np.ndarray:
-    """LinUCB's radius at the 1-based round ``t`` for 1-sub-Gaussian rewards (spec
-    open-problem-002 §5.5): ``sqrt(2 ln(1/delta_c) + d ln(1 + (t-1)/(d lambda))) + sqrt(lambda) S``.
+    """LinUCB's radius at the 1-based round ``t`` for 1-sub-Gaussian rewards (paper
+    002, Sec. 3): ``sqrt(2 ln(1/delta_c) + d ln(1 + (t-1)/(d lambda))) + sqrt(lambda) S``.
     """
     t = np.asarray(t, dtype=float)
     return (
@@ -45,7 +45,7 @@ def linucb_sqrt_beta(
 
 @dataclass(frozen=True)
 class TheoryRegularizer:
-    """Explicit constants of spec 003 §3.10 (CZ22 Lemma A.2 / A.4 with numbers).
+    """Explicit constants of CZ22 Lemma A.2 / A.4 with numbers (docs/papers/cz22.md).
 
     Parameters
     ----------
@@ -117,7 +117,7 @@ class TheoryRegularizer:
 
 @dataclass(frozen=True)
 class SS18Regularizer:
-    """SS18's shifted regulariser and radius for the tree mechanism (spec 003 §3.3).
+    """SS18's shifted regulariser and radius for the tree mechanism (docs/papers/cz22.md).
 
     Parameters
     ----------
@@ -153,7 +153,7 @@ class SS18Regularizer:
 
     @property
     def gamma(self) -> float:
-        """``sqrt(m) sigma_n (sqrt(d) + sqrt(2 ln(2T/alpha))) / sqrt(Upsilon)`` (spec [R])."""
+        """``sqrt(m) sigma_n (sqrt(d) + sqrt(2 ln(2T/alpha))) / sqrt(Upsilon)`` (reconstructed)."""
         return (
             math.sqrt(self.m)
             * self.sigma_n
@@ -184,8 +184,8 @@ class SS18Regularizer:
 
 @dataclass(frozen=True)
 class ZCDPTreeRegularizer:
-    """JDP-LinUCB's shift, noise bounds and radius under zCDP node noise (spec open-problem-002
-    §5.4, R5-R7): SS18's structure with paper 003's Lemma A.2 radius.
+    """JDP-LinUCB's shift, noise bounds and radius under zCDP node noise (paper 002,
+    Sec. 3; docs/papers/op24.md): SS18's structure with paper 003's Lemma A.2 radius.
 
     Parameters
     ----------
@@ -214,7 +214,7 @@ class ZCDPTreeRegularizer:
     @property
     def Upsilon(self) -> float:
         """``s_eff (3 sqrt(d+1) + 2 sqrt(ln(4T/delta_c)))``: spectral-norm bound of every prefix
-        noise matrix (R7)."""
+        noise matrix (docs/papers/op24.md)."""
         L = math.log(4.0 * self.T / self.delta_c)
         return self.s_eff * (3.0 * math.sqrt(self.d + 1) + 2.0 * math.sqrt(L))
 

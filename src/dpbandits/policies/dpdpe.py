@@ -1,5 +1,5 @@
 """DP-DPE (paper 004, Algorithm 1) and DP-PE (Appendix C, Algorithm 3): phased elimination with
-G-optimal designs and a private aggregate per phase (spec dpdpe-004 §2, §3).
+G-optimal designs and a private aggregate per phase (docs/papers/dpdpe.md).
 
 Calibration functions (one source of truth for the simulations and Tables 3-4):
 
@@ -7,7 +7,7 @@ Calibration functions (one source of truth for the simulations and Tables 3-4):
   on the client average with l2-sensitivity ``2B sqrt(s)/n`` (Eq. 19);
 * local (Thm 4.4): ``sigma_nl = 2B sqrt(2 s ln(1.25/delta)) / eps`` per client;
 * shuffle (Thm 4.6): Algorithm 2 (:mod:`dpbandits.mechanisms.shuffle_sum`), ``Delta2 = B sqrt(s)``;
-* width (Eq. 3, reconstructed, spec §2.5): ``W_l = sqrt(4d log(1/beta)/(h_l n_l))
+* width (Eq. 3, reconstructed from App. B.1): ``W_l = sqrt(4d log(1/beta)/(h_l n_l))
   + sqrt(2 sigma^2 log(1/beta)/n_l) + sqrt(2 sigma_n^2 log(1/beta))`` with ``sigma_n`` of Table 3
   (configuration F, :func:`dpdpe_sigma_n`) or the exact projected variance (configuration T,
   computed by the engine from :meth:`DPDPE.tau2`);
@@ -31,7 +31,7 @@ from ..mechanisms.shuffle_sum import (
 from .base import Policy
 
 PRIVATIZERS = ("none", "central", "local", "shuffle")
-#: Width configurations of spec §2.7: faithful (Table 3's sigma_n), tight (exact projected
+#: Width configurations (docs/papers/dpdpe.md): faithful (Table 3's sigma_n), tight (exact projected
 #: variance of the privacy noise), and the shuffle-only diagnostic s1 (tight with eps_hat = eps in
 #: Algorithm 2: NOT private as analysed).
 WIDTHS = ("faithful", "tight", "s1")
@@ -50,7 +50,7 @@ def sigma_nl(s: int, eps: float, delta: float, B: float) -> float:
 
 def sigma_ns(s: int, n: int, eps: float, delta: float, B: float, eps_hat=None) -> float:
     """The paper's bound on Algorithm 2's output std: ``sqrt(360) Delta2 sqrt(ln(4s/delta)) /
-    (n eps_hat)`` with ``Delta2 = B sqrt(s)`` (last line of the proof of Thm A.2; spec §2.6)."""
+    (n eps_hat)`` with ``Delta2 = B sqrt(s)`` (last line of the proof of Thm A.2)."""
     return math.sqrt(
         paper_variance_bound(vector_params(eps, delta, n, s, B * math.sqrt(s), eps_hat))
     )
@@ -86,7 +86,7 @@ def pe_sigma_noise(eps: float, delta: float, B: float) -> float:
 
 
 def pe_sigma_ns(counts, eps: float, delta: float, B: float) -> float:
-    """Algorithm 4's Hoeffding std for the largest batch of a phase (spec §3.3, proposed)."""
+    """Algorithm 4's Hoeffding std for the largest batch of a phase (docs/papers/dpdpe.md)."""
     return max(
         math.sqrt(hoeffding_proxy(scalar_params(eps, delta, int(c), B), average=False))
         for c in counts
@@ -137,7 +137,7 @@ class _Phased(Policy):
 
 
 class DPDPE(_Phased):
-    """Algorithm 1 of paper 004 (DP-DPE) with one PRIVATIZER (spec §2).
+    """Algorithm 1 of paper 004 (DP-DPE) with one PRIVATIZER (those of Section 4).
 
     Options: ``alpha`` (0.8), ``sigma`` (client heterogeneity, 0.1; also the environment's),
     ``reward_bound`` (B, 1), ``beta`` (None: ``1/(kT)``), ``population`` (1e6), ``h1`` (2),
@@ -209,7 +209,7 @@ class DPDPE(_Phased):
 
 
 class DPEFixedU(DPDPE):
-    """DPE with exactly ``U`` new clients per phase (Section 7; spec §2.8)."""
+    """DPE with exactly ``U`` new clients per phase (Section 7; U: docs/papers/dpdpe.md)."""
 
     algorithm = "dpe_fixedu"
     label = "DPE-FixedU"
@@ -243,7 +243,7 @@ class SDPDPE(DPDPE):
 
 
 class DPPE(_Phased):
-    """Algorithm 3 of paper 004 (DP-PE for standard linear bandits; spec §3).
+    """Algorithm 3 of paper 004 (DP-PE for standard linear bandits; Appendix C).
 
     Options: ``reward_bound`` (B, 1), ``beta`` (None: ``1/(kT)``), ``h1`` (None:
     ``S = 4 d ln ln d + 16``, Remark C.10).

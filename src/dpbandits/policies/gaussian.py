@@ -1,4 +1,4 @@
-"""Policies whose privacy noise is a per-user Gaussian randomizer (spec 003 §3.2, §3.4, §3.6, §3.8).
+"""Policies whose privacy noise is a per-user Gaussian randomizer (paper 003, CZ22).
 
 ``ldp`` (local model, ZCH+20), ``sdp_amp`` (Algorithm 1 with P_Amp), ``batched_ldp``
 (Batched-Local-LinUCB, App. F) and ``sdp_amp_ru`` (returning users, Thm. E.3).
@@ -40,7 +40,7 @@ class _PerUserGaussian(Policy):
         self.noise_std = std * math.sqrt(self.period)
         if self.calibration == "experiment":
             self.convention = "half_sum" if self.quirks.half_sum_symmetrization else "upper_mirror"
-            self.Gamma = std * math.sqrt(s.T) * math.sqrt(s.d)  # Table E
+            self.Gamma = std * math.sqrt(s.T) * math.sqrt(s.d)  # the script's
             self.lam = 2.0 * self.Gamma
             self.consts = {"s": std, "Gamma": self.Gamma}
         else:
@@ -56,9 +56,9 @@ class _PerUserGaussian(Policy):
 
 
 class LDP(_PerUserGaussian):
-    """LinUCB-LDP: every user adds Gaussian noise to ``x y`` and ``x x^T`` (spec §3.2).
+    """LinUCB-LDP: every user adds Gaussian noise to ``x y`` and ``x x^T`` (CZ22 Sec. 5, App. F).
 
-    experiment: ``s = sqrt(ln(2.5/delta))/epsilon`` (Table E); theory: ``sigma_0`` of Prop. F.1.
+    experiment: ``s = sqrt(ln(2.5/delta))/epsilon`` (script); theory: ``sigma_0`` of Prop. F.1.
     """
 
     algorithm = "ldp"
@@ -85,9 +85,9 @@ class BatchedLDP(LDP):
 
 
 class SDPAmp(_PerUserGaussian):
-    """LinUCB-SDP-Amp: Algorithm 1 with P_Amp (spec §3.4).
+    """LinUCB-SDP-Amp: Algorithm 1 with P_Amp (CZ22 Sec. 3.2, App. B).
 
-    experiment: ``s = sqrt(ln(2.5B/delta))/(epsilon sqrt(B))`` (Table E);
+    experiment: ``s = sqrt(ln(2.5B/delta))/(epsilon sqrt(B))`` (the script's);
     theory: ``sigma_1`` of Thm. 3.2.
     """
 
@@ -119,10 +119,10 @@ class SDPAmp(_PerUserGaussian):
 
 
 class SDPAmpRU(SDPAmp):
-    """SDP-Amp for returning users (Thm. 4.2(i) = Thm. E.3; spec §3.8).
+    """SDP-Amp for returning users (Thm. 4.2(i) = Thm. E.3).
 
     Per-batch budget ``(epsilon_m, delta_m)`` by advanced composition over ``M = T/B`` batches.
-    Option ``sigma_form``: ``substituted`` (theory default, spec A17) or ``stated``.
+    Option ``sigma_form``: ``substituted`` (theory default, docs/papers/cz22.md) or ``stated``.
     """
 
     algorithm = "sdp_amp_ru"

@@ -1,9 +1,9 @@
-"""Central-model (JDP) policies built on the binary-tree mechanism (spec 003 §3.3, §3.7, §3.8).
+"""Central-model (JDP) policies built on the binary-tree mechanism (SS18; CZ22 App. E-F).
 
 ``jdp_standin`` is the script's imitation of the tree (a utility proxy, *not* private: two
 consecutive noisy sums with the same ``k(t)`` differ by exactly ``x_t x_t^T``). ``jdp_tree`` is
 the true tree mechanism: SS18's calibration under ``theory`` and the stand-in's noise level
-under ``experiment`` (the spec's ``jdp_tree_exp``). ``batched_jdp`` feeds batch sums as tree
+under ``experiment`` (docs/papers/cz22.md). ``batched_jdp`` feeds batch sums as tree
 leaves (App. F); ``jdp_user`` multiplies the node noise by ``M0`` (Prop. 4.3 = Prop. E.7).
 """
 
@@ -29,11 +29,11 @@ class JDPTree(Policy):
     """LinUCB-JDP on the true binary-tree mechanism.
 
     experiment: per-node ``s = sqrt(ln n) ln(2.5/delta)/epsilon``, ``Gamma = s sqrt(ln n) sqrt(d)``,
-    ``lambda = 2 Gamma`` (Table E, with ``n`` = number of leaves); theory: SS18 (``sigma_n``,
-    shift ``2 Upsilon``, radius with ``rho_min, rho_max, gamma``); op24: JDP-LinUCB of spec
-    open-problem-002 §5.4 (zCDP accounting over the ``m`` nodes of a leaf, ``sigma_n^2 = 4m/rho_J``
-    with ``rho_J = rho(epsilon, delta)`` [R6], shift ``2 Upsilon``, eigenvalue floor
-    ``Upsilon/2``, paper 003's Lemma A.2 radius [R5, R7]; fresh decision sets, see
+    ``lambda = 2 Gamma`` (the script's, ``n`` = number of leaves); theory: SS18 (``sigma_n``,
+    shift ``2 Upsilon``, radius with ``rho_min, rho_max, gamma``); op24: JDP-LinUCB of paper 002,
+    Sec. 3 (docs/papers/op24.md: zCDP accounting over the ``m`` nodes of a leaf, ``sigma_n^2 =
+    4m/rho_J`` with ``rho_J = rho(epsilon, delta)``, shift ``2 Upsilon``, eigenvalue floor
+    ``Upsilon/2``, paper 003's Lemma A.2 radius; fresh decision sets, see
     :mod:`dpbandits.engine.fresh_linucb`).
     """
 
@@ -41,7 +41,7 @@ class JDPTree(Policy):
     label = "LinUCB-JDP (tree)"
     calibrations = (*CALIBRATIONS, "op24")
     options = {"L_tilde_sq": 2.0}
-    #: ``delta_c`` of the op24 calibration's confidence statements (spec §5.4).
+    #: ``delta_c`` of the op24 calibration's confidence statements (docs/papers/op24.md).
     OP24_DELTA_C = 0.01
 
     def _noise_multiplier(self) -> float:
@@ -98,14 +98,14 @@ class JDPTree(Policy):
             }
 
     def _radius_at(self, t: np.ndarray, L: float) -> np.ndarray:
-        """op24: ``sqrt(beta_t)`` at the 1-based round ``t + 1`` (spec §5.4)."""
+        """op24: ``sqrt(beta_t)`` at the 1-based round ``t + 1``."""
         if self.calibration == "op24":
             return self.reg.beta(np.asarray(t) + 1)
         return super()._radius_at(t, L)
 
 
 class JDPStandin(JDPTree):
-    """The script's JDP stand-in (Table E; spec §3.3): experiment calibration only.
+    """The script's JDP stand-in (docs/papers/cz22.md): experiment calibration only.
 
     At 0-based round ``t`` the noisy sums carry the sum of the first ``k(t) = floor(ln(1+t)) + 1``
     of ``N0 = floor(ln n) + 1`` node noises drawn once per run. A utility proxy, not private.
@@ -123,7 +123,7 @@ class JDPStandin(JDPTree):
 
 
 class BatchedJDP(JDPTree):
-    """Batched-Central-LinUCB (App. F, Prop. F.3): batch sums are the tree's leaves (spec §3.7)."""
+    """Batched-Central-LinUCB (App. F, Prop. F.3): batch sums are the tree's leaves."""
 
     algorithm = "batched_jdp"
     label = "Batched-LinUCB-JDP"

@@ -1,4 +1,4 @@
-"""Non-private LinUCB (AY11; spec 003 §3.1 and Table E)."""
+"""Non-private LinUCB (AY11; the baseline of papers 003 and 002)."""
 
 from __future__ import annotations
 
@@ -14,12 +14,12 @@ class LinUCB(Policy):
     Calibrations
     ------------
     experiment
-        Table E: ``Gamma = 1`` in the width, ``lambda = 1e-4 Gamma`` in the Gram (quirk 3);
+        The script: ``Gamma = 1`` in the width, ``lambda = 1e-4 Gamma`` in the Gram (quirk 3);
         corrected: ``lambda = Gamma = 1``.
     theory
-        ``lambda = 1`` and the time-varying AY11 radius (spec §3.10 with ``sigma~ = 0``).
+        ``lambda = 1`` and the time-varying AY11 radius (CZ22 Lemma A.2 with ``sigma~ = 0``).
     op24
-        Spec open-problem-002 §5.5: ``lambda = 1``, 1-sub-Gaussian rewards in ``{-1, +1}``,
+        docs/papers/op24.md: ``lambda = 1``, 1-sub-Gaussian rewards in ``{-1, +1}``,
         ``delta_c = 0.01`` (:func:`~dpbandits.policies.confidence.linucb_sqrt_beta`).
     """
 
@@ -27,7 +27,7 @@ class LinUCB(Policy):
     label = "LinUCB"
     private = False
     calibrations = (*CALIBRATIONS, "op24")
-    #: ``delta_c`` of the op24 calibration (spec open-problem-002 §5.5).
+    #: ``delta_c`` of the op24 calibration (docs/papers/op24.md).
     OP24_DELTA_C = 0.01
 
     def _calibrate(self) -> None:
@@ -45,7 +45,7 @@ class LinUCB(Policy):
             self.lam = self.reg.lam
 
     def _radius_at(self, t: np.ndarray, L: float) -> np.ndarray:
-        """op24: ``sqrt(beta_t)`` at the 1-based round ``t + 1`` (spec open-problem-002 §5.5)."""
+        """op24: ``sqrt(beta_t)`` at the 1-based round ``t + 1`` (paper 002, Sec. 3)."""
         if self.calibration == "op24":
             t1 = np.asarray(t) + 1
             return linucb_sqrt_beta(t1, self.setting.d, self.lam, self.OP24_DELTA_C)

@@ -1,4 +1,4 @@
-"""OnlineUCB: private (contextual) online LinUCB, Algorithm 1 of paper 000 (spec onlineucb-000 §2).
+"""OnlineUCB: private (contextual) online LinUCB, Algorithm 1 of paper 000.
 
 Each user perturbs its played arm and reward with Gaussian noise (``x~ = x + zeta + eta_x``,
 ``y~ = y + eta_y``) and computes the clipped gradient
@@ -7,12 +7,12 @@ learner's prediction ``theta_t``. The server feeds ``g`` to the learner (Maler o
 grows the confidence set of the online-to-confidence-set conversion: ``V~ += x~ x~^T``,
 ``u~ += <theta_t, x~> x~``, centre ``V~^{-1} u~``, radius ``beta_t``.
 
-Constants (spec §2.1-2.8, every one an option here):
-``sigma = 2 sqrt(2 ln(1.25/delta))/epsilon`` (§2.2); ``lambda_bar = T^{-1/4}`` and
-``Delta^2 = lambda_bar`` if ``lambda_min <= lambda_bar`` else 0 (§2.3); ``G`` as reconstructed in
-§2.4; ``Sigma = sigma^2 I`` (§2.6); ``beta_t = c_beta (D^2 + M_t + K_t)`` with the computable
-surrogates of §2.7 (``radius_mode``: ``scaled`` with a calibrated ``c_beta``, ``theory`` with
-``c_beta = 1``, ``oracle`` with the realized learner regret and distances, a diagnostic).
+Constants (Algorithm 1's inputs, every one an option here; readings: docs/papers/olucb.md):
+``sigma = 2 sqrt(2 ln(1.25/delta))/epsilon``; ``lambda_bar = T^{-1/4}`` (Corollary 3.6) and
+``Delta^2 = lambda_bar`` if ``lambda_min <= lambda_bar`` else 0; ``G`` as reconstructed from
+Algorithm 1; ``Sigma = sigma^2 I``; ``beta_t = c_beta (D^2 + M_t + K_t)`` with computable
+surrogates of Lemmas 3.3 and 3.5 (``radius_mode``: ``scaled`` with a calibrated ``c_beta``,
+``theory`` with ``c_beta = 1``, ``oracle``, a diagnostic, with the realized regret and distances).
 """
 
 from __future__ import annotations
@@ -34,14 +34,14 @@ def onlineucb_sigma(epsilon: float, delta: float) -> float:
 
 
 def perturbation(lambda_min: float, lambda_bar: float) -> float:
-    """``Delta^2``: ``lambda_bar`` if ``lambda_min <= lambda_bar`` else 0 (spec §2.3)."""
+    """``Delta^2``: ``lambda_bar`` if ``lambda_min <= lambda_bar`` else 0 (Algorithm 1)."""
     return lambda_bar if lambda_min <= lambda_bar else 0.0
 
 
 def clipping_constant(
     sigma: float, Delta2: float, T: int, beta: float, D: float = 1.0, C: float = 1.0
 ) -> float:
-    """``G`` of Algorithm 1 as reconstructed in spec §2.4 (a lost "+" restored).
+    """``G`` of Algorithm 1, a lost "+" restored (docs/papers/olucb.md).
 
     ``2 sqrt(2 L)(2D sigma + 2 sigma + D Delta + Delta)
     + 2 L (2D Delta^2 + 4D Delta sigma + 2 Delta sigma + 2 Delta sigma + 2D sigma^2 + 2 sigma^2
@@ -67,7 +67,7 @@ def clipping_constant(
 
 
 def corrected_loss(theta, x_tilde, y_tilde, Sigma: float) -> np.ndarray:
-    """``l_t(theta) = (<x~, theta> - y~)^2 - Sigma ||theta||^2`` (spec §2.6, A2; Sigma = sigma^2).
+    """``l_t(theta) = (<x~, theta> - y~)^2 - Sigma ||theta||^2`` (Algorithm 1; Sigma = sigma^2).
 
     Broadcasts over leading axes of ``x_tilde`` (rows are rounds).
     """
@@ -94,7 +94,7 @@ def clip_gradient(g, G: float) -> np.ndarray:
 
 def confidence_centre(x_tilde, predictions) -> np.ndarray:
     """``theta_hat = V~^{-1} u~`` with ``V~ = I + sum x~ x~^T``, ``u~ = sum <theta_s, x~_s> x~_s``
-    (spec §2.7): the ridge regression of the learner's predictions ``<theta_s, x~_s>`` on ``x~_s``.
+    (Lemma 3.3): the ridge regression of the learner's predictions ``<theta_s, x~_s>`` on ``x~_s``.
 
     Parameters
     ----------
@@ -108,7 +108,7 @@ def confidence_centre(x_tilde, predictions) -> np.ndarray:
 
 
 def ucb_index(X, theta_hat, Vinv, beta: float) -> np.ndarray:
-    """``<x, theta_hat> + sqrt(beta) ||x||_{V~^{-1}}`` for every row of ``X`` (spec §2.5 step 3):
+    """``<x, theta_hat> + sqrt(beta) ||x||_{V~^{-1}}`` for every row of ``X`` (Algorithm 1):
     the largest ``<x, theta>`` over the ellipsoid ``||theta - theta_hat||^2_V~ <= beta``."""
     X = np.asarray(X, float)
     q = np.einsum("ki,ij,kj->k", X, Vinv, X)
@@ -116,9 +116,9 @@ def ucb_index(X, theta_hat, Vinv, beta: float) -> np.ndarray:
 
 
 class OnlineUCB(Policy):
-    """Algorithm 1 of paper 000 with Maler or OGD (spec 000 §2-3).
+    """Algorithm 1 of paper 000 with Maler (Algorithm 3) or OGD (Sec. 5).
 
-    Options (defaults: spec §2.1, §2.8, §9): ``learner`` (maler | ogd), ``ogd_step`` (convex |
+    Options (defaults: docs/papers/olucb.md): ``learner`` (maler | ogd), ``ogd_step`` (convex |
     strongly_convex), ``radius_mode`` (scaled | theory | oracle), ``c_beta`` (radius scale of the
     scaled mode; the Snakemake rule fills in the calibrated value), ``lambda_min`` (0.125),
     ``lambda_bar_power`` (1/4: ``lambda_bar = T^{-1/4}``), ``beta_fail`` (0.1), ``D`` (1),
@@ -176,7 +176,7 @@ class OnlineUCB(Policy):
             "c_beta": float(o["c_beta"]) if o["radius_mode"] == "scaled" else 1.0,
         }
 
-    # -- the radius (spec §2.7) ------------------------------------------------------------------
+    # -- the radius (Lemma 3.3) -------------------------------------------------------------------
     def distance_proxy(self, t) -> np.ndarray:
         """``S_t``: Lemma 3.5's bound on ``sum_s ||theta_s - theta*||^2``, capped at ``4 D^2 t``."""
         t = np.asarray(t, dtype=float)
@@ -203,7 +203,7 @@ class OnlineUCB(Policy):
         return k0 * np.sqrt(np.asarray(t, dtype=float) * S) + k1 + k2 * S
 
     def _radius_at(self, t, L) -> np.ndarray:
-        """``beta_t = c_beta (D^2 + M_t + K_t)`` for round ``t + 1`` (0-based ``t``; spec A32)."""
+        """``beta_t = c_beta (D^2 + M_t + K_t)`` for round ``t + 1`` (``t`` 0-based; Lemma 3.3)."""
         n = np.asarray(t, dtype=float) + 1.0
         c = float(self.opts["c_beta"]) if self.opts["radius_mode"] == "scaled" else 1.0
         return c * (

@@ -1,9 +1,9 @@
-"""PrivateThresholdedLASSO (paper 001, Algorithms 1-2; spec private-lasso-001 §1.4, §2): the
+"""PrivateThresholdedLASSO (paper 001, Algorithms 1-2; docs/papers/plasso.md): the
 constants, the episode schedule, the privacy budget split, the LASSO regularisation and
 SparseEstimation. The per-round part (TBAP and the greedy arm) is in
 :mod:`dpbandits.engine.private_lasso`.
 
-LASSO objective scaling (spec §2.4 step 2, [R11]): the paper's ``(1/n) ||Y - Z theta||^2 +
+LASSO objective scaling (Algorithm 2, line 2): the paper's ``(1/n) ||Y - Z theta||^2 +
 lambda_t ||theta||_1`` is twice scikit-learn's ``(1/(2n)) ||Y - Z theta||^2 + alpha ||theta||_1``
 at ``alpha = lambda_t / 2``, so both have the same minimiser. The fit passes scikit-learn the
 Gram matrix ``Z^T Z`` of the stored history (``precompute``), which the caller keeps up to date
@@ -22,7 +22,7 @@ from ..mechanisms.svt import sparse_vector_select, svt_cap, svt_gamma, svt_xi
 from ..mechanisms.tree import sigma_zcdp_node
 from ..mechanisms.zcdp import dp_to_zcdp
 
-#: Project defaults (spec §2.1, §4.2): delta, lambda0, C_theta, C_X, C_r, phi^2, sigma.
+#: Project defaults (docs/papers/plasso.md): delta, lambda0, C_theta, C_X, C_r, phi^2, sigma.
 DEFAULTS = {
     "delta": 0.01,
     "lambda0": 0.2,
@@ -32,12 +32,12 @@ DEFAULTS = {
     "phi2": 1.0,
     "sigma": 0.5,
 }
-#: scikit-learn settings of the LASSO fit (spec §2.4 step 2).
+#: scikit-learn settings of the LASSO fit (Algorithm 2, line 2).
 LASSO_OPTIONS = {"fit_intercept": False, "max_iter": 10000, "tol": 1e-6, "selection": "cyclic"}
 
 
 def n_episodes(T: int) -> int:
-    """``n_L = floor(log2 T) + 1``, the number of dyadic episodes (spec §2.2, [R3])."""
+    """``n_L = floor(log2 T) + 1``, the number of dyadic episodes (Algorithm 1, line 3)."""
     return T.bit_length()
 
 
@@ -52,14 +52,14 @@ def episode_length(start: int, T: int) -> int:
 
 
 def lambda_t(t: int, lambda0: float, d: int) -> float:
-    """``lambda_t = lambda0 sqrt(2 ln(t) ln(d) / t)`` (Algorithm 1, product reading [R20])."""
+    """``lambda_t = lambda0 sqrt(2 ln(t) ln(d) / t)`` (Algorithm 1, line 7, read as a product)."""
     return lambda0 * math.sqrt(2.0 * math.log(t) * math.log(d) / t)
 
 
 @dataclass(frozen=True)
 class PlassoConstants:
-    """Every constant of one run (spec §1.4, §2.2, §2.4, §2.5); ``eps = inf`` is the
-    non-private limit of §2.6 (``xi = 0``, ``Gamma = -inf``, ``sigma_B = 0``)."""
+    """Every constant of one run (Section 2.1, Algorithms 1-2, TBAP); ``eps = inf`` is the
+    non-private limit (``xi = 0``, ``Gamma = -inf``, ``sigma_B = 0``; docs/papers/plasso.md)."""
 
     T: int
     d: int
@@ -126,7 +126,7 @@ class PlassoConstants:
         return sigma_zcdp_node(self.rho_ep, depth + 1, self.tbap_record_sq(width))
 
     def s1_episode(self, lam: float) -> float:
-        """Lemma 4's support bound ``s_{1,l}`` (§1.4); NaN when its bracket is not positive."""
+        """Lemma 4's support bound ``s_{1,l}`` (Sec. 5.1); NaN when its bracket is not positive."""
         if math.isinf(self.eps):
             return math.nan
         s_under = self.s_under
@@ -151,12 +151,12 @@ def plasso_constants(
 ) -> PlassoConstants:
     """The constants of a run.
 
-    * budget split (§2.2): ``delta1 = delta2 = delta / (2 n_L)``, ``eps1 = eps2 = eps / (2 n_L
-      ln(1/delta2))``;
-    * ``s_bar = 1 + 4 C_r C_X sqrt(s0) / phi^2``, ``s_under = 1 + 4 C_r C_X / phi^2`` (§2.1);
+    * budget split (Algorithm 1, line 2, ``n_L`` for its ``ceil(log T)``): ``delta1 = delta2 =
+      delta / (2 n_L)``, ``eps1 = eps2 = eps / (2 n_L ln(1/delta2))``;
+    * ``s_bar = 1 + 4 C_r C_X sqrt(s0) / phi^2``, ``s_under = 1 + 4 C_r C_X / phi^2`` (Section 2.1);
     * Lemma 3's ``alpha = (128 s_bar / eps) ln(1/delta) ln(2 T s0^{3/2} s_under s_bar)``;
     * SVT: ``xi``, ``Gamma``, cap (:mod:`dpbandits.mechanisms.svt`);
-    * TBAP: ``rho_ep = rho(eps2, delta2)`` (zCDP of one episode, spec §0).
+    * TBAP: ``rho_ep = rho(eps2, delta2)`` (zCDP of one episode, :func:`dp_to_zcdp`).
     """
     if not (eps > 0 and 0 < delta < 1):
         raise ValueError(f"need eps > 0 and 0 < delta < 1; got eps={eps!r}, delta={delta!r}")
@@ -182,7 +182,7 @@ def plasso_constants(
 
 def lasso_fit(Z: np.ndarray, Y: np.ndarray, lam: float, C_theta: float, gram=None) -> np.ndarray:
     """``argmin (1/n)||Y - Z theta||^2 + lam ||theta||_1`` (scikit-learn ``Lasso(alpha=lam/2)``),
-    rescaled radially onto ``||theta|| <= C_theta`` if it lies outside [R12].
+    rescaled radially onto ``||theta|| <= C_theta`` if it lies outside (docs/papers/plasso.md).
 
     ``gram``: ``Z^T Z`` (optional; passed as scikit-learn's ``precompute``).
     """
@@ -192,7 +192,7 @@ def lasso_fit(Z: np.ndarray, Y: np.ndarray, lam: float, C_theta: float, gram=Non
 
     model = Lasso(alpha=lam / 2.0, precompute=True if gram is None else gram, **LASSO_OPTIONS)
     with warnings.catch_warnings():
-        # Reported through the returned estimate, not as log noise (max_iter = 10000 as spec).
+        # Reported through the returned estimate, not as log noise (max_iter = 10000 as documented).
         warnings.simplefilter("ignore", ConvergenceWarning)
         model.fit(Z, Y)
     theta = np.asarray(model.coef_, dtype=float)
@@ -228,7 +228,7 @@ def sparse_estimation(
     mode : {"svt", "screen"}
         ``svt``: PrivateLASSO's ``S1``; ``screen``: ``S0`` itself (NP-TH-LASSO, no cap, no noise).
     svt_noise : bool
-        False: the ``svt-noise-off`` ablation (``xi = 0``, ``Gamma`` literal, §2.8).
+        False: the ``svt-noise-off`` ablation (``xi = 0``, ``Gamma`` literal).
 
     Returns
     -------

@@ -1,4 +1,4 @@
-"""Policies on the P_Vec bit-sum protocol (spec 003 §3.5, §3.8): ``sdp_vec``, ``sdp_vec_ru``."""
+"""Policies on the P_Vec bit-sum protocol (CZ22 Sec. 3.3, App. C): ``sdp_vec``, ``sdp_vec_ru``."""
 
 from __future__ import annotations
 
@@ -13,10 +13,10 @@ from .confidence import TheoryRegularizer
 class SDPVec(Policy):
     """LinUCB-SDP-Vec: Algorithm 1 with P_Vec, statistics and model updated once per batch.
 
-    experiment: Table V (real ``g`` and ``b``, ``b`` scaled by option ``vec_scale``, range
-    ``Delta = L``), ``Gamma = (1/4)(ln(d/delta)/(epsilon sqrt(B))) sqrt(n d)``,
+    experiment: the script's P_Vec (real ``g`` and ``b``, ``b`` scaled by option ``vec_scale``,
+    range ``Delta = L``), ``Gamma = (1/4)(ln(d/delta)/(epsilon sqrt(B))) sqrt(n d)``,
     ``lambda = 2 Gamma``;
-    theory: Thm. C.1 (integer ``g, b``, ``Delta = 1``) with spec §3.10's ``lambda`` and radius.
+    theory: Thm. C.1 (integer ``g, b``, ``Delta = 1``) with the explicit ``lambda`` and radius.
     """
 
     algorithm = "sdp_vec"
@@ -90,7 +90,7 @@ class SDPVec(Policy):
 
 
 class SDPVecRU(SDPVec):
-    """SDP-Vec for returning users (Thm. 4.2(ii) = Thm. E.5; spec §3.8)."""
+    """SDP-Vec for returning users (Thm. 4.2(ii) = Thm. E.5)."""
 
     algorithm = "sdp_vec_ru"
     label = "LinUCB-SDP-Vec (returning users)"
