@@ -7,11 +7,11 @@ import pytest
 
 from dpbandits.policies.confidence import ZCDPTreeRegularizer, linucb_sqrt_beta, script_width
 
-# Spec 003 §4.5 (L = sqrt 2, n = 20000, the width at t = n): (d, Gamma, printed width, unit of its
-# last digit) for ldp eps = 0.2, jdp_standin eps = 1 (d = 5, 10), sdp_amp d = 15 and non-private
-# LinUCB (Gamma = 1), evaluated independently of the library from the published script's
-# formulas (docs/papers/cz22.md).
-SPEC_45 = [
+# The published script's widths (docs/papers/cz22.md; L = sqrt 2, n = 20000, at t = n): (d,
+# Gamma, printed width, unit of its last digit) for ldp eps = 0.2, jdp_standin eps = 1 (d = 5,
+# 10), sdp_amp d = 15 and non-private LinUCB (Gamma = 1), evaluated independently of the
+# library from the script's formulas.
+SCRIPT_WIDTHS = [
     (5, 2836.757, 123.067, 1e-3),
     (5, 71.2816, 23.384, 1e-3),
     (10, 100.8074, 38.053, 1e-3),
@@ -20,7 +20,7 @@ SPEC_45 = [
 ]
 
 
-@pytest.mark.parametrize("d,Gamma,width,unit", SPEC_45)
+@pytest.mark.parametrize("d,Gamma,width,unit", SCRIPT_WIDTHS)
 def test_script_width_reproduces_the_published_scripts_values(d, Gamma, width, unit):
     # printed values: half a unit of the last digit, plus < 0.1 unit from Gamma's own rounding
     got = script_width(Gamma, d, 20000, math.sqrt(2.0), 20000)

@@ -9,9 +9,10 @@ from dpbandits.policies import Quirks, Setting, make_policy
 
 SCRIPT = Quirks.from_fidelity("script")
 
-# Spec 003 §4.5 (T = n = 20000, delta = 0.1, printed to 6 significant digits): the stand-in's
-# s = sqrt(ln n) ln(2.5/delta)/eps, Gamma = s sqrt(ln n) sqrt(d), lambda = 2 Gamma.
-SPEC_45 = [
+# The published script's constants (docs/papers/cz22.md; T = n = 20000, delta = 0.1, to 6
+# digits): the stand-in's s = sqrt(ln n) ln(2.5/delta)/eps, Gamma = s sqrt(ln n) sqrt(d),
+# lambda = 2 Gamma.
+SCRIPT_CONSTANTS = [
     (5, 0.2, 50.6487, 356.408, 712.816),
     (5, 1.0, 10.12974, 71.2816, 142.563),
     (5, 10.0, 1.012974, 7.12816, 14.2563),
@@ -26,7 +27,7 @@ def _runtime(name):
 
 
 @pytest.mark.parametrize("alg", ["jdp_standin", "jdp_tree", "jdp_user"])
-@pytest.mark.parametrize("d,eps,s,Gamma,lam", SPEC_45)
+@pytest.mark.parametrize("d,eps,s,Gamma,lam", SCRIPT_CONSTANTS)
 def test_experiment_constants_match_the_published_script(alg, d, eps, s, Gamma, lam):
     # the true tree under `experiment` (jdp_tree with the script's constants) and jdp_user at
     # M0 = 1 share them
@@ -74,8 +75,9 @@ def test_user_level_accepts_m0_from_one(M0):
     ],
 )
 def test_op24_policy_constants_of_the_zcdp_calibration(eps, rho_J, sigma_n, Upsilon, nu, unit):
-    """Spec open-problem-002 §5.4 at T = 2^15, d = 5, delta = delta_c = 0.01 (m = 16), printed
-    values within one unit of their last digit; shift 2 Upsilon, eigenvalue floor Upsilon/2."""
+    """JDP-LinUCB's zCDP calibration (docs/papers/op24.md) at T = 2^15, d = 5, delta = delta_c =
+    0.01 (m = 16), printed values within one unit of their last digit; shift 2 Upsilon,
+    eigenvalue floor Upsilon/2."""
     p = make_policy("jdp_tree", Setting(T=2**15, d=5, epsilon=eps, delta=0.01), "op24")
     c = p.consts
     assert c["m"] == 16 and c["leaves"] == 2**15
