@@ -2,8 +2,8 @@
 
 Every case mutates one shipped file and loads it with the function the Snakefile calls while it
 parses (``workflow/rules/common.smk``), so a refusal here is a refusal before the DAG exists; the
-README's "What is validated" table lists the same cases. ``tests/test_pipeline.py`` checks the
-same path end to end through ``snakemake``.
+README's "What is validated" table lists the same cases. ``tests/workflow/test_pipeline.py``
+checks the same path end to end through ``snakemake``.
 """
 
 import copy

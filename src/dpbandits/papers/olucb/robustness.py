@@ -44,7 +44,7 @@ class ScaledClipOnlineUCB(OnlineUCB):
         self.consts["G"] = self.G
 
 
-# -- statistics (pure; tests/test_robustness.py) -------------------------------------------------
+# -- statistics (pure; tests/papers/olucb/test_robustness.py) ---------------------------------
 def paired_difference(a: pd.Series, b: pd.Series) -> dict:
     """Paired difference ``a - b`` of final regrets indexed by trial, on the common trials only,
     with the 95 % Student-t interval (the ordering claims' ``interval: t``)."""

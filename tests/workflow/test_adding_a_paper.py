@@ -12,7 +12,7 @@ import pandas as pd
 import pytest
 import yaml
 
-from .conftest import ROOT
+from ..conftest import ROOT
 
 pytestmark = [pytest.mark.pipeline, pytest.mark.e2e]
 

@@ -21,7 +21,7 @@ import yaml
 from dpbandits.compare import comparable
 from dpbandits.io import read_metadata, read_results
 
-from .conftest import ROOT
+from ..conftest import ROOT
 
 pytestmark = pytest.mark.pipeline
 

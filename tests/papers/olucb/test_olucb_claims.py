@@ -8,7 +8,7 @@ import pytest
 
 from dpbandits.claims import load_claims
 
-from .conftest import ROOT
+from ...conftest import ROOT
 
 GRID_D = [1, 2, 5, 10, 100, 1000]
 GRID_T = [1e3, 2e4, 1e6, 1e9]
@@ -28,7 +28,7 @@ def test_numeric_claims_are_registered_and_point_here():
     numeric = ("olucb.sec1.vs_zheng", "olucb.rem3.7", "olucb.sec3.2.vs_zheng", "olucb.rem3.1.gauss")
     for cid in numeric:
         assert claims[cid]["testable"] == "numeric"
-        assert "tests/test_olucb_claims.py" in claims[cid]["audit"]["none"]
+        assert "tests/papers/olucb/test_olucb_claims.py" in claims[cid]["audit"]["none"]
 
 
 @pytest.mark.parametrize("d", GRID_D)

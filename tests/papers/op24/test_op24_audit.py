@@ -50,7 +50,7 @@ def test_planted_excess_exponents_are_recovered(claims, power, verdict):
     rows, per_claim = Op24Audit(df, claims, fit_points=5, fit_checkpoints=4).run()
     exc = rows[(rows.claim_id == "op.t1.finite.upper") & (rows.rule == "R-EXC-T")]
     # own words (rule_verdict): this test's regret_unif = 1e9 never exercises the cap; the
-    # shared verdicts and the saturated hard families are in tests/test_op24_verdicts.py
+    # shared verdicts and the saturated hard families are in tests/papers/op24/test_op24_verdicts.py
     assert len(exc) == 3 and set(exc.rule_verdict) == {verdict}
     assert np.allclose(exc.statistic, power, atol=0.12)
     rho = rows[(rows.claim_id == "op.t1.finite.upper") & (rows.rule == "R-RHO")].iloc[0]

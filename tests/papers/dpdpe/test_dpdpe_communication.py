@@ -79,7 +79,7 @@ def test_the_decade_fit_recovers_a_power_law():
 def test_bad_communication_settings_are_refused(global_config):
     from dpbandits.config import ConfigError, expand_experiment, load_yaml
 
-    from .conftest import ROOT
+    from ...conftest import ROOT
 
     data = load_yaml(ROOT / "config/experiments/dpdpe.yaml")
     data["communication"]["alphas"] = ["1/2", "3/2"]

@@ -1,0 +1,1 @@
+"""Tests of what belongs to one paper alone (src/dpbandits/papers/<prefix>/)."""

@@ -1,0 +1,1 @@
+"""Tests of dpbandits.papers.op24."""

@@ -1,0 +1,1 @@
+"""Tests that run Snakemake on a copy of the project (marker `pipeline`)."""
