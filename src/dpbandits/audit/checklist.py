@@ -516,8 +516,18 @@ def evaluate_orderings(
     if smallest < 2 * MIN_HALF:
         results.loc[failed, "robustness"] = "untested"
     else:
+        # only the failed claims (and the claims a failed summary combines) are re-evaluated
+        wanted = set(results.loc[failed, "claim_id"])
+        by_id = {c["id"]: c for c in claims}
+        todo = list(wanted)
+        while todo:  # summaries of summaries: every claim a wanted one combines
+            for ref in by_id[todo.pop()]["audit"].get("of", []):
+                if ref not in wanted:
+                    wanted.add(ref)
+                    todo.append(ref)
+        subset = [c for c in claims if c["id"] in wanted]
         halves = [
-            _evaluate(claims, df[df["trial"] % 2 == k], timings).set_index(_KEY)["verdict"]
+            _evaluate(subset, df[df["trial"] % 2 == k], timings).set_index(_KEY)["verdict"]
             for k in (0, 1)
         ]
         key = pd.MultiIndex.from_frame(results.loc[failed, _KEY])
