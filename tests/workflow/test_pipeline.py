@@ -90,17 +90,21 @@ def test_dry_run_of_the_full_dag(project):
         "op24",
         "op24_table1",
         "op24_gap",
-        "audit_op24",
+        "op24_audit",
+        "op24_e1",
+        "op24_verdicts",
         "op24_sim_e3_C1_d5_jdp",
+        "plasso_verdicts",
+        "plasso_support",
     ):
         assert target in listed
     # paper 002: one job per run of the core plan (docs/papers/op24.md), then its audit
     op24 = {k for k in counts if k.startswith("op24_sim_")}
-    assert len(op24) == 8 and counts["op24_verdicts"] == counts["audit_op24"] == "1"
+    assert len(op24) == 8 and counts["op24_verdicts"] == counts["op24_audit"] == "1"
     # paper 001: one job per (family, algorithm) of the core plan (docs/papers/plasso.md)
     plasso = {k for k in counts if k.startswith("plasso_sim_e1_")}
     # (12: the 10 of the plan and the support-block tree ablation on F1 and F2)
-    assert len(plasso) == 12 and counts["plasso_verdicts"] == counts["plasso_report"] == "1"
+    assert len(plasso) == 12 and counts["plasso_verdicts"] == counts["plasso_audit"] == "1"
     assert "plasso_audit" in listed and "plasso_sim_e1_F1_d100_K2_s5_private_lasso" in listed
     # uniform target names: <prefix> for a paper, <prefix>_audit for its audit page
     for prefix in ("cz22", "olucb", "dpdpe", "op24", "plasso"):

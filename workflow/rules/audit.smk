@@ -56,7 +56,7 @@ for _name, _exp in EXPERIMENTS.items():
             claims=f"config/claims/{_name}.yaml",
         output:
             csv=reported_file(
-                f"{RESULTS}/audit/{_name}_rates.csv",
+                audit_outputs(_name)["rates_csv"],
                 _name,
                 "Audit",
                 f"{paper_title(_name)}. Rate audit: the fitted exponents of every rate "
@@ -64,9 +64,9 @@ for _name, _exp in EXPERIMENTS.items():
                 "against the claimed exponents, and the verdict of each.",
                 {"what": f"{_name}_rates"},
             ),
-            md=f"{RESULTS}/audit/{_name}_rates.md",
-            controls_csv=f"{RESULTS}/audit/{_name}_controls.csv",
-            controls_md=f"{RESULTS}/audit/{_name}_controls.md",
+            md=audit_outputs(_name)["rates_md"],
+            controls_csv=audit_outputs(_name)["controls_csv"],
+            controls_md=audit_outputs(_name)["controls_md"],
         log:
             f"{LOGS}/audit/{_name}_fits.log",
         benchmark:
@@ -105,21 +105,21 @@ for _name, _exp in EXPERIMENTS.items():
             f"audit_{_name}"
         input:
             notebook="notebooks/audit_report.ipynb",
-            rates=f"{RESULTS}/audit/{_name}_rates.csv",
+            rates=audit_outputs(_name)["rates_csv"],
             orderings=table_outputs(_name)["claims"],
             sweeps=sweep_files(_name),
             figures=[cell.path for cell in _exp.cells],
             calibrations=[cal.path for cal in _exp.calibrations],
             claims=f"config/claims/{_name}.yaml",
             communication=list(communication_outputs(_name).values()),
-            privacy_delivered=f"{PRIVACY_ROOT}/audit/privacy.csv",
-            privacy_empirical=f"{PRIVACY_ROOT}/audit/privacy_empirical.csv",
+            privacy_delivered=PRIVACY_FILES["delivered_csv"],
+            privacy_empirical=PRIVACY_FILES["empirical_csv"],
         output:
             **reported(
                 {
                     **audit_plots(_name),
-                    "ipynb": f"{RESULTS}/audit/{_name}.ipynb",
-                    "html": f"{RESULTS}/audit/{_name}.html",
+                    "ipynb": audit_outputs(_name)["ipynb"],
+                    "html": audit_outputs(_name)["page"],
                 },
                 _name,
                 "Audit",
@@ -166,7 +166,7 @@ for _name, _exp in EXPERIMENTS.items():
                 "primary": _exp.data["primary"],
                 "claims_file": f"config/claims/{_name}.yaml",
                 "claims_schema": f"{SCHEMAS}/claims.schema.yaml",
-                "rates_csv": f"{RESULTS}/audit/{_name}_rates.csv",
+                "rates_csv": audit_outputs(_name)["rates_csv"],
                 "orderings_csv": table_outputs(_name)["claims"],
                 "sweep_files": sweep_files(_name),
                 "figure_files": [cell.path for cell in _exp.cells],
@@ -174,8 +174,8 @@ for _name, _exp in EXPERIMENTS.items():
                     [c for sw in _exp.sweeps for c in sw.cells] + list(_exp.cells)
                 ),
                 "calibration_files": [cal.path for cal in _exp.calibrations],
-                "privacy_delivered_csv": f"{PRIVACY_ROOT}/audit/privacy.csv",
-                "privacy_empirical_csv": f"{PRIVACY_ROOT}/audit/privacy_empirical.csv",
+                "privacy_delivered_csv": PRIVACY_FILES["delivered_csv"],
+                "privacy_empirical_csv": PRIVACY_FILES["empirical_csv"],
                 "communication": {
                     k: v
                     for k, v in communication_outputs(_name).items()
@@ -200,23 +200,18 @@ for _name, _exp in EXPERIMENTS.items():
 
 rule audit:
     input:
-        [f"{RESULTS}/audit/{name}.html" for name in EXPERIMENTS],
-        bound_pages=[entry["file"] for entry in bound_pages()],
-        bound_claims=[entry["claims"] for entry in bound_pages()],
-        rates=[f"{RESULTS}/audit/{name}_rates.csv" for name in EXPERIMENTS],
-        controls=[f"{RESULTS}/audit/{name}_controls.csv" for name in EXPERIMENTS],
+        [audit_outputs(name)["page"] for name in EXPERIMENTS],
+        study_pages=[entry["file"] for entry in study_pages()],
+        study_claims=[entry["claims"] for entry in study_pages()],
+        rates=[audit_outputs(name)["rates_csv"] for name in EXPERIMENTS],
+        controls=[audit_outputs(name)["controls_csv"] for name in EXPERIMENTS],
         orderings=[table_outputs(name)["claims"] for name in EXPERIMENTS],
-        privacy_delivered=f"{PRIVACY_ROOT}/audit/privacy.csv",
-        privacy_empirical=f"{PRIVACY_ROOT}/audit/privacy_empirical.csv",
+        privacy_delivered=PRIVACY_FILES["delivered_csv"],
+        privacy_empirical=PRIVACY_FILES["empirical_csv"],
     output:
         **reported(
             {
-                "rates": f"{RESULTS}/audit/rates.csv",
-                "orderings": f"{RESULTS}/audit/orderings.csv",
-                "controls": f"{RESULTS}/audit/controls.csv",
-                "scoreboard_csv": f"{RESULTS}/audit/scoreboard.csv",
-                "scoreboard_md": f"{RESULTS}/audit/scoreboard.md",
-                "report": f"{RESULTS}/audit/report.html",
+                **SUMMARY_FILES,
             },
             "audit",
             "Summary",
@@ -268,25 +263,24 @@ rule audit:
                 "name": name,
                 "title": exp.data["title"],
                 "primary": exp.data["primary"],
-                "rates": f"{RESULTS}/audit/{name}_rates.csv",
-                "controls": f"{RESULTS}/audit/{name}_controls.csv",
+                "rates": audit_outputs(name)["rates_csv"],
+                "controls": audit_outputs(name)["controls_csv"],
                 "orderings": table_outputs(name)["claims"],
                 "claims": f"config/claims/{name}.yaml",
                 "page": f"{name}.html",
             }
             for name, exp in EXPERIMENTS.items()
         ],
-        bound_audits=bound_pages(),
+        bound_audits=study_pages(),
         # registries whose privacy claims take the privacy audit's finding
         privacy_registries=[
             [name, f"config/claims/{name}.yaml", f"{SCHEMAS}/claims.schema.yaml"]
             for name in EXPERIMENTS
         ]
-        + (
-            [["plasso", PLASSO_PLAN.claims, f"{SCHEMAS}/bound_claims.schema.yaml"]]
-            if PLASSO_PLAN
-            else []
-        ),
+        + [
+            [name, plan.claims, f"{SCHEMAS}/bound_claims.schema.yaml"]
+            for name, plan in STUDY_PLANS.items()
+        ],
     script:
         "../scripts/audit_summary.py"
 
@@ -304,8 +298,7 @@ if "olucb" in EXPERIMENTS and "robustness" in EXPERIMENTS["olucb"].data:
                 }
             ),
         output:
-            csv=f"{RESULTS}/audit/olucb_robustness.csv",
-            md=f"{RESULTS}/audit/olucb_robustness.md",
+            **OLUCB_ROBUSTNESS_FILES,
         log:
             f"{LOGS}/audit/olucb_robustness.log",
         benchmark:
@@ -331,4 +324,4 @@ for _name in EXPERIMENTS:
         name:
             f"{_name}_audit"
         input:
-            f"{RESULTS}/audit/{_name}.html",
+            audit_outputs(_name)["page"],

@@ -9,6 +9,7 @@ from snakemake.exceptions import WorkflowError
 from dpbandits.bound_claims import load_bound_registry
 from dpbandits.fingerprint import fingerprint as code_fingerprint
 from dpbandits.papers import paper, select as select_papers
+from dpbandits.papers import study as study_layout
 from dpbandits.claims import check_claim_targets, load_registry
 from dpbandits.config import (
     ConfigError,
@@ -55,9 +56,9 @@ try:
     CLAIMS = {name: registry["claims"] for name, registry in REGISTRIES.items()}
     for name, claims in CLAIMS.items():
         check_claim_targets(claims, EXPERIMENTS[name], f"config/claims/{name}.yaml")
-    # The figure-less papers' run plans, through their registry entries (dpbandits.papers).
-    # op24's rules are in bounds.smk, plasso's (its own plan format) in plasso.smk.
-    _PLANS = {
+    # The figure-less studies' run plans, through their packages (dpbandits.papers.study);
+    # their rules are in studies.smk.
+    STUDY_PLANS = {
         name: paper(name).module.load_plan(
             f"config/experiments/{name}.yaml",
             f"{SCHEMAS}/{name}.schema.yaml",
@@ -66,9 +67,8 @@ try:
         )
         for name in config["bound_audits"]
     }
-    BOUND_PLANS = {name: plan for name, plan in _PLANS.items() if name != "plasso"}
-    PLASSO_PLAN = _PLANS.get("plasso")
-    for _plan in [*BOUND_PLANS.values(), *([PLASSO_PLAN] if PLASSO_PLAN else [])]:
+    for _name, _plan in STUDY_PLANS.items():
+        paper(_name).module.STUDY.check(_name)
         load_bound_registry(_plan.claims, f"{SCHEMAS}/bound_claims.schema.yaml")
 except ConfigError as exc:
     raise WorkflowError(str(exc)) from None
@@ -86,6 +86,70 @@ BENCH = RESULTS.replace("results", "benchmarks", 1)
 FIGURES = {fig.id: fig for exp in EXPERIMENTS.values() for fig in exp.figures}
 
 
+# Output paths: every generated file's path is made by one function or constant of this file
+# (tests/workflow/test_output_paths.py keeps the other rules files free of path literals).
+
+
+def timing_file(name, group, entry):
+    """Timing table of one simulation job of figure paper ``name`` (panel and configuration,
+    or sweep and schedule); kept out of the byte-reproducible parquet."""
+    return f"{RESULTS}/timing/{name}/{group}/{entry}.csv"
+
+
+def audit_outputs(name):
+    """Every output of figure paper ``name``'s audit: the rate fits and their controls (CSV
+    and Markdown), the audit page and its executed notebook."""
+    stem = f"{RESULTS}/audit/{name}"
+    return {
+        "rates_csv": f"{stem}_rates.csv",
+        "rates_md": f"{stem}_rates.md",
+        "controls_csv": f"{stem}_controls.csv",
+        "controls_md": f"{stem}_controls.md",
+        "ipynb": f"{stem}.ipynb",
+        "page": f"{stem}.html",
+    }
+
+
+#: The privacy audit's outputs (delivered epsilon, empirical lower bounds, page).
+PRIVACY_FILES = {
+    "delivered_csv": f"{PRIVACY_ROOT}/audit/privacy.csv",
+    "delivered_md": f"{PRIVACY_ROOT}/audit/privacy.md",
+    "empirical_csv": f"{PRIVACY_ROOT}/audit/privacy_empirical.csv",
+    "empirical_md": f"{PRIVACY_ROOT}/audit/privacy_empirical.md",
+    "page": f"{PRIVACY_ROOT}/audit/privacy.html",
+}
+
+#: The cross-paper audit's outputs (stacked tables, scoreboard, report index).
+SUMMARY_FILES = {
+    "rates": f"{RESULTS}/audit/rates.csv",
+    "orderings": f"{RESULTS}/audit/orderings.csv",
+    "controls": f"{RESULTS}/audit/controls.csv",
+    "scoreboard_csv": f"{RESULTS}/audit/scoreboard.csv",
+    "scoreboard_md": f"{RESULTS}/audit/scoreboard.md",
+    "report": f"{RESULTS}/audit/report.html",
+}
+
+#: The on-demand robustness study of paper 000's failed ordering.
+OLUCB_ROBUSTNESS_FILES = {
+    "csv": f"{RESULTS}/audit/olucb_robustness.csv",
+    "md": f"{RESULTS}/audit/olucb_robustness.md",
+}
+
+
+def paper_table_outputs(name):
+    """Output files of the paper's own tables: CSV, Markdown and LaTeX of each."""
+    return {
+        f"{t}_{ext}": f"{RESULTS}/tables/{t}.{ext}"
+        for t in REGISTRIES[name].get("tables", {})
+        for ext in ("csv", "md", "tex")
+    }
+
+
+def figure_image(name, ext):
+    """One image of a figure (``ext``: pdf or png)."""
+    return f"{RESULTS}/figures/{name}.{ext}"
+
+
 def calibration_inputs(name, cells):
     """Calibration tables that ``cells`` (of experiment ``name``) take values from."""
     exp = EXPERIMENTS[name]
@@ -97,8 +161,8 @@ def figure_outputs(fig):
     """Files one notebook execution writes: every image (pdf, png) and the notebook itself."""
     out = {}
     for name in fig.image_names:
-        out[f"{name}_pdf"] = f"{RESULTS}/figures/{name}.pdf"
-        out[f"{name}_png"] = f"{RESULTS}/figures/{name}.png"
+        out[f"{name}_pdf"] = figure_image(name, "pdf")
+        out[f"{name}_png"] = figure_image(name, "png")
     out["ipynb"] = f"{RESULTS}/notebooks/{fig.id}.ipynb"
     out["html"] = f"{RESULTS}/notebooks/{fig.id}.html"
     return out
@@ -143,12 +207,8 @@ def reported(outputs, name, subcategory, items):
 
 
 def paper_title(name):
-    """Title of paper ``name`` (an experiment, a bound audit, or the PrivateLASSO audit)."""
-    if name in EXPERIMENTS:
-        return EXPERIMENTS[name].data["title"]
-    if name in BOUND_PLANS:
-        return BOUND_PLANS[name].title
-    return PLASSO_PLAN.title
+    """Title of figure paper ``name`` (its experiment file's ``title``)."""
+    return EXPERIMENTS[name].data["title"]
 
 
 def audit_plots(name):
@@ -194,136 +254,55 @@ def communication_outputs(name):
     }
 
 
-#: Figures of a bound audit (docs/papers/op24.md): OP-E1, OP-E2 and the Section 3 gap.
-BOUND_FIGURES = ("e1", "e2", "gap")
-#: Their report captions (what the audit notebook draws).
-BOUND_FIGURE_CAPTIONS = {
-    "e1": "OP-E1 (finite-armed, AdaC-UCB): regret against T on I1 and the minimax "
-    "family I2 with the bounds' non-private terms as guides; the private excess over Ada-UCB "
-    "against T and, at T_max, against rho (slope -1/2 reference).",
-    "e2": "OP-E2 (linear, AdaC-GOPE): the same panels for J1 and the hypercube family J2.",
-    "gap": "OP-E3, the Section 3 gap: regret against T for LinUCB, JDP-LinUCB (epsilon, "
-    "delta = 0.01), OFUL-RS and AdaC-OFUL (rho); the excess over the non-private reference "
-    "against T and, at T_max, against epsilon with the upper (-1/2) and lower (-1) bounds' "
-    "slopes.",
-}
+def study(name):
+    """The declaration of figure-less study ``name`` (dpbandits.papers.study.Study)."""
+    return paper(name).module.STUDY
 
 
-def bound_root(name):
-    """Root of a bound audit's outputs: the scale's root, plus /full for the full tier."""
-    return RESULTS if BOUND_PLANS[name].tier == "core" else f"{RESULTS}/full"
+def study_root(name):
+    """Root of a study's outputs: the scale's root, plus /full for the full tier."""
+    return RESULTS if STUDY_PLANS[name].tier == "core" else f"{RESULTS}/full"
 
 
-def bound_sim_files(name):
-    """Parquet file of every run of a bound audit's plan."""
-    return [
-        f"{bound_root(name)}/sim/{name}/{run.id}.parquet"
-        for run in BOUND_PLANS[name].runs
-    ]
-
-
-def expected_runs(plan, paths):
-    """Path -> the run its file must hold (op24 and plasso plans; see expected_settings)."""
-    return json.loads(
-        json.dumps(
-            {
-                path: {"run": run.as_dict(), "tier": plan.tier, "scale": plan.scale}
-                for path, run in zip(paths, plan.runs)
-            }
-        )
+def study_runs(name):
+    """Kind -> the parquet file of that kind of every run of the study's plan."""
+    return study_layout.run_paths(
+        name, study(name), STUDY_PLANS[name], study_root(name)
     )
 
 
-def bound_outputs(name):
-    """Every output file of a bound audit (verdicts, table, figures, report page)."""
-    root = bound_root(name)
-    out = {
-        "verdicts_csv": f"{root}/audit/{name}_verdicts.csv",
-        "verdicts_md": f"{root}/audit/{name}_verdicts.md",
-        "claims_csv": f"{root}/audit/{name}_claims.csv",
-        "claims_md": f"{root}/audit/{name}_claims.md",
-        "page": f"{root}/audit/{name}.html",
-        "ipynb": f"{root}/audit/{name}.ipynb",
-    }
-    for ext in ("csv", "md", "tex"):
-        out[f"table1_{ext}"] = f"{root}/tables/{name}_table1.{ext}"
-    for fig in BOUND_FIGURES:
-        for ext in ("pdf", "png"):
-            out[f"{fig}_{ext}"] = f"{root}/figures/{name}_{fig}.{ext}"
-    return out
+def study_timing(name, run):
+    """Timing table of one simulation job of a study (kept out of the parquet)."""
+    return study_layout.timing_path(name, run, study_root(name))
 
 
-#: Figures of the PrivateLASSO audit (docs/papers/plasso.md); `scans` is PL-E2 (full tier).
-PLASSO_FIGURES = ("regret_vs_T", "normalised", "eps", "ratio", "support", "scans")
-#: Their report captions (what the audit notebook draws).
-PLASSO_FIGURE_CAPTIONS = {
-    "regret_vs_T": "PL-E1: regret against T per family, PrivateLASSO at every epsilon, "
-    "NP-TH-LASSO, Oracle-OLS, Oracle-TBAP and the svt-noise-off ablation, with guides "
-    "proportional to ln^3 T (Theorem 2) and sqrt(T) ln^2 T (Theorem 3).",
-    "normalised": "PL-E1: normalised regret R_T / ln^3 T and R_T / (sqrt(T) ln^2 T).",
-    "eps": "PL-E1: excess regret at T_max over PrivateLASSO (epsilon = infinity) against "
-    "epsilon, paired per trial, reference slope -1; Oracle-TBAP's excess over Oracle-OLS.",
-    "ratio": "PL-E1: the ratio R_eps(T) / R_inf(T) against T (claim plasso.thm2.shape).",
-    "support": "PL-E1, Lemma 4: share of the true support found and false positives per "
-    "episode start, with the cap c_max - s0.",
-    "scans": "PL-E2 (full tier): regret at T = 2^15 against d, K - 1 and s0.",
-}
+def study_expected(name):
+    """Path -> the run its file must hold (dpbandits.io.read_results(expect=...))."""
+    return study_layout.expected_runs(STUDY_PLANS[name], study_runs(name))
 
 
-def plasso_root():
-    """Root of the PrivateLASSO audit's outputs: the scale's root, plus /full for the full tier."""
-    return RESULTS if PLASSO_PLAN.tier == "core" else f"{RESULTS}/full"
+def study_outputs(name):
+    """Every output of a study after its simulations (verdicts, tables, figures, page)."""
+    return study_layout.outputs(name, study(name), study_root(name))
 
 
-def plasso_sim_files(kind="runs"):
-    """Run (``runs``) or episode (``episodes``) parquet file of every run of the plan."""
-    suffix = "" if kind == "runs" else "_episodes"
+def study_page_parameters(name):
+    """The parameters of a study's audit notebook."""
+    return study_layout.page_parameters(
+        name, study(name), STUDY_PLANS[name], study_root(name)
+    )
+
+
+def study_pages():
+    """Report entries of the figure-less studies: title, claim verdicts, page file and its
+    link relative to the report."""
     return [
-        f"{plasso_root()}/sim/plasso/{run.id}{suffix}.parquet"
-        for run in PLASSO_PLAN.runs
-    ]
-
-
-def plasso_outputs():
-    """Every output of the PrivateLASSO audit: verdict tables, figures, report page."""
-    root = plasso_root()
-    out = {
-        "rows_csv": f"{root}/tables/plasso_claims.csv",
-        "rows_md": f"{root}/tables/plasso_claims.md",
-        "claims_csv": f"{root}/audit/plasso_claims.csv",
-        "claims_md": f"{root}/audit/plasso_claims.md",
-        "constants_csv": f"{root}/tables/plasso_constants.csv",
-        "constants_md": f"{root}/tables/plasso_constants.md",
-        "page": f"{root}/audit/plasso.html",
-        "ipynb": f"{root}/audit/plasso.ipynb",
-    }
-    for fig in PLASSO_FIGURES:
-        for ext in ("pdf", "png"):
-            out[f"{fig}_{ext}"] = f"{root}/figures/plasso_{fig}.{ext}"
-    return out
-
-
-def bound_pages():
-    """Report entries of the papers audited by dedicated experiments (op24, plasso): title,
-    claim verdicts, page file and its link relative to the report."""
-    entries = [
         {
             "name": name,
             "title": plan.title,
-            "claims": bound_outputs(name)["claims_csv"],
-            "file": bound_outputs(name)["page"],
-            "page": os.path.relpath(bound_outputs(name)["page"], f"{RESULTS}/audit"),
+            "claims": study_outputs(name)["claims_csv"],
+            "file": study_outputs(name)["page"],
+            "page": os.path.relpath(study_outputs(name)["page"], f"{RESULTS}/audit"),
         }
-        for name, plan in BOUND_PLANS.items()
+        for name, plan in STUDY_PLANS.items()
     ]
-    if PLASSO_PLAN:
-        entries.append(
-            {
-                "name": "plasso",
-                "title": PLASSO_PLAN.title,
-                "claims": plasso_outputs()["claims_csv"],
-                "file": plasso_outputs()["page"],
-                "page": os.path.relpath(plasso_outputs()["page"], f"{RESULTS}/audit"),
-            }
-        )
-    return entries

@@ -83,5 +83,5 @@ for _fig in FIGURES.values():
                 name:
                     _name
                 input:
-                    f"{RESULTS}/figures/{_name}.pdf",
-                    f"{RESULTS}/figures/{_name}.png",
+                    figure_image(_name, "pdf"),
+                    figure_image(_name, "png"),

@@ -6,23 +6,12 @@
 def figure_timings(name):
     """Timing tables of the figure simulation jobs of experiment ``name``."""
     exp = EXPERIMENTS[name]
-    return sorted(
-        {f"{RESULTS}/timing/{name}/{panel}/{conf}.csv" for panel, conf in exp.groups()}
-    )
+    return sorted({timing_file(name, panel, conf) for panel, conf in exp.groups()})
 
 
 def paper_tables(name):
     """The paper's own tables (claims registry ``tables:``), validated when the workflow loads."""
     return REGISTRIES[name].get("tables", {})
-
-
-def paper_table_outputs(name):
-    """Output files of the paper's own tables: CSV, Markdown and LaTeX of each."""
-    return {
-        f"{t}_{ext}": f"{RESULTS}/tables/{t}.{ext}"
-        for t in paper_tables(name)
-        for ext in ("csv", "md", "tex")
-    }
 
 
 def paper_table_inputs(name):
@@ -183,4 +172,4 @@ for _name, _exp in EXPERIMENTS.items():
             table_outputs(_name).values(),
             paper_table_outputs(_name).values(),
             [cal.path for cal in _exp.calibrations],
-            f"{RESULTS}/audit/{_name}.html",
+            audit_outputs(_name)["page"],

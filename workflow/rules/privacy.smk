@@ -11,7 +11,7 @@ rule privacy_delivered:
         plans=[f"config/experiments/{name}.yaml" for name in config["bound_audits"]],
     output:
         csv=reported_file(
-            f"{PRIVACY_ROOT}/audit/privacy.csv",
+            PRIVACY_FILES["delivered_csv"],
             "privacy",
             "Privacy",
             (
@@ -24,7 +24,7 @@ rule privacy_delivered:
             ),
             {"what": "privacy"},
         ),
-        md=f"{PRIVACY_ROOT}/audit/privacy.md",
+        md=PRIVACY_FILES["delivered_md"],
     log:
         f"{LOGS}/audit/privacy_delivered{PRIVACY_TAG}.log",
     benchmark:
@@ -50,7 +50,7 @@ rule privacy_delivered:
 rule privacy_empirical:
     output:
         csv=reported_file(
-            f"{PRIVACY_ROOT}/audit/privacy_empirical.csv",
+            PRIVACY_FILES["empirical_csv"],
             "privacy",
             "Privacy",
             (
@@ -63,7 +63,7 @@ rule privacy_empirical:
             ),
             {"what": "privacy_empirical"},
         ),
-        md=f"{PRIVACY_ROOT}/audit/privacy_empirical.md",
+        md=PRIVACY_FILES["empirical_md"],
     log:
         f"{LOGS}/audit/privacy_empirical{PRIVACY_TAG}.log",
     benchmark:
@@ -89,7 +89,7 @@ rule privacy_report:
         empirical=rules.privacy_empirical.output.csv,
     output:
         html=reported_file(
-            f"{PRIVACY_ROOT}/audit/privacy.html",
+            PRIVACY_FILES["page"],
             "privacy",
             "Privacy",
             (

@@ -13,7 +13,7 @@ for _name, _exp in EXPERIMENTS.items():
                 calibrations=calibration_inputs(_name, _cells),
             output:
                 parquet=[c.path for c in _cells],
-                timing=f"{RESULTS}/timing/{_name}/{_panel}/{_conf}.csv",
+                timing=timing_file(_name, _panel, _conf),
             log:
                 f"{LOGS}/sim/{_name}/{_panel}/{_conf}.log",
             benchmark:
@@ -89,7 +89,7 @@ for _name, _exp in EXPERIMENTS.items():
                     ),
                 output:
                     parquet=[c.path for c in _sweep.cells_of_entry(_sched)],
-                    timing=f"{RESULTS}/timing/{_name}/{_sweep.id}/{_sched}.csv",
+                    timing=timing_file(_name, _sweep.id, _sched),
                 log:
                     f"{LOGS}/sim/{_name}/{_sweep.id}/{_sched}.log",
                 benchmark:

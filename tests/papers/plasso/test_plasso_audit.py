@@ -11,7 +11,7 @@ import yaml
 
 from dpbandits.bound_claims import load_bound_registry, t_secant_exponent
 from dpbandits.config import ConfigError
-from dpbandits.papers.plasso.plan import PlassoRun, load_plasso_plan
+from dpbandits.papers.plasso.plan import Run, load_plan
 from dpbandits.papers.plasso.verdicts import (
     PlassoAudit,
     aggregate_upper,
@@ -33,7 +33,7 @@ def claims():
 
 
 def test_core_plan_is_pl_e1_on_f1_and_f2():
-    plan = load_plasso_plan(PLAN, SCHEMA)
+    plan = load_plan(PLAN, SCHEMA)
     assert len(plan.runs) == 12 and plan.fit_points == 4
     pl = plan.run("e1_F1_d100_K2_s5_private_lasso")
     assert pl.eps == (1.0, 1e2, 1e4, 1e5, 1e6, 1e7, 1e8, INF)
@@ -48,11 +48,11 @@ def test_core_plan_is_pl_e1_on_f1_and_f2():
     abl = plan.run("e1_F1_d100_K2_s5_support_block_tree")
     assert abl.eps == (1e4, 1e6) and abl.eps_index == (3, 5)
     assert [pl.eps_index[pl.eps.index(e)] for e in abl.eps] == list(abl.eps_index)
-    assert PlassoRun.from_dict(pl.as_dict()) == pl
+    assert Run.from_dict(pl.as_dict()) == pl
 
 
 def test_full_plan_scans_share_the_base_configuration_once():
-    plan = load_plasso_plan(PLAN, SCHEMA, "full")
+    plan = load_plan(PLAN, SCHEMA, "full")
     e2 = [r for r in plan.runs if r.experiment == "PL-E2"]
     configs = {(r.d, r.K, r.s0) for r in e2}
     assert configs == {(100, 2, 5), (300, 2, 5), (1000, 2, 5), (100, 5, 5), (100, 10, 5),
@@ -65,7 +65,7 @@ def test_full_plan_scans_share_the_base_configuration_once():
 
 
 def test_quick_scale_shrinks_horizons_and_trials():
-    plan = load_plasso_plan(PLAN, SCHEMA, "core", "quick")
+    plan = load_plan(PLAN, SCHEMA, "core", "quick")
     assert all(r.horizons == (512, 1024, 2048) and r.trials == 2 for r in plan.runs)
     assert plan.fit_points == 3
 
@@ -94,13 +94,13 @@ def test_bad_plans_are_refused_with_key_and_value(tmp_path, edit, message):
     bad = tmp_path / "plasso.yaml"
     bad.write_text(yaml.safe_dump(data))
     with pytest.raises(ConfigError, match=None) as err:
-        load_plasso_plan(str(bad), SCHEMA)
+        load_plan(str(bad), SCHEMA)
     assert message in str(err.value)
 
 
 def test_bad_tier_is_refused():
     with pytest.raises(ConfigError, match="tier = 'huge'"):
-        load_plasso_plan(PLAN, SCHEMA, "huge")
+        load_plan(PLAN, SCHEMA, "huge")
 
 
 def test_claimed_secant_exponents_over_the_fit_windows(claims):

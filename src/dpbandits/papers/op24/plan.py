@@ -11,11 +11,11 @@ instances, d for linear ones, privacy values inside the algorithm's grid, unique
 from __future__ import annotations
 
 import math
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 
 from dpbandits.config import ConfigError, check_schema, load_yaml
+from dpbandits.papers.study import RunRecord, StudyPlan, check_tier
 
-TIERS = ("core", "full")
 #: Instances of each experiment (codes of docs/papers/op24.md) and the algorithm of OP-E1/E2.
 EXPERIMENT_INSTANCES = {
     "OP-E1": ("I1", "I1b", "I2", "I3"),
@@ -26,36 +26,6 @@ FIXED_ALGORITHM = {"OP-E1": "adac_ucb", "OP-E2": "adac_gope"}
 #: OP-E3 checkpoints: 2^(L - CHECKPOINT_SPAN) ... 2^L (2^10 ... 2^15 at L = 15;
 #: docs/papers/op24.md).
 CHECKPOINT_SPAN = 5
-
-
-class RunRecord:
-    """Conversions of a frozen run dataclass to and from the plain dict Snakemake passes as a
-    job parameter (and the parquet metadata stores); ``_TUPLES`` lists the tuple fields."""
-
-    _TUPLES: tuple[str, ...] = ()
-
-    def as_dict(self) -> dict:
-        """Plain dict (Snakemake params, parquet metadata); ``inf`` stays a float."""
-        return asdict(self)
-
-    @classmethod
-    def from_dict(cls, data: dict):
-        """Inverse of :meth:`as_dict`."""
-        data = dict(data)
-        for key in cls._TUPLES:
-            data[key] = tuple(data[key])
-        return cls(**data)
-
-
-class RunLookup:
-    """``plan.run(id)`` for a plan dataclass with a ``runs`` tuple."""
-
-    def run(self, run_id: str):
-        """The run with this id."""
-        for r in self.runs:
-            if r.id == run_id:
-                return r
-        raise KeyError(run_id)
 
 
 @dataclass(frozen=True)
@@ -100,18 +70,24 @@ class Run(RunRecord):
 
 
 @dataclass(frozen=True)
-class Plan(RunLookup):
-    """The runs of one tier at one scale, and the settings the audit needs."""
+class Plan(StudyPlan):
+    """The runs of one tier at one scale, and the settings the audit needs (besides those of
+    every study plan, :class:`dpbandits.papers.study.StudyPlan`).
 
-    title: str
-    claims: str
-    tier: str
-    scale: str
-    runs: tuple[Run, ...]
+    Attributes
+    ----------
+    horizons : tuple of int
+        The OP-E1/E2 horizon grid.
+    fit_checkpoints : int
+        OP-E3: checkpoints of the T-fits (the last ones).
+    """
+
     horizons: tuple[int, ...]
-    fit_points: int
     fit_checkpoints: int
-    grids: dict
+
+    def audit_parameters(self) -> dict:
+        """Plain values the verdict job takes from the plan."""
+        return {**super().audit_parameters(), "fit_checkpoints": self.fit_checkpoints}
 
 
 #: Largest horizon of an OP-E1/E2 grid (log10): the designed grid ends at 10^7
@@ -207,8 +183,7 @@ def load_plan(path: str, schema: str, tier: str = "core", scale: str = "paper") 
     ConfigError
         Naming the key, the bad value and what is allowed.
     """
-    if tier not in TIERS:
-        raise ConfigError(f"config key tier = {tier!r}: allowed {', '.join(TIERS)}")
+    check_tier(tier)
     data = load_yaml(path)
     check_schema(data, schema, path)
     h = data["horizons"]

@@ -14,9 +14,8 @@ import math
 from dataclasses import dataclass
 
 from dpbandits.config import ConfigError, check_schema, load_yaml
-from dpbandits.papers.op24.plan import RunLookup, RunRecord
+from dpbandits.papers.study import RunRecord, StudyPlan, check_tier
 
-TIERS = ("core", "full")
 #: Algorithms without privacy noise: their only eps is inf (eps index 0).
 NON_PRIVATE = ("np_th_lasso", "oracle_ols")
 #: Ablations without a grid of their own: their eps values and indices are those of another
@@ -29,7 +28,7 @@ SHORT = {"PL-E1": "e1", "PL-E2": "e2"}
 
 
 @dataclass(frozen=True)
-class PlassoRun(RunRecord):
+class Run(RunRecord):
     """One simulation job of the plan.
 
     Attributes
@@ -65,17 +64,21 @@ class PlassoRun(RunRecord):
 
 
 @dataclass(frozen=True)
-class PlassoPlan(RunLookup):
-    """The runs of one tier at one scale and the settings of the audit."""
+class Plan(StudyPlan):
+    """The runs of one tier at one scale and the settings of the audit (besides those of every
+    study plan, :class:`dpbandits.papers.study.StudyPlan`).
 
-    title: str
-    claims: str
-    tier: str
-    scale: str
-    runs: tuple
-    fit_points: int
-    grids: dict
+    Attributes
+    ----------
+    parameters : dict
+        Fixed parameters of every run (sigma, C_theta, C_X, C_r, lambda0, delta, phi2).
+    """
+
     parameters: dict
+
+    def audit_parameters(self) -> dict:
+        """Plain values the verdict job takes from the plan."""
+        return {**super().audit_parameters(), "parameters": dict(self.parameters)}
 
 
 def _eps(algorithm: str, values, grids: dict, where: str) -> tuple[tuple, tuple]:
@@ -110,7 +113,7 @@ def _configs(entry: dict) -> list[dict]:
     return out
 
 
-def load_plasso_plan(path: str, schema: str, tier: str = "core", scale: str = "paper"):
+def load_plan(path: str, schema: str, tier: str = "core", scale: str = "paper"):
     """Read, validate and expand ``config/experiments/plasso.yaml``.
 
     Parameters
@@ -126,8 +129,7 @@ def load_plasso_plan(path: str, schema: str, tier: str = "core", scale: str = "p
     ConfigError
         Naming the key, the bad value and what is allowed.
     """
-    if tier not in TIERS:
-        raise ConfigError(f"config key tier = {tier!r}: allowed {', '.join(TIERS)}")
+    check_tier(tier)
     data = load_yaml(path)
     check_schema(data, schema, path)
     quick = data["quick"] if scale == "quick" else None
@@ -156,7 +158,7 @@ def load_plasso_plan(path: str, schema: str, tier: str = "core", scale: str = "p
                         f"{algorithm}"
                     )
                     runs.append(
-                        PlassoRun(
+                        Run(
                             run_id,
                             e["experiment"],
                             family,
@@ -175,7 +177,7 @@ def load_plasso_plan(path: str, schema: str, tier: str = "core", scale: str = "p
     dup = sorted({i for i in ids if ids.count(i) > 1})
     if dup:
         raise ConfigError(f"{path}: tiers.{tier}: duplicate runs {dup} (same experiment/config)")
-    return PlassoPlan(
+    return Plan(
         title=data["title"],
         claims=data["claims"],
         tier=tier,
@@ -187,4 +189,4 @@ def load_plasso_plan(path: str, schema: str, tier: str = "core", scale: str = "p
     )
 
 
-__all__ = ["GRID_OF", "LABELS", "PlassoPlan", "PlassoRun", "load_plasso_plan"]
+__all__ = ["GRID_OF", "LABELS", "Plan", "Run", "load_plan"]

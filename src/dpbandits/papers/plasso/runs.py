@@ -25,7 +25,7 @@ from dpbandits.engine.private_lasso import simulate_cell
 from dpbandits.envs.sparse import EXPERIMENTS, FAMILIES, ROOT
 from dpbandits.io import write_result, write_rows_csv
 from dpbandits.joblog import progress
-from dpbandits.papers.plasso.plan import PlassoRun
+from dpbandits.papers.plasso.plan import Run
 from dpbandits.policies.private_lasso import plasso_constants
 
 log = logging.getLogger("dpbandits")
@@ -52,7 +52,7 @@ def _table(cols: dict) -> pa.Table:
     return pa.table({c: pa.array(v, type=kind(c)) for c, v in cols.items()})
 
 
-def simulate_run(run: PlassoRun) -> tuple[pa.Table, pa.Table, list[dict], list[dict]]:
+def simulate_run(run: Run) -> tuple[pa.Table, pa.Table, list[dict], list[dict]]:
     """All cells of ``run``: (runs table, episodes table, constants per (eps, T), timings)."""
     keys = ("paper", "experiment", "family", "d", "s0", "K", "T", "eps", "eps_index", "delta",
             "algorithm", "trial")  # fmt: skip
@@ -98,7 +98,7 @@ def simulate_run(run: PlassoRun) -> tuple[pa.Table, pa.Table, list[dict], list[d
 
 
 def write_run(
-    run: PlassoRun,
+    run: Run,
     out: str | Path,
     episodes_out: str | Path,
     timing_out: str | Path,

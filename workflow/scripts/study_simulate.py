@@ -1,0 +1,19 @@
+"""Snakemake job: one run of a figure-less study's plan (all its privacy values, horizons and
+trials) to its parquet files, plus its timing table (kept out of the byte-reproducible parquet).
+The study's package does the work (``dpbandits.papers.<prefix>.simulate``)."""
+
+# `snakemake` is injected by Snakemake's script directive.
+# ruff: noqa: F821
+
+from dpbandits.joblog import job_log
+from dpbandits.papers import paper
+
+with job_log(snakemake.log[0]):
+    p = snakemake.params
+    paper(p.prefix).module.simulate(
+        p.run,
+        {kind: getattr(snakemake.output, kind) for kind in p.kinds},
+        snakemake.output.timing,
+        p.tier,
+        p.scale,
+    )

@@ -1,0 +1,24 @@
+"""Snakemake job: every verdict rule of a figure-less study on the results of one tier (the
+study's package does the work, ``dpbandits.papers.<prefix>.write_verdicts``): its verdict
+tables, among them one verdict per claim."""
+
+# `snakemake` is injected by Snakemake's script directive.
+# ruff: noqa: F821
+
+from dpbandits.bound_claims import load_bound_registry
+from dpbandits.joblog import job_log
+from dpbandits.papers import paper
+
+with job_log(snakemake.log[0]) as log:
+    p = snakemake.params
+    registry = load_bound_registry(snakemake.input.claims, p.claims_schema)
+    claims = paper(p.prefix).module.write_verdicts(
+        {kind: list(getattr(snakemake.input, kind)) for kind in p.kinds},
+        registry["claims"],
+        p.parameters,
+        p.max_detectable,
+        p.expected,
+        dict(snakemake.output.items()),
+    )
+    for r in claims.itertuples():
+        log.info("%s: %s (%s)", r.claim_id, r.verdict, r.rules)
