@@ -1,6 +1,6 @@
 """Tests that kill mutants left alive in engine/episodic.py (docs/mutation.md).
 
-tests/test_adac_ucb.py compares the episode-level engine with the per-round reference only in
+tests/engine/test_adac_ucb.py compares the episode-level engine with the per-round reference only in
 distribution (a KS test). With arm means in {0, 1} every reward is determined (Bernoulli(1) = 1,
 Bernoulli(0) = 0), so the engine's binomial episode sums and the reference's per-round draws
 coincide, and with the same privacy-noise stream (K initial normals, then one per completed

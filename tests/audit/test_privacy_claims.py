@@ -14,7 +14,7 @@ from dpbandits.bound_claims import load_bound_registry
 from dpbandits.claims import load_claims
 from dpbandits.papers import papers
 
-from .conftest import ROOT, SCHEMAS
+from ..conftest import ROOT, SCHEMAS
 
 REGISTRIES = ("cz22", "dpdpe", "olucb")  # claims.schema.yaml; plasso has its own format
 #: Privacy claims per registry (olucb's second `privacy` is the spec_kind of the same claim).

@@ -1,9 +1,9 @@
 """Tests that kill mutants left alive in engine/phased.py (docs/mutation.md).
 
 The phase-level identities (I1-I9 of the module docstring) are checked in distribution by
-tests/test_dpdpe_engine.py; here they are checked exactly, with scripted draws: an environment
-whose k-th ``standard_normal`` call returns the constant ``k`` (so the order and the scale of each
-draw show in the result) and a privacy-noise generator replayed from the same seed.
+tests/engine/test_dpdpe_engine.py; here they are checked exactly, with scripted draws: an
+environment whose k-th ``standard_normal`` call returns the constant ``k`` (so the order and the
+scale of each draw show in the result) and a privacy-noise generator replayed from the same seed.
 """
 
 import math

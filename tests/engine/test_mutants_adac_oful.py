@@ -1,6 +1,6 @@
 """Tests that kill mutants left alive in engine/adac_oful.py (docs/mutation.md).
 
-tests/test_adac_oful.py checks the engine against a literal loop, but that loop calls the
+tests/engine/test_adac_oful.py checks the engine against a literal loop, but that loop calls the
 module's own ``sqrt_beta``, and the episode bound was only used at ``lambda = 1``. Here the
 confidence radius ``sqrt(beta_k)`` and the episode bound ``d log2(1 + T/(d lambda)) + 1``
 (paper 002, Sec. 3; reconstruction [R4] of docs/papers/op24.md) are checked at points where

@@ -24,7 +24,7 @@ from dpbandits.audit.minimax_rules import (
 )
 from dpbandits.config import load_yaml
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 FACTORS = np.array([1.0, 2.0, 3.0, 5.0, 8.0, 13.0])  # trial factors c_i, widely spread
 
 

@@ -17,7 +17,7 @@ from dpbandits.audit.fits import Fit, bootstrap_means, combine, fit_exponent, ve
 from dpbandits.config import load_yaml
 
 X2 = np.array([1.0, math.e])
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def test_exact_power_law_gives_slope_intercept_and_a_point_interval():

@@ -1,6 +1,6 @@
 """Tests that kill mutants left alive in policies/vec.py (docs/mutation.md).
 
-(tests/test_mutants_vec.py is the file of mechanisms/vec.py.)
+(tests/mechanisms/test_mutants_vec.py is the file of mechanisms/vec.py.)
 """
 
 import math

@@ -1,6 +1,6 @@
 """Tests that kill mutants left alive in policies/gaussian.py (docs/mutation.md).
 
-(tests/test_mutants_gaussian.py is the file of mechanisms/gaussian.py.)
+(tests/mechanisms/test_mutants_gaussian.py is the file of mechanisms/gaussian.py.)
 """
 
 import math

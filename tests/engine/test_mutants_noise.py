@@ -1,9 +1,9 @@
 """Tests that kill mutants left alive in engine/noise.py (docs/mutation.md).
 
-The engine-vs-reference tests (tests/test_engine.py) feed both sides the same ``draw_raw``, so
-they cannot see a change in the draws themselves; the layout documented in ``draw_raw``'s
-docstring (what is drawn, in which order, with which shape and scale) is checked here against a
-second generator on the same seed.
+The engine-vs-reference tests (tests/engine/test_engine.py) feed both sides the same
+``draw_raw``, so they cannot see a change in the draws themselves; the layout documented in
+``draw_raw``'s docstring (what is drawn, in which order, with which shape and scale) is checked
+here against a second generator on the same seed.
 """
 
 import math

@@ -28,8 +28,9 @@ CASES = [
     (alg, cal, fid)
     for alg, cls in POLICIES.items()
     # the combiner is tested below, with options that exercise the selection; the phased
-    # policies of paper 004 have no per-round reference loop (tests/test_dpdpe_engine.py); the
-    # op24 calibration runs on fresh decision sets only (tests/test_fresh_linucb.py)
+    # policies of paper 004 have no per-round reference loop
+    # (tests/engine/test_dpdpe_engine.py); the op24 calibration runs on fresh decision sets only
+    # (tests/test_fresh_linucb.py)
     if cls.engine not in ("combiner", "phased")
     for cal in cls.calibrations
     if cal != "op24"
