@@ -32,6 +32,7 @@ include: "workflow/rules/papers.smk"
 include: "workflow/rules/audit.smk"
 include: "workflow/rules/studies.smk"
 include: "workflow/rules/privacy.smk"
+include: "workflow/rules/arena.smk"
 
 
 _STARTED = time.time()
@@ -54,3 +55,4 @@ rule all:
         [f for name in STUDY_PLANS for f in study_outputs(name).values()],
         rules.privacy.input,
         [f for name in EXPERIMENTS for f in paper_table_outputs(name).values()],
+        arena_outputs().values() if ARENA else [],

@@ -26,11 +26,11 @@ def _edit(path):
     "module,changed",
     [
         ("engine/kernels.py", {"simulation"}),
-        ("policies/dpdpe.py", {"simulation", "privacy"}),
-        ("plotting.py", {"figures", "audit"}),
+        ("policies/dpdpe.py", {"simulation", "privacy", "arena"}),
+        ("plotting.py", {"figures", "audit", "arena"}),
         ("audit/fits.py", {"tables", "audit", "privacy"}),
-        ("privacy/accounting.py", {"privacy"}),
-        ("envs/linear.py", {"simulation", "audit"}),
+        ("privacy/accounting.py", {"privacy", "arena"}),
+        ("envs/linear.py", {"simulation", "audit", "arena"}),
     ],
 )
 def test_an_edit_changes_the_fingerprints_of_the_jobs_that_run_it(package, module, changed):

@@ -32,8 +32,9 @@ PACKAGE = Path(__file__).resolve().parent
 
 _SIM = (
     "engine", "envs", "learners", "mechanisms", "policies", "design.py", "seeds.py", "config.py",
-    "pipeline.py", "io.py", "result_columns.py", "sizes.py", "joblog.py", "papers/op24/plan.py",
-    "papers/op24/runs.py", "papers/plasso/plan.py", "papers/plasso/runs.py",
+    "pipeline.py", "io.py", "result_columns.py", "sizes.py", "joblog.py", "papers/__init__.py",
+    "papers/study.py", "papers/op24/__init__.py", "papers/op24/plan.py", "papers/op24/runs.py",
+    "papers/plasso/__init__.py", "papers/plasso/plan.py", "papers/plasso/runs.py",
 )  # fmt: skip
 _PAGES = ("notebooks.py", "textsafe.py", "plotting.py", "io.py", "report_captions.py")
 
@@ -47,8 +48,11 @@ CODE = {
         *_PAGES, "audit", "claims.py", "bound_claims.py", "config.py", "pipeline.py", "envs",
         "run_summary.py", "regret_stats.py",
     ),
-    "privacy": ("privacy", "mechanisms", "policies", "audit", "config.py", "papers/op24/plan.py",
-                "papers/plasso/plan.py", "textsafe.py"),
+    "privacy": ("privacy", "mechanisms", "policies", "audit", "config.py", "papers/study.py",
+                "papers/op24/plan.py", "papers/plasso/plan.py", "textsafe.py"),
+    "arena": ("arena", "audit/ordering.py", "audit/privacy.py", "privacy", "mechanisms", "policies",
+              "envs", "pipeline.py", "config.py", "io.py", "plotting.py", "textsafe.py",
+              "tables.py"),
 }  # fmt: skip
 
 

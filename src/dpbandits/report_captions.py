@@ -22,6 +22,7 @@ CATEGORIES = {
     **{p.prefix: p.category for p in papers()},
     "audit": "Claim audit (all papers)",
     "privacy": "Privacy audit (all papers)",
+    "arena": "Arena (all papers)",
 }
 
 #: What each figure metric is, in captions.

@@ -109,6 +109,9 @@ def test_dry_run_of_the_full_dag(project):
     # uniform target names: <prefix> for a paper, <prefix>_audit for its audit page
     for prefix in ("cz22", "olucb", "dpdpe", "op24", "plasso"):
         assert prefix in listed and f"{prefix}_audit" in listed
+    # the arena: one simulation job per (suite, d, T) point, then its results (docs/arena.md)
+    arena = {k for k in counts if k.startswith("arena_sim_")}
+    assert len(arena) == 8 and counts["arena_results"] == "1" and "arena" in listed
 
 
 def test_bad_input_is_refused_before_any_job(project, tmp_path):

@@ -6,6 +6,7 @@ import os
 
 from snakemake.exceptions import WorkflowError
 
+from dpbandits.arena.spec import load_arena
 from dpbandits.bound_claims import load_bound_registry
 from dpbandits.fingerprint import fingerprint as code_fingerprint
 from dpbandits.papers import paper, select as select_papers
@@ -70,6 +71,18 @@ try:
     for _name, _plan in STUDY_PLANS.items():
         paper(_name).module.STUDY.check(_name)
         load_bound_registry(_plan.claims, f"{SCHEMAS}/bound_claims.schema.yaml")
+    # The arena across papers (config/arena.yaml; rules in arena.smk)
+    ARENA = (
+        load_arena(
+            "config/arena.yaml",
+            f"{SCHEMAS}/arena.schema.yaml",
+            config["scale"],
+            config["root_seed"],
+            calibrations_built=set(EXPERIMENTS),
+        )
+        if config.get("arena", True)
+        else None
+    )
 except ConfigError as exc:
     raise WorkflowError(str(exc)) from None
 
@@ -143,6 +156,30 @@ def paper_table_outputs(name):
         for t in REGISTRIES[name].get("tables", {})
         for ext in ("csv", "md", "tex")
     }
+
+
+def arena_outputs():
+    """Every output of the arena after its simulations (tables, figures, page)."""
+    root = f"{RESULTS}/arena"
+    out = {}
+    for name in ("leaderboard", "claims", "claim_rows"):
+        out[f"{name}_csv"] = f"{root}/{name}.csv"
+        out[f"{name}_md"] = f"{root}/{name}.md"
+    built = (
+        [s for s, spec in ARENA.suites.items() if "not_built" not in spec]
+        if ARENA
+        else []
+    )
+    for suite in built:
+        for ext in ("pdf", "png"):
+            out[f"{suite}_{ext}"] = f"{root}/frontier_{suite}.{ext}"
+    out["page"] = f"{root}/arena.html"
+    return out
+
+
+def arena_timing(panel):
+    """Timing table of one arena simulation job (one panel: suite, d, T)."""
+    return f"{RESULTS}/timing/arena/{panel}.csv"
 
 
 def figure_image(name, ext):

@@ -6,7 +6,7 @@
 def figure_timings(name):
     """Timing tables of the figure simulation jobs of experiment ``name``."""
     exp = EXPERIMENTS[name]
-    return sorted({timing_file(name, panel, conf) for panel, conf in exp.groups()})
+    return sorted({timing_file(name, group, conf) for group, conf in exp.jobs()})
 
 
 def paper_tables(name):

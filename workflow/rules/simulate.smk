@@ -1,23 +1,24 @@
-# One simulation job per (panel, configuration), named simulate_<panel>_<configuration>: all trials
-# of every series of that panel, one parquet file per series. (Jobs are grouped by panel rather
-# than by series because each job is a process with ~1 s of start-up; see README "Design notes".)
+# One simulation job per (panel, configuration), named simulate_<panel>_<configuration> (or per
+# (figure, configuration), simulate_<figure>_<configuration>, in an experiment file with
+# `simulation_jobs: figure`): all trials of every series, one parquet file per cell. (Each job is
+# a process with ~1.5 s of start-up; dpbandits.config.Experiment.jobs.)
 
 
 for _name, _exp in EXPERIMENTS.items():
-    for (_panel, _conf), _cells in _exp.groups().items():
+    for (_group, _conf), _cells in _exp.jobs().items():
 
         rule:
             name:
-                f"simulate_{_panel}_{_conf}"
+                f"simulate_{_group}_{_conf}"
             input:
                 calibrations=calibration_inputs(_name, _cells),
             output:
                 parquet=[c.path for c in _cells],
-                timing=timing_file(_name, _panel, _conf),
+                timing=timing_file(_name, _group, _conf),
             log:
-                f"{LOGS}/sim/{_name}/{_panel}/{_conf}.log",
+                f"{LOGS}/sim/{_name}/{_group}/{_conf}.log",
             benchmark:
-                f"{BENCH}/sim/{_name}/{_panel}/{_conf}.tsv"
+                f"{BENCH}/sim/{_name}/{_group}/{_conf}.tsv"
             conda:
                 CONDA_ENV
             threads: 1

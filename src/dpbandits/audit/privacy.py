@@ -76,7 +76,7 @@ def release_row(base: dict, release, nominal: float, delta: float, T: int, paper
     }
 
 
-def _cell_release(cell, policy):
+def cell_release(cell, policy):
     """(release under the instances, release under the paper's bounds, universe name)."""
     universe = rel.instance_universe(cell.instances)
     if policy.algorithm in ("onlineucb", "onlineucb_doubling", "combiner"):
@@ -141,7 +141,7 @@ def experiment_rows(experiment) -> list[dict]:
         # a gap grid (the noise does not depend on the instance's gap) is accounted once
         noise = _noise_key(cell)
         if noise not in computed:
-            release, paper, universe = _cell_release(cell, policy)
+            release, paper, universe = cell_release(cell, policy)
             computed[noise] = {
                 "universe": universe,
                 **release_row({}, release, float(cell.epsilon), cell.delta, cell.T, paper),

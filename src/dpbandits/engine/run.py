@@ -331,7 +331,9 @@ def _simulate_contextual(
     o = policy.opts
     for lo in range(0, n, chunk):
         hi = min(n, lo + chunk)
-        arms = np.stack([instances.arms(i, T) for i in range(lo, hi)])
+        arms = np.empty((hi - lo, T, K, d))
+        for j, i in enumerate(range(lo, hi)):
+            instances.arms(i, T, out=arms[j])
         uniforms = np.stack(
             [np.random.RandomState(reward_seeds[i]).random_sample((T, K)) for i in range(lo, hi)]
         )

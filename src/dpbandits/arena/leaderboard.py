@@ -1,0 +1,179 @@
+"""The arena's leaderboard (docs/arena.md): per suite, dimension, horizon, contestant and
+calibration, the mean final regret with its 95 % interval, the rank with ties, the nominal and
+the delivered epsilon and the wall time; contestants that do not run get a row saying why."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pandas as pd
+
+#: The regret the arena compares: cumulative pseudo-regret at the horizon (the expected regret
+#: of the actions played; the realized regret adds the reward noise, the same for everyone).
+METRIC = "regret_pseudo"
+#: A contestant learns at a point when its mean final regret is at most this share of uniform
+#: random play's (the audit's learning regime, docs/auditing.md).
+LEARNING_SHARE = 0.5
+#: Rounds of a fresh-context instance over which random play's regret per round is averaged.
+FRESH_ROUNDS = 2000
+COLUMNS = [
+    "suite",
+    "d",
+    "T",
+    "contestant",
+    "paper",
+    "trust",
+    "calibration",
+    "nominal_epsilon",
+    "nominal_delta",
+    "delivered_epsilon",
+    "privacy_verdict",
+    "trials",
+    "mean_regret",
+    "ci_low",
+    "ci_high",
+    "rank",
+    "random_regret",
+    "learning",
+    "wall_seconds",
+    "status",
+    "note",
+]
+
+
+def random_regret(cell) -> float:
+    """Expected final regret of uniform random play on the cell's instances, averaged over its
+    trials: ``T (max_k mu_k - mean_k mu_k)`` on fixed arms; on fresh contexts the same gap per
+    round averaged over the first :data:`FRESH_ROUNDS` rounds of each trial's arm stream."""
+    from dpbandits.pipeline import cell_instances
+
+    inst = cell_instances(cell)
+    if not getattr(inst, "contextual", False):
+        means = np.asarray(inst.means, float)
+        return float(cell.T * np.mean(means.max(axis=1) - means.mean(axis=1)))
+    rounds = min(cell.T, FRESH_ROUNDS)
+    gaps = []
+    for i in range(inst.n):
+        mu = inst.arms(i, rounds) @ inst.theta[i]
+        gaps.append(float(np.mean(mu.max(axis=1) - mu.mean(axis=1))))
+    return float(cell.T * np.mean(gaps))
+
+
+def final_regret(frame: pd.DataFrame, T: int) -> np.ndarray:
+    """Per-trial final regret (:data:`METRIC` at ``t == T``), ordered by trial."""
+    last = frame[frame["t"] == T].sort_values("trial")
+    if last.empty:
+        raise ValueError(f"no checkpoint at t = T = {T}")
+    return last[METRIC].to_numpy(float)
+
+
+def mean_interval(x: np.ndarray) -> tuple[float, float, float]:
+    """Mean and the 95 % Student-t interval of the mean (``n - 1`` degrees of freedom)."""
+    from scipy import stats
+
+    x = np.asarray(x, float)
+    n = x.size
+    mean = float(x.mean())
+    if n < 2:
+        return mean, math.nan, math.nan
+    half = float(stats.t.ppf(0.975, n - 1) * x.std(ddof=1) / math.sqrt(n))
+    return mean, mean - half, mean + half
+
+
+def ranks_with_ties(low: np.ndarray, high: np.ndarray) -> np.ndarray:
+    """Rank 1 + the number of entries whose interval lies wholly below this one's: entries
+    whose intervals overlap share a rank unless a third separates them (lower is better)."""
+    low, high = np.asarray(low, float), np.asarray(high, float)
+    return np.array([1 + int(np.sum(high < lo)) for lo in low], dtype=int)
+
+
+def delivered(cell) -> tuple[float, str]:
+    """Delivered epsilon at the cell's delta (the privacy audit's accountant) and its verdict;
+    ``inf`` and ``non-private`` for a non-private contestant."""
+    from dpbandits.audit.privacy import cell_release, verdict
+    from dpbandits.privacy import releases
+
+    policy = cell.policy()
+    if not policy.private:
+        return math.inf, "non-private"
+    release = cell_release(cell, policy)[0]
+    eps, _how = releases.delivered_epsilon(release, cell.delta)
+    return float(eps), verdict(float(cell.epsilon), eps, release.certified)
+
+
+def leaderboard(arena, frames: dict, seconds: dict) -> pd.DataFrame:
+    """The leaderboard.
+
+    Parameters
+    ----------
+    arena : dpbandits.arena.spec.Arena
+    frames : dict
+        Cell path -> its results (every checkpoint of every trial).
+    seconds : dict
+        Cell path -> wall seconds of its simulation (the job's timing table).
+    """
+    rows, random = [], {}
+    for cell in arena.cells:
+        c = arena.contestants[cell.series]
+        mean, lo, hi = mean_interval(final_regret(frames[cell.path], cell.T))
+        eps, verdict = delivered(cell)
+        if cell.panel not in random:  # the panel's instances: the same for every contestant
+            random[cell.panel] = random_regret(cell)
+        rows.append(
+            {
+                "suite": cell.figure,
+                "d": cell.d,
+                "T": cell.T,
+                "contestant": cell.series,
+                "paper": c["paper"],
+                "trust": c["trust"],
+                "calibration": cell.configuration,
+                "nominal_epsilon": cell.epsilon if c["trust"] != "none" else math.inf,
+                "nominal_delta": cell.delta,
+                "delivered_epsilon": eps,
+                "privacy_verdict": verdict,
+                "trials": cell.trials,
+                "mean_regret": mean,
+                "ci_low": lo,
+                "ci_high": hi,
+                "random_regret": random[cell.panel],
+                "learning": bool(mean <= LEARNING_SHARE * random[cell.panel]),
+                "wall_seconds": seconds.get(cell.path, math.nan),
+                "status": "ran",
+                "note": "",
+            }
+        )
+    board = pd.DataFrame(rows, columns=[c for c in COLUMNS if c != "rank"])
+    board["rank"] = 0
+    for _, idx in board.groupby(["suite", "d", "T"], sort=False).groups.items():
+        part = board.loc[idx]
+        board.loc[idx, "rank"] = ranks_with_ties(part["ci_low"], part["ci_high"])
+    missing = pd.DataFrame(
+        [{**row, "status": "not run", "note": row["reason"]} for row in arena.not_run]
+    )
+    if not missing.empty:
+        missing = missing.drop(columns="reason")
+    out = pd.concat([board, missing], ignore_index=True) if not missing.empty else board
+    out = out.reindex(columns=COLUMNS)
+    order = {s: i for i, s in enumerate(arena.suites)}
+    out["_suite"] = out["suite"].map(order)
+    out = out.sort_values(
+        ["_suite", "d", "T", "status", "rank", "mean_regret", "contestant"],
+        na_position="last",
+        kind="mergesort",
+    )
+    return out.drop(columns="_suite").reset_index(drop=True)
+
+
+__all__ = [
+    "COLUMNS",
+    "LEARNING_SHARE",
+    "METRIC",
+    "delivered",
+    "final_regret",
+    "leaderboard",
+    "mean_interval",
+    "random_regret",
+    "ranks_with_ties",
+]

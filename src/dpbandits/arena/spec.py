@@ -1,0 +1,234 @@
+"""``config/arena.yaml``: read, validated and expanded into simulation cells (docs/arena.md).
+
+An arena cell is an ordinary simulation cell (:class:`dpbandits.config.Cell`) of experiment
+``arena``: its figure is the suite, its panel one (suite, d, T) point, its configuration the
+named calibration and its series the contestant. Cells of one panel share instances and reward
+streams (the pipeline keys both by the panel's settings and the trial, not by the series), so
+contestants are compared on common random numbers.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from dpbandits.config import Cell, ConfigError, check_schema, load_yaml
+
+EXPERIMENT = "arena"
+#: Words for the settings a contestant declares (the reason of a not-run row).
+SETTING_WORDS = {"fixed": "fixed arm sets", "fresh": "fresh contexts", "sparse": "sparse contexts"}
+#: Fidelity of every arena cell: the algorithms as the papers state them, without the quirks of
+#: any published script.
+FIDELITY = "corrected"
+
+
+@dataclass(frozen=True)
+class Arena:
+    """The arena at one scale.
+
+    Attributes
+    ----------
+    data : dict
+        The validated file.
+    cells : tuple of Cell
+        Every simulation cell (suite, d, T, contestant, calibration).
+    not_run : tuple of dict
+        One row per (suite, contestant[, calibration]) that does not run, with the reason.
+    calibrations : dict
+        Calibration id -> the paper whose calibration table it reads (e.g. ``c_beta`` ->
+        ``olucb``).
+    """
+
+    data: dict
+    cells: tuple
+    not_run: tuple
+    calibrations: dict
+
+    def panels(self) -> dict[str, list[Cell]]:
+        """Cells by panel (suite, d, T): one simulation job each."""
+        out: dict[str, list[Cell]] = {}
+        for cell in self.cells:
+            out.setdefault(cell.panel, []).append(cell)
+        return out
+
+    def job_name(self, panel: str) -> str:
+        """Name of a panel's simulation job, the same at every scale: ``<suite>_d<d>_h<i>``
+        with ``i`` the horizon's position in the suite's list (the quick scale's horizons
+        differ, so a name with T in it would differ between scales)."""
+        cell = self.panels()[panel][0]
+        Ts = sorted({c.T for c in self.cells if c.figure == cell.figure})
+        return f"{cell.figure}_d{cell.d}_h{Ts.index(cell.T) + 1}"
+
+    @property
+    def suites(self) -> dict:
+        """The suites of the file, by id."""
+        return self.data["suites"]
+
+    @property
+    def contestants(self) -> dict:
+        """The contestants of the file, by id."""
+        return self.data["contestants"]
+
+
+def _check(data: dict, papers: set[str], path: str) -> None:
+    """What the schema cannot say: known papers and algorithms, valid policy calibrations,
+    claims naming contestants that run."""
+    from dpbandits.policies import POLICIES
+
+    for cid, c in data["contestants"].items():
+        where = f"{path}: contestants.{cid}"
+        if c["paper"] not in papers:
+            raise ConfigError(
+                f"{where}.paper = {c['paper']!r}: allowed {', '.join(sorted(papers))}"
+            )
+        if "algorithm" not in c:
+            continue
+        if c["algorithm"] not in POLICIES:
+            raise ConfigError(
+                f"{where}.algorithm = {c['algorithm']!r}: allowed {', '.join(POLICIES)}"
+            )
+        allowed = POLICIES[c["algorithm"]].calibrations
+        for name, cal in c["calibrations"].items():
+            policy_cal = cal.get("calibration", name)
+            if policy_cal not in allowed:
+                raise ConfigError(
+                    f"{where}.calibrations.{name}: policy calibration {policy_cal!r} is not "
+                    f"available for {c['algorithm']}; allowed {', '.join(allowed)}"
+                )
+            if "calibrated_by" in cal and cal["calibrated_by"] not in papers:
+                raise ConfigError(
+                    f"{where}.calibrations.{name}.calibrated_by = {cal['calibrated_by']!r}: "
+                    f"allowed {', '.join(sorted(papers))}"
+                )
+    running = {cid for cid, c in data["contestants"].items() if "algorithm" in c}
+    for i, claim in enumerate(data["claims"]):
+        for pair in claim["below"]:
+            for name in pair:
+                if name not in running:
+                    raise ConfigError(
+                        f"{path}: claims.{i}.below names {name!r}: allowed the contestants that "
+                        f"run ({', '.join(sorted(running))})"
+                    )
+
+
+def _not_run_row(suite: str, cid: str, c: dict, reason: str, calibration: str = "") -> dict:
+    return {
+        "suite": suite,
+        "contestant": cid,
+        "paper": c["paper"],
+        "trust": c["trust"],
+        "calibration": calibration,
+        "reason": " ".join(reason.split()),
+    }
+
+
+def load_arena(
+    path: str,
+    schema: str,
+    scale: str = "paper",
+    root_seed: int = 0,
+    papers: set[str] | None = None,
+    calibrations_built: set[str] | None = None,
+) -> Arena:
+    """Read, validate and expand the arena file.
+
+    Parameters
+    ----------
+    path, schema : str
+        ``config/arena.yaml`` and its JSON schema.
+    scale : {"paper", "quick"}
+        ``quick``: the file's ``quick`` trials and horizons.
+    root_seed : int
+        The pipeline's root seed (``config.yaml``).
+    papers : set of str, optional
+        Registered paper prefixes (default: the registry's).
+    calibrations_built : set of str, optional
+        Papers whose calibration tables the build makes (default: every paper); a calibration
+        of another paper gives a not-run row saying so.
+
+    Raises
+    ------
+    ConfigError
+        Naming the key, the bad value and what is allowed.
+    """
+    if papers is None:
+        from dpbandits.papers import PAPERS
+
+        papers = set(PAPERS)
+    built = papers if calibrations_built is None else set(calibrations_built)
+    data = load_yaml(path)
+    check_schema(data, schema, path)
+    _check(data, papers, path)
+    quick = data["quick"] if scale == "quick" else None
+    target = data["target"]
+    cells, not_run, calibrations = [], [], {}
+    for sid, suite in data["suites"].items():
+        for cid, c in data["contestants"].items():
+            if "not_run" in c:
+                not_run.append(_not_run_row(sid, cid, c, c["not_run"]))
+            elif "not_built" in suite:
+                not_run.append(_not_run_row(sid, cid, c, f"suite not built: {suite['not_built']}"))
+            elif suite["setting"] not in c["settings"]:
+                words = " and ".join(SETTING_WORDS[s] for s in c["settings"])
+                not_run.append(_not_run_row(sid, cid, c, f"runs on {words} only"))
+        if "not_built" in suite:
+            continue
+        horizons = quick["T"] if quick else suite["T"]
+        for d in suite["d"]:
+            for T in horizons:
+                for cid, c in data["contestants"].items():
+                    if "not_run" in c or suite["setting"] not in c["settings"]:
+                        continue
+                    for name, cal in c["calibrations"].items():
+                        paper = cal.get("calibrated_by")
+                        if paper is not None and paper not in built:
+                            not_run.append(
+                                _not_run_row(
+                                    sid,
+                                    cid,
+                                    c,
+                                    f"needs paper {paper}'s calibration table, which "
+                                    "this build does not make (add the paper to `experiments`)",
+                                    name,
+                                )
+                            )
+                            continue
+                        for opt in (cal.get("options") or {}).values():
+                            if isinstance(opt, dict) and "calibrated" in opt:
+                                calibrations[opt["calibrated"]] = paper
+                        cells.append(
+                            Cell(
+                                experiment=EXPERIMENT,
+                                figure=sid,
+                                panel=f"{sid}_d{d}_T{T}",
+                                configuration=name,
+                                series=cid,
+                                algorithm=c["algorithm"],
+                                calibration=cal.get("calibration", name),
+                                fidelity=FIDELITY,
+                                instances=suite["instances"],
+                                T=int(T),
+                                trials=int(quick["trials"] if quick else data["trials"]),
+                                K=int(suite["K"]),
+                                d=int(d),
+                                epsilon=float(target["epsilon"]),
+                                delta=float(target["delta"]),
+                                B=int(suite["B"]),
+                                instance_seed=int(suite["instance_seed"]),
+                                reward_seed_offset=0,
+                                checkpoints=int(data["checkpoints"]),
+                                root_seed=int(root_seed),
+                                scale=scale,
+                                options=dict(cal.get("options") or {}),
+                            )
+                        )
+    # dedupe the not-run rows of a calibration missing at every (d, T)
+    seen, rows = set(), []
+    for row in not_run:
+        key = tuple(row.values())
+        if key not in seen:
+            seen.add(key)
+            rows.append(row)
+    return Arena(data, tuple(cells), tuple(rows), calibrations)
+
+
+__all__ = ["EXPERIMENT", "Arena", "load_arena"]

@@ -1,0 +1,199 @@
+"""The arena across papers (docs/arena.md): its expansion leaves no hole, its contestants share
+instances and reward streams, its statistics are the stated ones, and its claim verdicts can
+fail (a reversed ordering on a small instance FAILs, a regime near random play counts for
+nothing)."""
+
+import dataclasses
+import math
+
+import numpy as np
+import pytest
+import yaml
+from scipy import stats
+
+from dpbandits.arena import claims as arena_claims
+from dpbandits.arena.leaderboard import (
+    delivered,
+    final_regret,
+    leaderboard,
+    mean_interval,
+    random_regret,
+    ranks_with_ties,
+)
+from dpbandits.arena.spec import load_arena
+from dpbandits.config import ConfigError
+from dpbandits.io import read_results
+from dpbandits.pipeline import _reward_seeds, cell_instances, run_cells
+
+from ..conftest import ROOT, SCHEMAS
+
+FILE, SCHEMA = str(ROOT / "config" / "arena.yaml"), str(SCHEMAS / "arena.schema.yaml")
+
+
+def _arena(scale="quick", **kw):
+    return load_arena(FILE, SCHEMA, scale, 20220717, **kw)
+
+
+def test_every_suite_and_contestant_either_runs_or_says_why():
+    arena = _arena()
+    ran = {(c.figure, c.series) for c in arena.cells}
+    missing = {(r["suite"], r["contestant"]) for r in arena.not_run}
+    for suite in arena.suites:
+        for contestant in arena.contestants:
+            assert ((suite, contestant) in ran) != ((suite, contestant) in missing)
+    assert all(r["reason"] for r in arena.not_run)
+    # every named calibration of a running contestant is simulated at every (d, T) of its suites
+    fixed = [c for c in arena.cells if c.figure == "fixed"]
+    assert len(fixed) == 2 * 2 * 18  # d x T x (6 cz22/olucb contestants x 2 + 6 dpdpe x 1)
+
+
+def test_a_calibration_table_the_build_does_not_make_gives_a_not_run_row():
+    arena = _arena(calibrations_built={"cz22", "dpdpe"})
+    rows = [r for r in arena.not_run if r["contestant"] == "OnlineUCB" and r["suite"] != "sparse"]
+    assert {(r["suite"], r["calibration"]) for r in rows} == {
+        ("fixed", "experiment"),
+        ("fresh", "experiment"),
+    }
+    assert "olucb" in rows[0]["reason"]
+    assert not [
+        c for c in arena.cells if c.series == "OnlineUCB" and c.configuration == "experiment"
+    ]
+
+
+def test_contestants_of_a_panel_share_instances_and_rewards_not_noise():
+    arena = _arena()
+    panel = arena.panels()["fixed_d5_T2000"]
+    a, b = panel[0], panel[-1]
+    assert a.series != b.series
+    ia, ib = cell_instances(a), cell_instances(b)
+    np.testing.assert_array_equal(ia.X, ib.X)
+    np.testing.assert_array_equal(ia.theta, ib.theta)
+    assert _reward_seeds(a) == _reward_seeds(b)
+    assert a.seed_panel == b.seed_panel and a.series != b.series  # noise keyed by series too
+
+
+@pytest.mark.parametrize(
+    "edit, words",
+    [
+        (lambda d: d["contestants"]["LinUCB"].update(algorithm="linucbb"), "algorithm = 'linucbb'"),
+        (
+            lambda d: d["contestants"]["DP-DPE-local"]["calibrations"].update(theory={}),
+            "policy calibration 'theory' is not available for ldp_dpe",
+        ),
+        (lambda d: d["claims"][0]["below"].append(["LinUCB", "AdaC-UCB"]), "names 'AdaC-UCB'"),
+        (lambda d: d["contestants"]["LinUCB"].update(paper="nope"), "paper = 'nope'"),
+    ],
+)
+def test_a_bad_arena_file_is_refused_with_the_key(tmp_path, edit, words):
+    data = yaml.safe_load(open(FILE))
+    edit(data)
+    bad = tmp_path / "arena.yaml"
+    bad.write_text(yaml.safe_dump(data))
+    with pytest.raises(ConfigError, match=words.replace("(", r"\(").replace(")", r"\)")):
+        load_arena(str(bad), SCHEMA, "quick")
+
+
+def test_mean_interval_is_the_student_t_interval():
+    x = np.array([3.0, 5.0, 4.0, 8.0, 6.0])
+    mean, lo, hi = mean_interval(x)
+    half = stats.t.ppf(0.975, 4) * x.std(ddof=1) / math.sqrt(5)
+    assert mean == pytest.approx(5.2) and (lo, hi) == pytest.approx((5.2 - half, 5.2 + half))
+
+
+def test_ranks_tie_where_intervals_overlap():
+    low = np.array([1.0, 1.5, 5.0, 5.5, 20.0])
+    high = np.array([2.0, 6.0, 7.0, 8.0, 30.0])
+    # 1 and 2 overlap; 3 and 4 lie above 1 only (they overlap 2); 5 lies above all four
+    assert ranks_with_ties(low, high).tolist() == [1, 1, 2, 2, 5]
+
+
+def test_claim_status_counts_only_learning_rows():
+    assert arena_claims.status([]) == "untestable"
+    assert arena_claims.status(["PASS", "PASS"]) == "supported"
+    assert arena_claims.status(["PASS", "WEAK"]) == "inconclusive"
+    assert arena_claims.status(["PASS", "FAIL", "WEAK"]) == "contradicted"
+
+
+@pytest.fixture(scope="module")
+def small_run(tmp_path_factory):
+    """LinUCB and LinUCB-LDP on the fixed suite at d = 5, T = 5000, 8 trials (two seconds)."""
+    arena = _arena()
+    keep = [
+        c
+        for c in arena.panels()["fixed_d5_T5000"]
+        if c.series in ("LinUCB", "LinUCB-LDP") and c.configuration == "experiment"
+    ]
+    cells = [dataclasses.replace(c, trials=8) for c in keep]
+    tmp = tmp_path_factory.mktemp("arena")
+    paths = [str(tmp / f"{c.series}.parquet") for c in cells]
+    run_cells(cells, paths, {})
+    frames = {c.path: read_results(p) for c, p in zip(cells, paths, strict=True)}
+    small = dataclasses.replace(arena, cells=tuple(cells), not_run=())
+    return small, frames
+
+
+def test_a_known_ordering_passes_and_its_reverse_fails(small_run):
+    arena, frames = small_run
+    finals = {c.path: final_regret(frames[c.path], c.T) for c in arena.cells}
+    learning = dict.fromkeys(finals, True)
+    data = dict(arena.data)
+    data["claims"] = [
+        {"id": "known", "paper": "cz22", "statement": "s", "below": [["LinUCB", "LinUCB-LDP"]]},
+        {"id": "reversed", "paper": "cz22", "statement": "s", "below": [["LinUCB-LDP", "LinUCB"]]},
+    ]
+    arena = dataclasses.replace(arena, data=data)
+    rows = arena_claims.claim_rows(arena, finals, learning)
+    assert rows.set_index("claim_id")["verdict"].to_dict() == {"known": "PASS", "reversed": "FAIL"}
+    table = arena_claims.claim_table(arena, rows).set_index("claim_id")["status"].to_dict()
+    assert table == {"known": "supported", "reversed": "contradicted"}
+    # outside the learning regime the same rows count for nothing
+    rows = arena_claims.claim_rows(arena, finals, dict.fromkeys(finals, False))
+    assert set(arena_claims.claim_table(arena, rows)["status"]) == {"untestable"}
+
+
+def test_the_leaderboard_ranks_with_intervals_and_delivered_epsilon(small_run):
+    arena, frames = small_run
+    board = leaderboard(arena, frames, {}).set_index("contestant")
+    assert board.loc["LinUCB", "rank"] == 1 and board.loc["LinUCB-LDP", "rank"] == 2
+    assert board.loc["LinUCB", "delivered_epsilon"] == math.inf
+    ldp = next(c for c in arena.cells if c.series == "LinUCB-LDP")
+    assert board.loc["LinUCB-LDP", "delivered_epsilon"] == pytest.approx(delivered(ldp)[0])
+    # random play's regret on these instances: T times the mean gap to the arms' average
+    inst = cell_instances(ldp)
+    gap = np.mean(inst.means.max(axis=1) - inst.means.mean(axis=1))
+    assert random_regret(ldp) == pytest.approx(ldp.T * gap)
+    assert bool(board.loc["LinUCB", "learning"])
+
+
+def test_one_quick_point_of_the_arena_builds_every_output(tmp_path):
+    """Every contestant of the fixed suite at one quick point (d = 5, T = 2000, 4 trials), then
+    the leaderboard, the claims, the frontier figure and the page, as the results job makes
+    them (the whole quick arena is built by the end-to-end tests)."""
+    from dpbandits.arena.page import write_page
+    from dpbandits.arena.plots import frontier_figure
+
+    arena = _arena()
+    cells = arena.panels()["fixed_d5_T2000"]
+    paths = [str(tmp_path / f"{c.series}_{c.configuration}.parquet") for c in cells]
+    seconds = run_cells(cells, paths, {"c_beta": 0.01})
+    frames = {c.path: read_results(p) for c, p in zip(cells, paths, strict=True)}
+    point = dataclasses.replace(arena, cells=tuple(cells))
+    board = leaderboard(point, frames, {c.path: s for c, s in zip(cells, seconds, strict=True)})
+    ran = board[board["status"] == "ran"]
+    assert len(ran) == len(cells) == 18 and ran["rank"].min() == 1
+    assert (board["status"] == "not run").sum() == len(arena.not_run)
+    private = ran[ran["trust"] != "none"]
+    assert (
+        np.isfinite(private["delivered_epsilon"]).all() and (private["nominal_epsilon"] == 1).all()
+    )
+    finals = {c.path: final_regret(frames[c.path], c.T) for c in cells}
+    rows = arena_claims.claim_rows(point, finals, dict.fromkeys(finals, True))
+    assert set(rows["claim_id"]) == {c["id"] for c in arena.data["claims"]}
+    table = arena_claims.claim_table(point, rows)
+    assert set(table["status"]) <= {"supported", "contradicted", "inconclusive"}
+    frontier_figure(board, "fixed", "t", str(tmp_path / "f.pdf"), str(tmp_path / "f.png"))
+    write_page(
+        point, board, table, rows, {"fixed": str(tmp_path / "f.png")}, str(tmp_path / "a.html")
+    )
+    page = (tmp_path / "a.html").read_text()
+    assert "data:image/png;base64," in page and "AdaC-OFUL" in page  # a not-run row, with reason

@@ -1,0 +1,99 @@
+# The arena across papers (config/arena.yaml, docs/arena.md): one simulation job per panel
+# (suite, d, T) running every contestant under every calibration on the same instances and
+# reward streams, then the leaderboard, the claim verdicts, the frontier figures and the page.
+# Target: `arena`.
+
+
+if ARENA:
+
+    for _panel, _cells in ARENA.panels().items():
+
+        rule:
+            name:
+                f"arena_sim_{ARENA.job_name(_panel)}"
+            input:
+                calibrations=sorted(
+                    {
+                        EXPERIMENTS[ARENA.calibrations[cid]].calibration(cid).path
+                        for c in _cells
+                        for cid in c.calibration_ids
+                    }
+                ),
+            output:
+                parquet=[c.path for c in _cells],
+                timing=arena_timing(_panel),
+            log:
+                f"{LOGS}/sim/arena/{_panel}.log",
+            benchmark:
+                f"{BENCH}/sim/arena/{_panel}.tsv"
+            conda:
+                CONDA_ENV
+            threads: 1
+            resources:
+                mem_mb=job_mem_mb(_cells),  # from its size (dpbandits.sizes)
+                runtime=30,
+            params:
+                code=code_fingerprint("simulation"),  # reruns when the library code changes
+                cells=[c.as_dict() for c in _cells],
+            script:
+                "../scripts/simulate.py"
+
+    rule arena_results:
+        input:
+            results=[c.path for c in ARENA.cells],
+            timings=[arena_timing(p) for p in ARENA.panels()],
+            arena="config/arena.yaml",
+        output:
+            **{
+                k: v
+                for k, v in arena_outputs().items()
+                if k not in ("page", "leaderboard_csv", "claims_csv")
+            },
+            leaderboard_csv=reported_file(
+                arena_outputs()["leaderboard_csv"],
+                "arena",
+                "Arena",
+                "Leaderboard: per suite, dimension, horizon, contestant and calibration, the "
+                "nominal and delivered epsilon, the mean final pseudo-regret with its 95 % "
+                "interval, the rank (ties where intervals overlap) and the wall time; rows "
+                "`not run` say why.",
+                {"what": "leaderboard"},
+            ),
+            claims_csv=reported_file(
+                arena_outputs()["claims_csv"],
+                "arena",
+                "Arena",
+                "The papers' pairwise claims the arena checks (e.g. shuffle between central "
+                "and local), one status per claim from paired per-trial comparisons.",
+                {"what": "claims"},
+            ),
+            page=reported_file(
+                arena_outputs()["page"],
+                "arena",
+                "Arena",
+                "The arena page: claims, leaderboard and one frontier figure per suite.",
+                {"what": "arena.html"},
+            ),
+        log:
+            f"{LOGS}/arena/results.log",
+        benchmark:
+            f"{BENCH}/arena/results.tsv"
+        conda:
+            CONDA_ENV
+        threads: 1
+        resources:
+            mem_mb=2048,
+            runtime=10,
+        params:
+            code=code_fingerprint("arena"),  # reruns when the library code changes
+            schema=f"{SCHEMAS}/arena.schema.yaml",
+            scale=config["scale"],
+            root_seed=config["root_seed"],
+            calibrations_built=sorted(EXPERIMENTS),
+            expected=expected_settings(ARENA.cells),
+        script:
+            "../scripts/arena_results.py"
+
+    rule arena:  # everything of the arena
+        input:
+            arena_outputs().values(),

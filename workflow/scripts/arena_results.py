@@ -1,0 +1,73 @@
+"""Snakemake job: the arena's leaderboard, claim verdicts, frontier figures and page
+(docs/arena.md) from its simulations."""
+
+# `snakemake` is injected by Snakemake's script directive.
+# ruff: noqa: F821
+
+import pandas as pd
+
+from dpbandits.arena import claims as arena_claims
+from dpbandits.arena.leaderboard import final_regret, leaderboard
+from dpbandits.arena.page import write_page
+from dpbandits.arena.plots import frontier_figure
+from dpbandits.arena.spec import load_arena
+from dpbandits.io import read_results
+from dpbandits.joblog import job_log
+from dpbandits.tables import write_table
+
+with job_log(snakemake.log[0]) as log:
+    p, out = snakemake.params, snakemake.output
+    arena = load_arena(
+        snakemake.input.arena,
+        p.schema,
+        p.scale,
+        p.root_seed,
+        calibrations_built=set(p.calibrations_built),
+    )
+    frames = {c.path: read_results(c.path, expect=p.expected) for c in arena.cells}
+    timing = pd.concat([pd.read_csv(t) for t in snakemake.input.timings], ignore_index=True)
+    place = {(c.panel, c.configuration, c.series): c.path for c in arena.cells}
+    seconds = {
+        place[(r.panel, r.configuration, r.series)]: float(r.seconds) for r in timing.itertuples()
+    }
+    board = leaderboard(arena, frames, seconds)
+    finals = {c.path: final_regret(frames[c.path], c.T) for c in arena.cells}
+    ran = board[board["status"] == "ran"]
+    key = {(c.figure, c.d, c.T, c.series, c.configuration): c.path for c in arena.cells}
+    learning = {
+        key[(r.suite, r.d, r.T, r.contestant, r.calibration)]: bool(r.learning)
+        for r in ran.itertuples()
+    }
+    rows = arena_claims.claim_rows(arena, finals, learning)
+    claims = arena_claims.claim_table(arena, rows)
+    write_table(
+        board,
+        out.leaderboard_csv,
+        out.leaderboard_md,
+        arena.data["title"],
+        "Final pseudo-regret (mean and 95 % t-interval over the trials), rank with ties "
+        "where intervals overlap, nominal and delivered epsilon (docs/arena.md).",
+    )
+    write_table(
+        claims,
+        out.claims_csv,
+        out.claims_md,
+        "Arena: the papers' pairwise claims",
+        " ".join(arena_claims.__doc__.split("\n\n")[1:3]).replace("\n", " "),
+    )
+    write_table(rows, out.claim_rows_csv, out.claim_rows_md, "Arena: every claim row")
+    figures = {}
+    for sid, suite in arena.suites.items():
+        if "not_built" in suite:
+            continue
+        frontier_figure(
+            board,
+            sid,
+            f"Arena, suite {sid}: {suite['title']}",
+            getattr(out, f"{sid}_pdf"),
+            getattr(out, f"{sid}_png"),
+        )
+        figures[sid] = getattr(out, f"{sid}_png")
+    write_page(arena, board, claims, rows, figures, out.page)
+    for r in claims.itertuples():
+        log.info("%s: %s (%d rows)", r.claim_id, r.status, r.rows)
