@@ -1,8 +1,9 @@
 """Check a build against the canonical run, by value.
 
 ``canonical/`` (committed) holds a small summary of the canonical paper-scale build: the
-final-regret tables, every verdict (rates, scoreboard, op24 and plasso rows) and the privacy
-tables, with ``manifest.json`` naming the commit and library versions that made it.
+final-regret tables, every verdict (rates, scoreboard, op24 and plasso rows), the privacy
+tables and the arena's leaderboard and claims, with ``manifest.json`` naming the commit and
+library versions that made it.
 ``python -m dpbandits.verify`` (``make verify``; ``make reproduce`` ends with it) compares the
 user's ``results/`` with it and prints one line per paper: values matched, values differing,
 verdicts changed, and the files to look at.
@@ -93,6 +94,18 @@ def _tables() -> list[Table]:
             ("claim_id", "rule", "family", "algorithm", "eps"),
             ("statistic", "ci_low", "ci_high", "verdict"),
             "plasso",
+        ),
+        Table(
+            "arena_leaderboard",
+            "arena/leaderboard.csv",
+            ("suite", "d", "T", "contestant", "calibration", "status"),
+            ("delivered_epsilon", "privacy_verdict", "mean_regret", "ci_low", "ci_high", "rank",
+             "random_regret", "learning"),
+            "arena",
+        ),
+        Table(
+            "arena_claims", "arena/claims.csv", ("claim_id",),
+            ("rows", "counted", "pass", "weak", "fail", "status"), "arena",
         ),
     ]  # fmt: skip
     return out
