@@ -286,3 +286,19 @@ def test_nested_config_overrides_get_their_yaml_types():
     typed_overrides(config, {"audit": {"tolerance": ".nan"}})
     with pytest.raises(ConfigError, match="audit.tolerance = nan: must be a finite number"):
         check_schema(config, SCHEMAS / "config.schema.yaml", "config/config.yaml")
+
+
+def test_a_top_level_boolean_override_is_a_bool_and_a_bad_one_is_refused():
+    # `--config arena=false` arrives as the string 'false' (Snakemake reads only False/True)
+    from dpbandits.config import typed_overrides
+
+    config = load_yaml(ROOT / "config/config.yaml")
+    for word, value in (("false", False), ("TRUE", True)):
+        config["arena"] = word
+        typed_overrides(config, {"arena": word})
+        assert config["arena"] is value
+    check_schema(config, SCHEMAS / "config.schema.yaml", "config/config.yaml")
+    config["arena"] = "maybe"
+    typed_overrides(config, {"arena": "maybe"})
+    with pytest.raises(ConfigError, match="arena = 'maybe': must be of type boolean"):
+        check_schema(config, SCHEMAS / "config.schema.yaml", "config/config.yaml")

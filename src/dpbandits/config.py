@@ -98,7 +98,7 @@ def typed_overrides(config: dict, overrides: dict) -> None:
     value (``--config 'audit={tolerance: 0.1}'``) with YAML's BaseLoader, so every leaf inside
     is a string and the schema would refuse ``'0.1'``. Each string leaf of a nested override is
     read as YAML (``0.1`` -> 0.1, ``true`` -> True, ``abc`` stays ``'abc'``) and written back to
-    the same place in ``config``.
+    the same place in ``config``. A top-level ``true`` / ``false`` (any case) becomes a bool.
     """
 
     def typed(value):
@@ -121,6 +121,11 @@ def typed_overrides(config: dict, overrides: dict) -> None:
                 target[k] = typed(v)
 
     assign(config, {k: v for k, v in overrides.items() if isinstance(v, dict | list)})
+    # a top-level `--config arena=false` arrives as the string 'false' (Snakemake reads only
+    # `False`/`True` as booleans); no string-valued key of the configuration takes these words
+    for k, v in overrides.items():
+        if isinstance(v, str) and v.lower() in ("true", "false"):
+            config[k] = v.lower() == "true"
 
 
 def _key(path) -> str:
