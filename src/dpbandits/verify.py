@@ -142,7 +142,7 @@ def write(results: str | Path, canonical: str | Path) -> None:
     # the build's own provenance (what its simulations recorded), else this process's
     built = [
         read_metadata(p).get("provenance")
-        for p in sorted(Path(results).rglob("sim/**/*.parquet"))[:50]
+        for p in sorted((Path(results) / "sim").rglob("*.parquet"))[:50]  # not results/quick
     ]
     built = [b for b in built if b]
     manifest = {

@@ -15,8 +15,6 @@ METRIC = "regret_pseudo"
 #: A contestant learns at a point when its mean final regret is at most this share of uniform
 #: random play's (the audit's learning regime, docs/auditing.md).
 LEARNING_SHARE = 0.5
-#: Rounds of a fresh-context instance over which random play's regret per round is averaged.
-FRESH_ROUNDS = 2000
 COLUMNS = [
     "suite",
     "d",
@@ -44,20 +42,12 @@ COLUMNS = [
 
 def random_regret(cell) -> float:
     """Expected final regret of uniform random play on the cell's instances, averaged over its
-    trials: ``T (max_k mu_k - mean_k mu_k)`` on fixed arms; on fresh contexts the same gap per
-    round averaged over the first :data:`FRESH_ROUNDS` rounds of each trial's arm stream."""
+    trials: ``T`` times the audit's random-play rate (:func:`dpbandits.envs.caps.random_play_rate`,
+    the cap of its learning regime)."""
+    from dpbandits.envs.caps import random_play_rate
     from dpbandits.pipeline import cell_instances
 
-    inst = cell_instances(cell)
-    if not getattr(inst, "contextual", False):
-        means = np.asarray(inst.means, float)
-        return float(cell.T * np.mean(means.max(axis=1) - means.mean(axis=1)))
-    rounds = min(cell.T, FRESH_ROUNDS)
-    gaps = []
-    for i in range(inst.n):
-        mu = inst.arms(i, rounds) @ inst.theta[i]
-        gaps.append(float(np.mean(mu.max(axis=1) - mu.mean(axis=1))))
-    return float(cell.T * np.mean(gaps))
+    return float(cell.T * np.mean(random_play_rate(cell_instances(cell))))
 
 
 def final_regret(frame: pd.DataFrame, T: int) -> np.ndarray:

@@ -14,19 +14,18 @@ MARKERS = ("o", "s", "^", "D", "v")
 
 def frontier_figure(board, suite: str, title: str, pdf: str, png: str) -> None:
     """Draw suite ``suite`` of the leaderboard ``board`` (rows with status ``ran``)."""
-    import matplotlib
-
-    matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    from dpbandits.plotting import close, save, set_style
+    from dpbandits.plotting import close, save, set_style  # (sets the Agg backend)
 
     set_style()
     ran = board[(board["suite"] == suite) & (board["status"] == "ran")]
     points = sorted({(int(r.d), int(r.T)) for r in ran.itertuples()})
     contestants = list(dict.fromkeys(ran["contestant"]))
     calibrations = list(dict.fromkeys(ran["calibration"]))
-    palette = plt.get_cmap("tab20").colors  # 20 distinct colours (more contestants than CYCLE)
+    # 20 distinct colours: the project's palette (plotting.SERIES_COLORS) gives one colour per
+    # trust model, and here contestants of different papers share a trust model
+    palette = plt.get_cmap("tab20").colors
     color = {c: palette[(2 * i) % 20 + (2 * i) // 20 % 2] for i, c in enumerate(contestants)}
     marker = {c: MARKERS[i % len(MARKERS)] for i, c in enumerate(calibrations)}
     ds = sorted({d for d, _ in points})
