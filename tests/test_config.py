@@ -289,12 +289,43 @@ def test_expansion_of_olucb(global_config):
     sweeps = {sw.id: sw for sw in exp.sweeps}
     assert sweeps["worst"].T == (2048, 4096, 8192, 16384, 32768, 65536)
     assert all(c.options["lambda_min"] == 0 for c in sweeps["worst"].cells)
-    assert {c.panel for c in sweeps["fav_d"].cells} == {
+    assert {c.point for c in sweeps["fav_d"].cells} == {
         "eps1_d5_T20000",
         "eps1_d10_T20000",
         "eps1_d20_T20000",
     }
     assert {c.instances for c in sweeps["fav_t"].cells} == {"fresh_sphere"}
+
+
+def test_sweep_and_calibration_cells_are_placed_by_their_own_fields(global_config):
+    """A sweep cell is placed by sweep, schedule and point, a calibration cell by its
+    calibration id and point; neither borrows the figure fields, and the noise key and path
+    keep the text they had when the figure fields carried those values."""
+    from dpbandits.io import setting_columns
+
+    olucb = load_experiment(ROOT / "config/experiments/olucb.yaml", global_config, EXP_SCHEMA)
+    cell = next(c for sw in olucb.sweeps if sw.id == "fav_d" for c in sw.cells)
+    assert (cell.figure, cell.panel, cell.configuration, cell.series) == ("", "", "", "")
+    assert cell.place() == {"sweep": "fav_d", "schedule": cell.schedule, "point": cell.point}
+    assert cell.seed_panel == f"sweep:fav_d:{cell.point}"
+    assert cell.path == f"results/sim/olucb/fav_d/{cell.schedule}/{cell.point}.parquet"
+    columns = list(setting_columns(cell.kind))
+    assert columns[:4] == ["experiment", "sweep", "schedule", "point"]
+    assert not {"figure", "panel", "configuration", "series"} & set(columns)
+    assert list(setting_columns("figure"))[:5] == [
+        "experiment", "figure", "panel", "configuration", "series"
+    ]  # fmt: skip
+    dpdpe = load_experiment(ROOT / "config/experiments/dpdpe.yaml", global_config, EXP_SCHEMA)
+    cal = dpdpe.calibration("fixed_u")
+    tried, ref = cal.cell(536), cal.reference
+    assert (tried.calibration_id, tried.point, ref.calibration_id, ref.point) == (
+        "fixed_u", "536", "fixed_u", "reference"
+    )  # fmt: skip
+    # the calibrated panel and series stay the figure cell's own
+    assert (tried.panel, tried.series) == (cal.base.panel, cal.series)
+    assert tried.seed_panel == "calibration:fixed_u:fixed_u:536"
+    assert ref.seed_panel == "calibration:fixed_u:fixed_u:reference"
+    assert ref.series != tried.series and ref.stem != tried.stem
 
 
 def test_quick_scale_of_single_horizon_sweeps(global_config):
@@ -346,7 +377,7 @@ def test_a_gap_grid_runs_one_series_per_gap_largest_first(global_config):
     assert names == tuple(f"dpe_a50_g{k}" for k in range(1, 7))
     gaps = [sweep.cells_of(n)[0].instance_options["gap_scale"] for n in names]
     assert gaps == sorted(gaps, reverse=True) and len(set(gaps)) == 6
-    assert {c.series for c in sweep.cells_of_entry("dpe_a50")} == set(names)
+    assert {c.schedule for c in sweep.cells_of_entry("dpe_a50")} == set(names)
     # the grid's cells belong to the experiment like any other (paths, seeds)
     assert {c.experiment for c in sweep.cells} == {"dpdpe"}
     assert all(c.path.startswith("results/sim/dpdpe/gap_client/") for c in sweep.cells)

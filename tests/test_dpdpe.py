@@ -463,12 +463,15 @@ def test_paper_tables_render_claims_measurements_and_calibrations(root):
     rows = []
 
     def add(figure, configuration, series, comm, T, exponent):
+        # a sweep file is placed by sweep and schedule (dpbandits.io.setting_columns)
+        if configuration == "x":
+            place = {"sweep": figure, "schedule": series}
+        else:
+            place = {"figure": figure, "configuration": configuration, "series": series}
         for trial in range(10):
             rows.append(
                 {
-                    "figure": figure,
-                    "configuration": configuration,
-                    "series": series,
+                    **place,
                     "T": T,
                     "t": T,
                     "trial": trial,

@@ -319,7 +319,7 @@ def _branch_violations(exp) -> list[tuple]:
     for sweep in exp.sweeps:
         want = INTENDED_BRANCH[sweep.id]
         for cell in sweep.cells:
-            where = (sweep.id, cell.series, cell.panel)
+            where = (sweep.id, cell.schedule, cell.point)
             lam = (
                 optimal_arm_lambda_min(cell.d, cell.K) if cell.instances == "fresh_sphere" else None
             )

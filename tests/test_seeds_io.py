@@ -35,6 +35,7 @@ def test_noise_generators_are_named_and_independent():
 def _settings():
     return {
         "experiment": "e",
+        "kind": "figure",
         "figure": "f",
         "panel": "fa",
         "configuration": "c",

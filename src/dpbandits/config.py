@@ -25,6 +25,7 @@ import yaml
 
 from .policies import POLICIES, Quirks, Setting, make_policy
 from .policies.base import Policy
+from .result_columns import PLACE_FIELDS
 
 
 def results_root(scale: str) -> str:
@@ -241,7 +242,20 @@ def _plain_copy(value):
 
 @dataclass(frozen=True)
 class Cell:
-    """One simulation job: all trials of one (panel, configuration, series)."""
+    """One simulation job: all trials of one (panel, configuration, series).
+
+    ``kind`` says which fields place the cell:
+
+    - ``"figure"``: ``figure``, ``panel``, ``configuration`` and ``series`` (the sweep and
+      calibration fields are empty);
+    - ``"sweep"``: ``sweep`` (the sweep id of the experiment file), ``schedule`` (the series of
+      the sweep: a schedule entry, or one gap of its gap grid) and ``point`` (``eps<e>_T<T>``,
+      with ``_d<d>`` when the sweep varies d); ``figure``, ``panel``, ``configuration`` and
+      ``series`` are empty;
+    - ``"calibration"``: ``calibration_id`` (the calibration of the experiment file) and
+      ``point`` (the tried option value, or ``reference``); ``figure`` to ``series`` name the
+      figure cell it calibrates (or the reference cell it matches).
+    """
 
     experiment: str
     figure: str
@@ -270,6 +284,10 @@ class Cell:
     first_trial: int = 0
     instance_options: dict = field(default_factory=dict)
     noise_key: str = "panel"
+    sweep: str = ""
+    schedule: str = ""
+    point: str = ""
+    calibration_id: str = ""
 
     @property
     def calibration_ids(self) -> list[str]:
@@ -309,21 +327,32 @@ class Cell:
         """Figure cells: ``<experiment>/<panel>/<configuration>/<series>``; sweep cells:
         ``<experiment>/<sweep>/<schedule>/<eps..._T...>``."""
         if self.kind == "sweep":
-            return f"{self.experiment}/{self.figure}/{self.series}/{self.panel}"
+            return f"{self.experiment}/{self.sweep}/{self.schedule}/{self.point}"
         if self.kind == "calibration":
-            return f"{self.experiment}/calibration/{self.series}/{self.panel}"
+            where = f"{self.calibration_id}/{self.series}"
+            return f"{self.experiment}/calibration/{where}/{self.point or 'base'}"
         return f"{self.experiment}/{self.panel}/{self.configuration}/{self.series}"
+
+    def place(self) -> dict[str, str]:
+        """The fields that place this cell, by kind (see the class docstring): the setting
+        columns of its results file and its timing row."""
+        return {name: getattr(self, name) for name in PLACE_FIELDS[self.kind]}
 
     @property
     def seed_panel(self) -> str:
-        """The panel name in the key of the noise streams (sweep cells: ``<sweep>:<point>``).
+        """The panel name in the key of the noise streams: the panel of a figure cell,
+        ``sweep:<sweep>:<point>`` for a sweep cell, ``calibration:<id>:<id>:<point>`` for a
+        calibration cell (the id twice: the key these cells had when the id and point were stored
+        in the figure and panel fields, kept so that their noise is unchanged).
 
         With ``noise_key = "settings"`` (an experiment default) figure cells are keyed by their
         settings instead of their panel, so the same setting in two figures (e.g. epsilon = 10 in
         paper 004's Figure 2(a) and 2(b)) draws the same noise and gives the same numbers.
         """
-        if self.kind in ("sweep", "calibration"):
-            return f"{self.kind}:{self.figure}:{self.panel}"
+        if self.kind == "sweep":
+            return f"sweep:{self.sweep}:{self.point}"
+        if self.kind == "calibration":
+            return f"calibration:{self.calibration_id}:{self.calibration_id}:{self.point}"
         if self.noise_key == "settings":
             eps = "none" if self.epsilon is None else f"{self.epsilon:g}"
             opts = json.dumps(self.instance_options, sort_keys=True)
@@ -461,7 +490,7 @@ class SweepSpec:
 
     def cells_of(self, schedule: str) -> list[Cell]:
         """The cells of one schedule (all epsilon and T)."""
-        return [c for c in self.cells if c.series == schedule]
+        return [c for c in self.cells if c.schedule == schedule]
 
     def cells_of_entry(self, entry: str) -> list[Cell]:
         """The cells of every series of one schedule entry (a gap grid's: every gap)."""
@@ -559,7 +588,7 @@ class CalibrationSpec:
             **{
                 **self.base.as_dict(),
                 "options": {**self.base.options, self.option: value},
-                "panel": f"{self.id}:{value:.6g}",
+                "point": f"{value:.6g}",
             }
         )
 
@@ -1001,10 +1030,10 @@ def _expand_sweep(
             point += f"d{d}_T{T}" if isinstance(sw["d"], list) else f"T{T}"
             cell = Cell(
                 experiment=name,
-                figure=sid,
-                panel=point,
-                configuration="sweep",
-                series=sched,
+                figure="",
+                panel="",
+                configuration="",
+                series="",
                 algorithm=entry["algorithm"],
                 calibration=sw["calibration"],
                 fidelity=sw["fidelity"],
@@ -1024,6 +1053,9 @@ def _expand_sweep(
                 quirks=dict(sw.get("quirks", {})),
                 options=options,
                 kind="sweep",
+                sweep=sid,
+                schedule=sched,
+                point=point,
                 first_trial=sw.get("first_trial", 0),
                 instance_options={
                     **sw.get("instance_options", {}),
@@ -1155,7 +1187,7 @@ def _expand_calibration(
         **{
             **base[0].as_dict(),
             "kind": "calibration",
-            "figure": cid,
+            "calibration_id": cid,
             "first_trial": spec["first_trial"],
             "trials": trials,
             "options": options,
@@ -1166,8 +1198,8 @@ def _expand_calibration(
             **{
                 **reference.as_dict(),
                 "kind": "calibration",
-                "figure": cid,
-                "panel": f"{cid}:reference",
+                "calibration_id": cid,
+                "point": "reference",
                 "first_trial": spec["first_trial"],
                 "trials": trials,
             }

@@ -19,17 +19,14 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from . import __version__
+from .result_columns import PLACE_FIELDS
 
 SCHEMA_VERSION = 1
 META_KEY = b"dpbandits"
 
-#: Setting columns (constant within one file) and their arrow types.
+#: Setting columns (constant within one file) and their arrow types, after ``experiment`` and
+#: the columns that place the cell (:func:`setting_columns`).
 SETTING_COLUMNS = {
-    "experiment": pa.string(),
-    "figure": pa.string(),
-    "panel": pa.string(),
-    "configuration": pa.string(),
-    "series": pa.string(),
     "algorithm": pa.string(),
     "calibration": pa.string(),
     "fidelity": pa.string(),
@@ -54,11 +51,21 @@ INT_METRICS = (
 )
 
 
+def setting_columns(kind: str) -> dict:
+    """The setting columns of a cell of ``kind`` and their arrow types: ``experiment``, the
+    fields that place the cell (figure cells: figure, panel, configuration, series; sweep
+    cells: sweep, schedule, point; :data:`dpbandits.config.PLACE_FIELDS`), then
+    :data:`SETTING_COLUMNS`."""
+    place = {name: pa.string() for name in PLACE_FIELDS[kind]}
+    return {"experiment": pa.string(), **place, **SETTING_COLUMNS}
+
+
 def result_table(settings: dict, result) -> pa.Table:
-    """Long-format arrow table of one cell (``result``: an engine ``SimulationResult``)."""
+    """Long-format arrow table of one cell (``result``: an engine ``SimulationResult``;
+    ``settings``: the cell's ``as_dict()`` with ``n_trials`` and ``private``)."""
     n, C = next(iter(result.metrics.values())).shape
     cols = {}
-    for name, typ in SETTING_COLUMNS.items():
+    for name, typ in setting_columns(settings["kind"]).items():
         value = settings["n_trials"] if name == "n_trials" else settings[name]
         cols[name] = pa.array([value] * (n * C), type=typ)
     cols["trial"] = pa.array(np.repeat(np.arange(n, dtype=np.int64), C))

@@ -237,12 +237,11 @@ def _warm_up(cells: list[Cell], calibrated) -> None:
 
 
 def write_timings(cells: list[Cell], seconds: list[float], out: str | Path) -> None:
-    """Wall seconds of each cell's simulation as CSV (configuration, panel, series, ...)."""
+    """Wall seconds of each cell's simulation as CSV (the cell's place: configuration, panel,
+    series for figure cells, sweep, schedule, point for sweep cells; then algorithm, ...)."""
     rows = [
         {
-            "configuration": c.configuration,
-            "panel": c.panel,
-            "series": c.series,
+            **c.place(),
             "algorithm": c.algorithm,
             "T": c.T,
             "trials": c.trials,

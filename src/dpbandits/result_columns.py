@@ -11,3 +11,12 @@ METRICS = (
     "best_arm_rounds",
     "lambda_min",
 )
+
+#: The fields of a simulation cell that place it, by the cell's kind
+#: (:meth:`dpbandits.config.Cell.place`): the first setting columns of its results file after
+#: ``experiment`` (:func:`dpbandits.io.setting_columns`).
+PLACE_FIELDS = {
+    "figure": ("figure", "panel", "configuration", "series"),
+    "sweep": ("sweep", "schedule", "point"),
+    "calibration": ("calibration_id", "figure", "panel", "configuration", "series", "point"),
+}

@@ -83,8 +83,8 @@ def _sweep_frame(exponents: dict[str, float], eps_exponent=0.5, n=25, seed=3):
         for j, t in enumerate(T):
             rows.append(
                 dict(
-                    figure="s",
-                    series="linucb",
+                    sweep="s",
+                    schedule="linucb",
                     epsilon=np.nan,
                     d=5,
                     T=int(t),
@@ -99,8 +99,8 @@ def _sweep_frame(exponents: dict[str, float], eps_exponent=0.5, n=25, seed=3):
                     cost = 0.5 * t**e * (1 / eps) ** eps_exponent * rng.lognormal(0, 0.05)
                     rows.append(
                         dict(
-                            figure="s",
-                            series=sched,
+                            sweep="s",
+                            schedule=sched,
                             epsilon=eps,
                             d=5,
                             T=int(t),

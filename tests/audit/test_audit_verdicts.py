@@ -28,13 +28,13 @@ def _curves(exponent, n=40, noise=0.3, seed=0, scale=3.0):
     return scale * T**exponent * rng.lognormal(0.0, noise, size=(n, T.size))
 
 
-def _frame(values, caps, series="alg"):
+def _frame(values, caps, schedule="alg"):
     """A sweep frame (finals only) with one cap per level."""
     n = values.shape[0]
     rows = [
         dict(
-            figure="s",
-            series=series,
+            sweep="s",
+            schedule=schedule,
             epsilon=1.0,
             d=5,
             T=int(t),
@@ -250,8 +250,8 @@ def _grid_frame(gaps, n=20, seed=0):
             for i in range(n):
                 rows.append(
                     dict(
-                        figure="s",
-                        series=f"g{k}",
+                        sweep="s",
+                        schedule=f"g{k}",
                         epsilon=1.0,
                         d=2,
                         T=int(t),
@@ -282,7 +282,9 @@ def test_worst_case_over_a_gap_grid_recovers_the_minimax_rate():
     # a single fixed gap is no minimax test: its slope is whatever the gap makes it
     fixed = fit_exponent(
         T,
-        df[df.series == "g6"].pivot(index="trial", columns="T", values="regret_pseudo").to_numpy(),
+        df[df.schedule == "g6"]
+        .pivot(index="trial", columns="T", values="regret_pseudo")
+        .to_numpy(),
     )
     assert abs(fixed.slope - 0.5) > 0.2
 
@@ -305,8 +307,8 @@ def test_a_fit_in_d_is_gated_on_saturation_at_each_dimension():
             value = 30.0 * d**0.5 * rng.lognormal(0, 0.03)  # interval half-width ~0.02
             rows.append(
                 dict(
-                    figure="s",
-                    series="alg",
+                    sweep="s",
+                    schedule="alg",
                     epsilon=1.0,
                     d=d,
                     T=20000,
@@ -334,7 +336,7 @@ def test_a_worst_case_fit_cannot_see_below_its_grid_step():
     df = _grid_frame(gaps, seed=1)
     df["regret_pseudo"] = [
         min(t * g / 2, 40.0 / g)
-        for t, g in zip(df["T"], gaps[df["series"].str[1:].astype(int)], strict=True)
+        for t, g in zip(df["T"], gaps[df["schedule"].str[1:].astype(int)], strict=True)
     ]
     names = [f"g{k}" for k in range(len(gaps))]
     claim, grids = _worst(names)
@@ -362,8 +364,8 @@ def test_a_worst_case_privacy_cost_is_the_difference_of_worst_cases():
             for name, c, eps in (("p", 160.0, 1.0), ("b", 40.0, np.nan)):
                 rows.append(
                     dict(
-                        figure="s",
-                        series=f"{name}{k}",
+                        sweep="s",
+                        schedule=f"{name}{k}",
                         epsilon=eps,
                         d=2,
                         T=int(t),
@@ -399,7 +401,7 @@ def test_the_rate_figure_of_a_worst_case_claim_is_drawn_from_its_grid(tmp_path):
 
     gaps = 2.0 ** -np.arange(2, 12, 0.5)
     df = _grid_frame(gaps).assign(
-        series=lambda f: "grid_g" + (f["series"].str[1:].astype(int) + 1).astype(str)
+        schedule=lambda f: "grid_g" + (f["schedule"].str[1:].astype(int) + 1).astype(str)
     )
     names = [f"grid_g{k + 1}" for k in range(len(gaps))]
     claim, grids = _worst(names)

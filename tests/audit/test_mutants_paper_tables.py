@@ -43,18 +43,22 @@ def test_claimed_exponent_depending_on_alpha_needs_alpha():
 
 
 def _results():
-    """Sweep 'free' series S: regret 1 T^(1/2) and 3 T^(1/2) (trials 0, 1), communication
+    """Sweep 'free' schedule S: regret 1 T^(1/2) and 3 T^(1/2) (trials 0, 1), communication
     10 T bits; figure 'fig2' configurations F1, F2 series S: regret 2 T (T = 100, 400); plus
     rows that must not be selected (t < T, another series, configuration or figure)."""
     rows = []
 
     def add(figure, conf, series, T, t, regret, comm):
+        # a sweep file is placed by sweep and schedule, a figure file by figure, configuration
+        # and series (dpbandits.io.setting_columns)
+        if conf == "x":
+            place = {"sweep": figure, "schedule": series}
+        else:
+            place = {"figure": figure, "configuration": conf, "series": series}
         for trial, c in enumerate((1.0, 3.0)):
             rows.append(
                 {
-                    "figure": figure,
-                    "configuration": conf,
-                    "series": series,
+                    **place,
                     "T": T,
                     "t": t,
                     "trial": trial,

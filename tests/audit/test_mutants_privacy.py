@@ -119,7 +119,11 @@ def _experiment(cells, sweep_cells=()):
 def test_figure_and_sweep_cells_are_placed_by_their_kind():
     fig = _cell(kind=_runtime("figure"))  # a kind read from a file compares by value
     sweep = _cell(
-        figure="rates", panel="p", configuration="sweep", series="ldp_sched", kind="sweep"
+        **dict.fromkeys(("figure", "panel", "configuration", "series"), ""),
+        sweep="rates",
+        schedule="ldp_sched",
+        point="p",
+        kind=_runtime("sweep"),
     )
     rows = pa.experiment_rows(_experiment([fig], [sweep]))
     assert [(r["figure"], r["configuration"], r["series"]) for r in rows] == [
@@ -169,6 +173,21 @@ def test_cells_differing_only_in_place_or_gap_are_accounted_once(monkeypatch):
     # one accounting: delta 0.1, 1/T and the paper's bounds (3 calls), shared by both rows
     assert len(calls) == 3
     assert rows[0]["delivered_epsilon"] == rows[1]["delivered_epsilon"]
+
+
+def test_sweep_cells_differing_only_in_sweep_schedule_or_point_are_accounted_once(monkeypatch):
+    calls = []
+    real = rel.delivered_epsilon
+    monkeypatch.setattr(rel, "delivered_epsilon", lambda r, d: calls.append(d) or real(r, d))
+    empty = dict.fromkeys(("figure", "panel", "configuration", "series"), "")
+    cells = [
+        _cell(**empty, kind="sweep", sweep=sw, schedule=sched, point=point)
+        for sw, sched, point in (("a", "s1", "p1"), ("a", "s2", "p2"), ("b", "s1", "p1"))
+    ]
+    rows = pa.experiment_rows(_experiment([], cells))
+    shown = [(r["figure"], r["configuration"]) for r in rows]
+    assert shown == [("a", "s1"), ("a", "s2"), ("b", "s1")]
+    assert len(calls) == 3  # one accounting (three deltas) for the three rows
 
 
 # --- summary and the page --------------------------------------------------------------------

@@ -34,13 +34,13 @@ def _sweep(exponents: dict, eps=(1.0, 4.0), dims=(5,)):
         c = 1.0 + i / 10
         for d in dims:
             for T in HORIZONS:
-                base = dict(figure="s", d=d, T=T, t=T, trial=i)
-                rows.append(dict(base, series="linucb", epsilon=np.nan,
+                base = dict(sweep="s", d=d, T=T, t=T, trial=i)
+                rows.append(dict(base, schedule="linucb", epsilon=np.nan,
                                  regret_pseudo=0.1 * c * T**0.5 * d))  # fmt: skip
                 for name, e in exponents.items():
                     for ep in eps:
                         value = c * T**e * ep**-0.5 * d
-                        rows.append(dict(base, series=name, epsilon=ep, regret_pseudo=value))
+                        rows.append(dict(base, schedule=name, epsilon=ep, regret_pseudo=value))
     return pd.DataFrame(rows)
 
 
@@ -71,17 +71,17 @@ def test_judge_without_values_uses_the_normal_approximation_on_the_violating_sid
     assert low["detectable_excess"] == pytest.approx(0.3261549, abs=1e-12)
 
 
-# ---- batch_exponent: the simulated batch schedule of one series (and one d) -----------------
+# ---- batch_exponent: the simulated batch schedule of one schedule (and one d) -----------------
 
 
-def test_batch_exponent_reads_only_the_named_series_and_dimension():
-    # series "a" at d = 2: B = 2, 4, 8 at T = 4, 16, 64, i.e. B = T^(1/2) exactly; at d = 3 and
-    # in series "b" B is constant (no growth: None)
+def test_batch_exponent_reads_only_the_named_schedule_and_dimension():
+    # schedule "a" at d = 2: B = 2, 4, 8 at T = 4, 16, 64, i.e. B = T^(1/2) exactly; at d = 3 and
+    # in schedule "b" B is constant (no growth: None)
     rows = []
     for T, B in ((4, 2), (16, 4), (64, 8)):
-        rows.append(dict(series="a", epsilon=np.nan, d=2, T=T, B=B))
-        rows.append(dict(series="a", epsilon=np.nan, d=3, T=T, B=1))
-        rows.append(dict(series="b", epsilon=np.nan, d=2, T=T, B=1))
+        rows.append(dict(schedule="a", epsilon=np.nan, d=2, T=T, B=B))
+        rows.append(dict(schedule="a", epsilon=np.nan, d=3, T=T, B=1))
+        rows.append(dict(schedule="b", epsilon=np.nan, d=2, T=T, B=1))
     finals = pd.DataFrame(rows)
     assert batch_exponent(finals, "a", None, d=2) == pytest.approx(0.5, rel=1e-12)
     assert batch_exponent(finals, "a", None, d=3) is None

@@ -17,13 +17,16 @@ from dpbandits.config import Cell
 from dpbandits.io import ResultMismatchError, write_result
 
 
-def _cell(T, series="sched_a", options=None, trials=2):
+def _cell(T, schedule="sched_a", options=None, trials=2):
     return Cell(
         experiment="dpdpe",
-        figure="rates",
-        panel=f"T{T}",
-        configuration="sweep",
-        series=series,
+        figure="",
+        panel="",
+        configuration="",
+        series="",
+        sweep="rates",
+        schedule=schedule,
+        point=f"T{T}",
         algorithm="dpe",
         calibration="experiment",
         fidelity="corrected",
@@ -67,7 +70,7 @@ def test_no_files_give_no_frame():
 
 def test_final_rows_carry_each_cells_cap(tmp_path):
     a, b = _cell(100, options={"alpha": 0.5}), _cell(400, options={"alpha": 0.7})
-    c = _cell(100, series="sched_b", options={"alpha": 0.9})
+    c = _cell(100, schedule="sched_b", options={"alpha": 0.9})
     paths = [_write(tmp_path / f"{i}.parquet", cell) for i, cell in enumerate((a, b, c))]
     expect = {p: x.as_dict() for p, x in zip(paths, (a, b, c), strict=True)}
     df, options = read_sweeps(paths, expect=expect)

@@ -41,8 +41,10 @@ def claimed_exponent(claims: dict[str, dict], ids, alpha: float | None) -> float
 
 
 def _select(df: pd.DataFrame, measured: dict) -> pd.DataFrame:
-    if "sweep" in measured:
-        sel = df[(df["figure"] == measured["sweep"]) & (df["series"] == measured["series"])]
+    if "sweep" in measured:  # ``series`` names a schedule of the sweep
+        if "sweep" not in df.columns:
+            raise ValueError(f"no sweep results for the measured columns {measured}")
+        sel = df[(df["sweep"] == measured["sweep"]) & (df["schedule"] == measured["series"])]
     else:
         confs = measured["configuration"]
         confs = [confs] if isinstance(confs, str) else list(confs)

@@ -71,8 +71,8 @@ class _Sweep:
     def __init__(self, audit: dict):
         self.audit = audit
         self.metric = audit.get("metric", "regret_pseudo")
-        self.finals = final_values(_SWEEPS[_SWEEPS["figure"] == audit["sweep"]], self.metric)
-        self.names = self.finals["series"].unique()
+        self.finals = final_values(_SWEEPS[_SWEEPS["sweep"] == audit["sweep"]], self.metric)
+        self.names = self.finals["schedule"].unique()
         self.ylabel = (
             "mean final pseudo-regret"
             if self.metric == "regret_pseudo"
@@ -173,7 +173,9 @@ def _draw_slope(sweep: _Sweep, rows, baseline):
 def _draw_between(sweep: _Sweep, rows, baseline):
     """``slope_between``: the compared schedules at each epsilon."""
     audit, finals = sweep.audit, sweep.finals
-    eps_levels = sorted(finals.loc[finals["series"] == audit["lower"], "epsilon"].dropna().unique())
+    eps_levels = sorted(
+        finals.loc[finals["schedule"] == audit["lower"], "epsilon"].dropna().unique()
+    )
     n = len(eps_levels)
     fig, axes = plt.subplots(1, n, figsize=(4.6 * n, 4.2), squeeze=False)
     for ax, eps in zip(axes[0], eps_levels, strict=True):

@@ -97,7 +97,25 @@ def cell_release(cell, policy):
 
 
 #: Cell fields that do not enter a release's accounting: where the cell is shown.
-_PLACE = ("experiment", "figure", "panel", "configuration", "series")
+_PLACE = (
+    "experiment",
+    "figure",
+    "panel",
+    "configuration",
+    "series",
+    "sweep",
+    "schedule",
+    "point",
+    "calibration_id",
+)
+
+
+def _shown_at(cell) -> tuple[str, str, str]:
+    """The table's ``figure, configuration, series`` of a cell: a figure cell's own, and for a
+    sweep cell its sweep, schedule and algorithm."""
+    if cell.kind == "sweep":
+        return cell.sweep, cell.schedule, cell.algorithm
+    return cell.figure, cell.configuration, cell.series
 
 
 def _noise_key(cell) -> str:
@@ -120,10 +138,9 @@ def experiment_rows(experiment) -> list[dict]:
         policy = cell.policy()
         if not policy.private:
             continue
+        shown = _shown_at(cell)
         key = (
-            cell.figure,
-            cell.configuration,
-            cell.series,
+            *shown,
             cell.epsilon,
             cell.delta,
             cell.d,
@@ -148,9 +165,7 @@ def experiment_rows(experiment) -> list[dict]:
             }
         base = {
             "experiment": cell.experiment,
-            "figure": cell.figure,
-            "configuration": cell.configuration if cell.kind == "figure" else cell.series,
-            "series": cell.series if cell.kind == "figure" else cell.algorithm,
+            **dict(zip(("figure", "configuration", "series"), shown, strict=True)),
             "algorithm": cell.algorithm,
             "calibration": f"{cell.calibration}/{cell.fidelity}",
             "instances": cell.instances,

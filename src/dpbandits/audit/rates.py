@@ -89,17 +89,16 @@ RATE_COLUMNS = [
 def final_values(df: pd.DataFrame, metric: str = "regret_pseudo") -> pd.DataFrame:
     """Per-instance value at the horizon of every sweep cell.
 
-    Columns ``sweep, series, epsilon, d, T, trial, value`` (``sweep`` is the cell's ``figure``),
-    and ``cap`` (random play's regret of the instance, the saturation reference) when ``df``
-    has it and the metric is a regret.
+    Columns ``sweep, schedule, epsilon, d, T, trial, value``, and ``cap`` (random play's regret
+    of the instance, the saturation reference) when ``df`` has it and the metric is a regret.
     """
     last = df[df["t"] == df["T"]]
-    cols = ["figure", "series", "epsilon", "d", "T", "trial", metric]
+    cols = ["sweep", "schedule", "epsilon", "d", "T", "trial", metric]
     if "cap" in last.columns and metric.startswith("regret"):
         cols.append("cap")
     if "B" in last.columns:
         cols.append("B")
-    return last[cols].rename(columns={metric: "value", "figure": "sweep"})
+    return last[cols].rename(columns={metric: "value"})
 
 
 def _at_eps(sel: pd.DataFrame, eps) -> pd.DataFrame:
@@ -121,7 +120,7 @@ def batch_exponent(finals: pd.DataFrame, series: str, eps, d: int | None = None)
     rounding ``B`` to a divisor of ``T``."""
     if "B" not in finals.columns:
         return None
-    sel = _at_eps(finals[finals["series"] == series], eps)
+    sel = _at_eps(finals[finals["schedule"] == series], eps)
     if d is not None:
         sel = sel[sel["d"] == d]
     B = sel.groupby("T")["B"].first()
@@ -136,7 +135,7 @@ def level_matrix(
     """Horizons and the (instances x horizons) final values of one schedule at one epsilon
     (and one dimension ``d``, when the sweep has several); with ``with_caps`` also the mean
     cap per horizon (None when the data have no caps)."""
-    sel = _at_eps(finals[finals["series"] == series], eps)
+    sel = _at_eps(finals[finals["schedule"] == series], eps)
     if d is not None:
         sel = sel[sel["d"] == d]
     wide, caps = _wide(sel, "T")
@@ -160,12 +159,12 @@ def eps_gap(
         finals = finals[finals["d"] == d]
     Tmax = int(finals["T"].max())
     at = finals[finals["T"] == Tmax]
-    sel = at[at["series"] == series]
+    sel = at[at["schedule"] == series]
     wide, caps = _wide(sel, "epsilon")
     values = wide.to_numpy()
     own = values.mean(axis=0)
     if baseline is not None:
-        base = at[at["series"] == baseline].set_index("trial")["value"].sort_index()
+        base = at[at["schedule"] == baseline].set_index("trial")["value"].sort_index()
         values = values - base.loc[wide.index].to_numpy()[:, None]
     e = wide.columns.to_numpy(dtype=float)
     return (e, values, Tmax, own, caps) if with_caps else (e, values, Tmax)
@@ -175,7 +174,7 @@ def d_matrix(finals: pd.DataFrame, series: str, eps, with_caps: bool = False):
     """Dimensions and the (instances x d) final values at the largest horizon and one epsilon
     (with ``with_caps`` also the mean cap per dimension)."""
     Tmax = int(finals["T"].max())
-    sel = _at_eps(finals[(finals["series"] == series) & (finals["T"] == Tmax)], eps)
+    sel = _at_eps(finals[(finals["schedule"] == series) & (finals["T"] == Tmax)], eps)
     wide, caps = _wide(sel, "d")
     x, Y = wide.columns.to_numpy(dtype=float), wide.to_numpy()
     return (x, Y, Tmax, caps) if with_caps else (x, Y, Tmax)
@@ -236,7 +235,7 @@ def _schedule_fits(ctx: _FitContext, sched: str) -> None:
     """A ``slope`` claim on one schedule: its T-, 1/epsilon- and d-fits (those the claim asks
     for and the sweep has levels for)."""
     claim, audit, finals = ctx.claim, ctx.audit, ctx.finals
-    mine = finals[finals["series"] == sched]
+    mine = finals[finals["schedule"] == sched]
     eps_levels = sorted(mine["epsilon"].dropna().unique())
     dims = sorted(int(d) for d in mine["d"].unique())
     if "T" in audit["fit"] and claim["T_exp"] is not None:
@@ -523,7 +522,7 @@ def _worst_case_fits(claim, finals, add, n_boot, seed, schedule_options, grids, 
         if len(grid) < 2:
             raise ValueError(f"{claim['id']}: worst_case needs a gap grid; {entry!r} has none")
         opts = schedule_options.get((audit["sweep"], grid[0]), {})
-        eps_levels = sorted(finals[finals["series"].isin(grid)]["epsilon"].dropna().unique())
+        eps_levels = sorted(finals[finals["schedule"].isin(grid)]["epsilon"].dropna().unique())
         base, label = None, "T (worst case)"
         if audit.get("T_fit") == "gap":  # privacy cost: minus the baseline's worst case
             base = list(grids.get((audit["sweep"], audit["baseline"]), ()))

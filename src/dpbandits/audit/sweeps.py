@@ -30,7 +30,7 @@ def read_sweeps(paths, expect: dict | None = None) -> tuple[pd.DataFrame | None,
     for path in paths:
         want = None if expect is None else expect[str(path)]
         cell = Cell.from_dict(read_metadata(path, want)["cell"])
-        options.setdefault((cell.figure, cell.series), cell.options)
+        options.setdefault((cell.sweep, cell.schedule), cell.options)
         df = read_results(path, at_horizon=True)
         cap = cell.T * random_play_rate(cell_instances(cell))
         trial = df["trial"].to_numpy()

@@ -98,15 +98,19 @@ def combiner_grid(horizons, d: int) -> pd.DataFrame:
 
 
 def combiner_shares(results: pd.DataFrame) -> pd.DataFrame:
-    """Per combiner series, figure, panel and epsilon: each base's round share and top share at
-    the horizon (:func:`dpbandits.engine.combiner.base_shares`) and the bases never played in
-    any trial (with Theorem 4.1's constants base 1's offset excludes it)."""
+    """Per combiner series (or schedule), figure (or sweep), panel (or point) and epsilon: each
+    base's round share and top share at the horizon
+    (:func:`dpbandits.engine.combiner.base_shares`) and the bases never played in any trial
+    (with Theorem 4.1's constants base 1's offset excludes it)."""
     from dpbandits.engine.combiner import base_shares
 
     last = _at_horizon(results[results["algorithm"] == "combiner"])
     cols = sorted(c for c in last.columns if c.startswith("base") and c.endswith("_plays"))
     rows = []
-    keys = ["figure", "panel", "series", "epsilon"]
+    # figure cells are placed by figure, panel, series; sweep cells by sweep, point, schedule
+    place = [c for c in ("figure", "panel", "series", "sweep", "point", "schedule") if c in last]
+    last = last.assign(**{c: last[c].fillna("") for c in place})
+    keys = [*place, "epsilon"]
     for key, g in last.groupby(keys, dropna=False, sort=True):
         plays = g[cols].to_numpy(dtype=float)
         plays = plays[:, ~np.all(np.isnan(plays), axis=0)]
@@ -191,11 +195,11 @@ def _epsilon_finding(rates: pd.DataFrame, sweeps: pd.DataFrame | None) -> Findin
     )
     tables = [clip.round(4), fits.round(3)]
     if sweeps is not None and "clipped_gradient_rounds" in sweeps:
-        last = _at_horizon(sweeps[sweeps["figure"] == "fav_d"])
+        last = _at_horizon(sweeps[sweeps["sweep"] == "fav_d"])
         if len(last):
             frac = (
                 last.assign(clipped_fraction=last["clipped_gradient_rounds"] / last["T"])
-                .groupby(["series", "d", "epsilon"])["clipped_fraction"]
+                .groupby(["schedule", "d", "epsilon"])["clipped_fraction"]
                 .mean()
                 .reset_index()
             )
@@ -244,10 +248,10 @@ def _lambda_min_finding(figures: pd.DataFrame | None, sweeps: pd.DataFrame | Non
         )
         tables.append(tab)
     if sweeps is not None and "lambda_min_played" in sweeps:
-        last = _at_horizon(sweeps[sweeps["figure"].isin(["fav_t", "worst"])])
-        last = last[last["T"] == last.groupby("figure")["T"].transform("max")]
+        last = _at_horizon(sweeps[sweeps["sweep"].isin(["fav_t", "worst"])])
+        last = last[last["T"] == last.groupby("sweep")["T"].transform("max")]
         tables.append(
-            last.groupby(["figure", "series", "epsilon", "T"])["lambda_min_played"]
+            last.groupby(["sweep", "schedule", "epsilon", "T"])["lambda_min_played"]
             .agg(["mean", "min", "max"])
             .reset_index()
         )
