@@ -44,7 +44,11 @@ def test_every_suite_and_contestant_either_runs_or_says_why():
     assert all(r["reason"] for r in arena.not_run)
     # every named calibration of a running contestant is simulated at every (d, T) of its suites
     fixed = [c for c in arena.cells if c.figure == "fixed"]
-    assert len(fixed) == 2 * 2 * 18  # d x T x (6 cz22/olucb contestants x 2 + 6 dpdpe x 1)
+    # d x T x (6 cz22/olucb contestants x 2 + 6 dpdpe x 1 + AdaC-UCB and AdaC-GOPE x 1)
+    assert len(fixed) == 2 * 2 * 20
+    fresh = [c for c in arena.cells if c.figure == "fresh"]
+    # OnlineUCB x 2, AdaC-OFUL, JDP-LinUCB and LinUCB-op24 x 1
+    assert len(fresh) == 2 * 2 * 5
 
 
 def test_a_calibration_table_the_build_does_not_make_gives_a_not_run_row():
@@ -80,8 +84,19 @@ def test_contestants_of_a_panel_share_instances_and_rewards_not_noise():
             lambda d: d["contestants"]["DP-DPE-local"]["calibrations"].update(theory={}),
             "policy calibration 'theory' is not available for ldp_dpe",
         ),
-        (lambda d: d["claims"][0]["below"].append(["LinUCB", "AdaC-UCB"]), "names 'AdaC-UCB'"),
+        (
+            lambda d: d["claims"][0]["below"].append(["LinUCB", "PrivateLASSO"]),
+            "names 'PrivateLASSO'",
+        ),
         (lambda d: d["contestants"]["LinUCB"].update(paper="nope"), "paper = 'nope'"),
+        (
+            lambda d: d["contestants"]["AdaC-OFUL"].update(settings=["fixed", "fresh"]),
+            "adac_oful under calibration 'zcdp' runs on fresh only",
+        ),
+        (
+            lambda d: d["contestants"]["LinUCB-JDP"].update(settings=["fresh"]),
+            "jdp_tree under calibration 'experiment' runs on fixed only",
+        ),
     ],
 )
 def test_a_bad_arena_file_is_refused_with_the_key(tmp_path, edit, words):
@@ -180,7 +195,7 @@ def test_one_quick_point_of_the_arena_builds_every_output(tmp_path):
     point = dataclasses.replace(arena, cells=tuple(cells))
     board = leaderboard(point, frames, {c.path: s for c, s in zip(cells, seconds, strict=True)})
     ran = board[board["status"] == "ran"]
-    assert len(ran) == len(cells) == 18 and ran["rank"].min() == 1
+    assert len(ran) == len(cells) == 20 and ran["rank"].min() == 1
     assert (board["status"] == "not run").sum() == len(arena.not_run)
     private = ran[ran["trust"] != "none"]
     assert (

@@ -88,7 +88,7 @@ def test_dimension_must_match_the_policy(d):
 def test_op24_calibration_is_refused_on_fixed_arms():
     policy = make_policy("linucb", Setting(T=T_SMALL, d=3), "op24")
     _, inst = _small()
-    with pytest.raises(ValueError, match="op24 calibration runs on fresh decision sets"):
+    with pytest.raises(ValueError, match=r"linucb \(op24\) runs on fresh decision sets only"):
         simulate(policy, inst, [0, 1], _rngs("linucb", 2), [T_SMALL])
 
 

@@ -8,6 +8,7 @@ import pytest
 
 from dpbandits.engine import checkpoint_rounds, draw_raw, simulate
 from dpbandits.envs import bernoulli_reward_table, script_instances
+from dpbandits.mechanisms.zcdp import dp_to_zcdp
 from dpbandits.policies import POLICIES, Quirks, Setting, make_policy
 from dpbandits.reference_loops import reference_run
 from dpbandits.seeds import noise_generator
@@ -178,6 +179,10 @@ def test_every_policy_builds_under_each_of_its_calibrations():
                 opts = {"U": 5} if alg == "dpe_fixedu" else {}
                 p = make_policy(alg, Setting(T=400, d=3, epsilon=1.0, delta=0.1, K=10), cal, **opts)
                 assert p.constants()["beta"] == pytest.approx(1 / 4000)
+                continue
+            if cls.engine == "op24":  # paper 002's zCDP policies: rho from the target, no radius
+                p = make_policy(alg, s, cal)
+                assert p.constants()["rho"] == pytest.approx(dp_to_zcdp(1.0, 0.1))
                 continue
             p = make_policy(alg, s, cal)
             assert p.n_refresh == len(p.radius(1.0)) and p.lam > 0

@@ -87,6 +87,14 @@ def cell_release(cell, policy):
         )
     if getattr(policy, "privatizer", None):
         return rel.dpdpe_release(policy), None, "reports clipped to [-B, B] (the paper's bound)"
+    if policy.engine == "op24":  # paper 002's zCDP algorithms at rho from the (eps, delta) target
+        release = rel.op24_release(
+            policy.algorithm, policy.rho, cell.T, rewards=policy.opts.get("rewards", "pm1")
+        )
+        return release, None, universe.name
+    if policy.calibration == "op24":  # paper 002's JDP-LinUCB (the tree, zCDP at cell.delta)
+        release = rel.op24_release("jdp_linucb", cell.epsilon, cell.T, delta=cell.delta)
+        return release, None, universe.name
     if policy.algorithm in rel.CZ22_ALGORITHMS:
         return (
             rel.cz22_release(policy, universe),

@@ -114,16 +114,25 @@ def run_adac_gope(
     env_rng: np.random.Generator,
     noise_rng: np.random.Generator,
     delta_c: float | None = None,
+    rewards: str = "pm1",
 ) -> GopeRun:
     """One AdaC-GOPE run on actions ``X`` (K, d) with parameter ``theta`` (``|<theta, a>| <= 1``).
 
     ``rho = inf`` is GOPE (no noise, no privacy term in ``c_l``); ``delta_c`` defaults to
-    ``1/T``.
+    ``1/T``. ``rewards``: ``pm1`` (paper 002's J instances: ``+1`` with probability
+    ``(1 + <theta, a>)/2``, else ``-1``) or ``bernoulli`` (``1`` with probability
+    ``<theta, a>``, else ``0``: the pipeline's fixed-arm instances, in the arena); the release is
+    the same (calibrated for rewards in [-1, 1], so conservative on {0, 1}).
     """
     X = np.asarray(X, dtype=float)
     K = X.shape[0]
     means = X @ theta
-    if np.any(np.abs(means) > 1 + 1e-12):
+    if rewards == "bernoulli":
+        if np.any(means < -1e-12) or np.any(means > 1 + 1e-12):
+            raise ValueError("rewards in {0, 1} need 0 <= <theta, a> <= 1 for every action")
+    elif rewards != "pm1":
+        raise ValueError(f"rewards must be pm1 or bernoulli, got {rewards!r}")
+    elif np.any(np.abs(means) > 1 + 1e-12):
         raise ValueError("rewards in [-1, 1] need |<theta, a>| <= 1 for every action")
     if not rho > 0:
         raise ValueError(f"rho = {rho!r}: must be > 0 (inf for GOPE)")
@@ -153,7 +162,10 @@ def run_adac_gope(
             run.counts.append(prefix_allocation(counts, T - t))
             break
         run.counts.append(counts)
-        sums = 2.0 * env_rng.binomial(counts, (1.0 + means[arms]) / 2.0) - counts
+        if rewards == "bernoulli":
+            sums = env_rng.binomial(counts, np.clip(means[arms], 0.0, 1.0)).astype(float)
+        else:
+            sums = 2.0 * env_rng.binomial(counts, (1.0 + means[arms]) / 2.0) - counts
         Zs = Z[supp]
         V = (Zs * counts[:, None]).T @ Zs
         theta_hat = np.linalg.solve(V, Zs.T @ sums)

@@ -236,10 +236,11 @@ def simulate(
     -------
     SimulationResult
     """
-    if policy.calibration == "op24":
-        raise ValueError(
-            f"{policy.algorithm}: the op24 calibration runs on fresh decision sets "
-            "(dpbandits.engine.fresh_linucb.simulate_fresh), not on fixed arms"
+    if policy.engine == "op24" or policy.calibration == "op24":  # paper 002's algorithms
+        from dpbandits.engine.op24_cells import simulate_op24
+
+        return simulate_op24(
+            policy, instances, reward_seeds, noise_rngs, checkpoints, chunk_bytes, progress
         )
     if policy.engine == "phased":
         return _simulate_phased(policy, instances, reward_seeds, noise_rngs, checkpoints, progress)
@@ -331,17 +332,12 @@ def _simulate_contextual(
     o = policy.opts
     for lo in range(0, n, chunk):
         hi = min(n, lo + chunk)
-        arms = np.empty((hi - lo, T, K, d))
-        for j, i in enumerate(range(lo, hi)):
-            instances.arms(i, T, out=arms[j])
-        uniforms = np.stack(
-            [np.random.RandomState(reward_seeds[i]).random_sample((T, K)) for i in range(lo, hi)]
-        )
+        arms, uniforms, theta = instances.chunk(lo, hi, T, reward_seeds)
         raws = [draw_raw(policy, noise_rngs[i]) for i in range(lo, hi)]
         chunk_out = np.zeros((hi - lo, cps.shape[0], len(names)))
         run_contextual(
             arms,
-            np.ascontiguousarray(instances.theta[lo:hi]),
+            theta,
             uniforms,
             np.stack([r["zeta"] for r in raws]),
             policy.scheme == "onlineucb",  # OnlineUCB draws zeta already scaled (or none)

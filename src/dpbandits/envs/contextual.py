@@ -109,6 +109,24 @@ class FreshArmInstances:
             out = np.empty((T, self.K, self.d))
         return fill_unit_sphere(rng, out)
 
+    def chunk(
+        self, lo: int, hi: int, T: int, reward_seeds
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """``(arms, uniforms, theta)`` of instances ``lo .. hi - 1`` over ``T`` rounds: arms
+        (n, T, K, d) of :meth:`arms`; the reward uniforms (n, T, K) of each trial's common reward
+        stream, ``RandomState(reward_seeds[i])`` (module docstring); ``theta`` (n, d). What
+        every engine on fresh arms reads, so all of them see the same numbers."""
+        arms = np.empty((hi - lo, T, self.K, self.d))
+        for j, i in enumerate(range(lo, hi)):
+            self.arms(i, T, out=arms[j])
+        uniforms = np.stack(
+            [
+                np.random.RandomState(reward_seeds[i]).random_sample((T, self.K))
+                for i in range(lo, hi)
+            ]
+        )
+        return arms, uniforms, np.ascontiguousarray(self.theta[lo:hi])
+
     def take(self, lo: int, hi: int) -> FreshArmInstances:
         """Instances ``lo .. hi - 1``."""
         return FreshArmInstances(self.theta[lo:hi], self.K, self.seed, self.trials[lo:hi])

@@ -9,6 +9,7 @@ from .gaussian import LDP, BatchedLDP, SDPAmp, SDPAmpRU
 from .jdp import BatchedJDP, JDPStandin, JDPTree, JDPUser
 from .linucb import LinUCB
 from .onlineucb import OnlineUCB
+from .op24 import OP24_POLICIES
 from .vec import SDPVec, SDPVecRU
 
 #: Registry: algorithm id -> policy class.
@@ -30,6 +31,7 @@ POLICIES: dict[str, type[Policy]] = {
         OnlineUCBDoubling,
         Combiner,
         *PHASED_POLICIES,
+        *OP24_POLICIES,
     )
 }
 

@@ -426,7 +426,9 @@ def dpdpe_release(policy, universe: Universe | None = None) -> Release:
 OP24_DELTA = 0.01
 
 
-def op24_release(algorithm: str, privacy: float, T: int) -> Release:
+def op24_release(
+    algorithm: str, privacy: float, T: int, delta: float | None = None, rewards: str = "pm1"
+) -> Release:
     """Release of one op24 algorithm at one privacy level (paper 002, Table 1 and Sec. 3; the
     algorithms as reconstructed in docs/papers/op24.md#algorithms).
 
@@ -439,20 +441,28 @@ def op24_release(algorithm: str, privacy: float, T: int) -> Release:
     :func:`~dpbandits.mechanisms.tree.sigma_zcdp_node` (which assumes
     ``Delta = sqrt 2 L~^2 = 2 sqrt 2``); the released ``(sum a r, upper(sum a a^T))`` with
     ``||a|| <= 1``, ``|r| <= 1`` has sensitivity at most ``Delta_J(1) = 3/sqrt 2``.
+
+    ``delta``: the delta at which JDP-LinUCB's epsilon was converted to zCDP (default
+    :data:`OP24_DELTA`, the op24 audit's). ``rewards = "bernoulli"`` (AdaC-GOPE on rewards in
+    {0, 1}, the arena's fixed arms): one changed reward moves the phase statistic half as far as
+    on [-1, 1], so the sensitivity is half the calibrated one.
     """
     from ..mechanisms.tree import sigma_zcdp_node
     from ..mechanisms.zcdp import dp_to_zcdp
 
+    delta = OP24_DELTA if delta is None else delta
     if algorithm in ("adac_ucb", "adac_gope", "adac_oful"):
+        half = algorithm == "adac_gope" and rewards == "bernoulli"
         return Release(
             "Gaussian mechanism per released episode/phase statistic, each reward released once",
-            (Component("gaussian", 1.0 / math.sqrt(2.0 * privacy), 1.0),),
-            method="analytic Gaussian (dp-accounting) at Delta/sigma = sqrt(2 rho)",
-            notes=f"nominal rho = {privacy:g} (zCDP), read as epsilon at delta = {OP24_DELTA:g}",
+            (Component("gaussian", 1.0 / math.sqrt(2.0 * privacy), 0.5 if half else 1.0),),
+            method="analytic Gaussian (dp-accounting) at Delta/sigma = "
+            + ("sqrt(2 rho)/2 (rewards in {0, 1})" if half else "sqrt(2 rho)"),
+            notes=f"nominal rho = {privacy:g} (zCDP), read as epsilon at delta = {delta:g}",
         )
     if algorithm == "jdp_linucb":
         m = n_levels(T)
-        sigma_n = sigma_zcdp_node(dp_to_zcdp(privacy, OP24_DELTA), m)
+        sigma_n = sigma_zcdp_node(dp_to_zcdp(privacy, delta), m)
         return Release(
             f"binary-tree aggregation over rounds, m = {m} nodes per round",
             (Component("gaussian", sigma_n, joint_sensitivity(1.0), count=m),),
