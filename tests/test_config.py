@@ -122,42 +122,6 @@ def test_schema_algorithms_match_the_policy_registry():
     assert set(schema["$defs"]["algorithm"]["enum"]) == set(POLICIES)
 
 
-def test_expansion_of_cz22(global_config):
-    exp = load_experiment(ROOT / "config/experiments/cz22.yaml", global_config, EXP_SCHEMA)
-    assert len(exp.cells) == 5 * 4 * 5  # panels x configurations x series
-    assert len({c.path for c in exp.cells}) == len(exp.cells)
-    assert len(exp.groups()) == 20
-    r1 = [c for c in exp.cells if c.configuration == "r1" and c.figure == "cz22_fig1"]
-    assert (
-        {c.T for c in r1} == {20000}
-        and {c.trials for c in r1} == {50}
-        and {c.B for c in r1} == {20}
-    )
-    assert {(c.panel, c.epsilon) for c in r1} == {
-        ("cz22_fig1a", 0.2),
-        ("cz22_fig1b", 1.0),
-        ("cz22_fig1c", 10.0),
-    }
-    # common random numbers: every cell of a panel shares its instances and reward streams
-    for cells in exp.groups().values():
-        assert (
-            len({(c.instances, c.instance_seed, c.reward_seed_offset, c.d, c.K) for c in cells})
-            == 1
-        )
-    # R2 differs from R1 only by vec_scale in Fig. 1(b), 1(c)
-    r2 = {c.panel: c for c in exp.cells if c.configuration == "r2" and c.series == "LinUCB-SDP-Vec"}
-    assert r2["cz22_fig1b"].options == {"vec_scale": 10} and r2["cz22_fig1a"].options == {
-        "vec_scale": 1
-    }
-    # R3 and theory use the true tree for JDP
-    jdp = {c.configuration: c.algorithm for c in exp.cells if c.series == "LinUCB-JDP"}
-    assert jdp == {"r1": "jdp_standin", "r2": "jdp_standin", "r3": "jdp_tree", "theory": "jdp_tree"}
-    ids = [f.id for f in exp.figures]
-    assert ids[:2] == ["cz22_fig1", "cz22_fig2"] and len(set(ids)) == 8
-    assert "cz22_fig1a" in exp.figure("cz22_fig1").image_names
-    assert "cz22_fig1_pseudo" in exp.figure("cz22_fig1").image_names
-
-
 def test_quick_scale_shrinks_every_cell_and_moves_the_outputs(global_config):
     cfg = {**global_config, "scale": "quick"}
     exp = load_experiment(ROOT / "config/experiments/cz22.yaml", cfg, EXP_SCHEMA)
@@ -245,58 +209,6 @@ def test_claims_reference_existing_panels_and_series(global_config, name):
     assert set(exp.data.get("communication", {}).get("claims", {}).values()) <= ids
 
 
-def test_expansion_of_olucb(global_config):
-    exp = load_experiment(ROOT / "config/experiments/olucb.yaml", global_config, EXP_SCHEMA)
-    ids = {f.id for f in exp.figures}
-    # Figure 1 under three configurations; the combiner figure keeps its name (one configuration)
-    assert ids == {"olucb_fig1", "olucb_fig1_learners", "olucb_fig1_fair", "olucb_combiner"}
-    assert exp.configuration_series("learners") == (
-        "OnlineUCB",
-        "OnlineUCB-OGD",
-        "OnlineUCB-theory",
-        "OnlineUCB-oracle",
-    )
-    main = [c for c in exp.cells if c.configuration == "main"]
-    assert {c.series for c in main} == {
-        "OnlineUCB",
-        "LinUCB-SDP-Amp",
-        "LinUCB-SDP-Vec",
-        "LinUCB-JDP",
-        "LinUCB-LDP",
-        "LinUCB",
-    }
-    # OnlineUCB on the unit scaling of the baselines' instances (docs/papers/olucb.md)
-    assert {c.instances for c in main if c.series == "OnlineUCB"} == {"paper_text"}
-    assert {c.instances for c in main if c.series != "OnlineUCB"} == {"script"}
-    # panel-level instance families of the combiner figure; the known lambda_min is resolved
-    comb = {(c.panel, c.series): c for c in exp.cells if c.configuration == "combiner"}
-    assert comb["olucb_combinerb", "Combiner"].instances == "illcond"
-    known_a = comb["olucb_combinera", "OnlineUCB-known-lambda"].resolved_options({"c_beta": 1e-3})
-    known_b = comb["olucb_combinerb", "OnlineUCB-known-lambda"].resolved_options({"c_beta": 1e-3})
-    assert known_a["lambda_min"] == pytest.approx(0.125)
-    assert known_b["lambda_min"] == pytest.approx(0.1**2 / 8)
-    assert comb["olucb_combinerb", "OnlineUCB-known-lambda"].policy({"c_beta": 1e-3}).Delta2 > 0
-    # calibrations: trials disjoint from the evaluation trials, a half-decade grid
-    cal = exp.calibration("c_beta")
-    assert cal.base.first_trial == 1000 and cal.base.trials == 10
-    assert cal.base.epsilon == 1.0 and cal.base.kind == "calibration"
-    assert len(cal.grid) == 15 and cal.grid[0] == 1.0 and cal.grid[-1] == pytest.approx(1e-7)
-    assert "c_beta" not in cal.base.options  # set per grid value
-    assert cal.cell(1e-3).resolved_options()["c_beta"] == 1e-3
-    fair = [c for c in exp.cells if c.configuration == "fair" and c.series == "LinUCB-LDP"]
-    assert fair[0].calibration_ids == ["fair_ldp"]
-    # sweeps: separate runs per horizon; a d-scan names its points by d
-    sweeps = {sw.id: sw for sw in exp.sweeps}
-    assert sweeps["worst"].T == (2048, 4096, 8192, 16384, 32768, 65536)
-    assert all(c.options["lambda_min"] == 0 for c in sweeps["worst"].cells)
-    assert {c.point for c in sweeps["fav_d"].cells} == {
-        "eps1_d5_T20000",
-        "eps1_d10_T20000",
-        "eps1_d20_T20000",
-    }
-    assert {c.instances for c in sweeps["fav_t"].cells} == {"fresh_sphere"}
-
-
 def test_sweep_and_calibration_cells_are_placed_by_their_own_fields(global_config):
     """A sweep cell is placed by sweep, schedule and point, a calibration cell by its
     calibration id and point; neither borrows the figure fields, and the noise key and path
@@ -335,31 +247,6 @@ def test_quick_scale_of_single_horizon_sweeps(global_config):
     assert sweeps["fav_eps"].T == (max(quick["scales"]["quick"]["sweep_T"]),)
     assert sweeps["worst"].T == tuple(quick["scales"]["quick"]["sweep_T"])
     assert exp.calibration("c_beta").base.trials == quick["scales"]["quick"]["trials"]
-
-
-def test_olucb_semantic_errors(global_config):
-    from dpbandits.config import load_yaml
-
-    data = load_yaml(ROOT / "config/experiments/olucb.yaml")
-    bad = copy.deepcopy(data)
-    bad["figures"]["olucb_combiner"]["configurations"] = ["combiner", "nope"]
-    with pytest.raises(ConfigError, match=r"figures.olucb_combiner.configurations: unknown"):
-        expand_experiment(bad, global_config, "olucb.yaml")
-    bad = copy.deepcopy(data)
-    bad["series"]["OnlineUCB"]["options"]["c_beta"] = {"calibrated": "missing"}
-    with pytest.raises(ConfigError, match=r"calibration \['missing'\] is not declared"):
-        expand_experiment(bad, global_config, "olucb.yaml")
-    bad = copy.deepcopy(data)
-    bad["configurations"]["learners"]["show"] = ["OnlineUCB", "OnlineUCB-nope"]
-    with pytest.raises(ConfigError, match=r"learners.show: unknown series \['OnlineUCB-nope'\]"):
-        expand_experiment(bad, global_config, "olucb.yaml")
-    bad = copy.deepcopy(data)
-    bad["series"]["Combiner"]["options"]["radius_mode"] = "oracle"
-    with pytest.raises(ConfigError, match="radius_mode must be one of"):
-        expand_experiment(bad, global_config, "olucb.yaml")
-    bad = copy.deepcopy(data)
-    bad["series"]["OnlineUCB"]["options"]["lambda_min"] = "known"
-    assert "lambda_min = 'known'" in _errors(bad)
 
 
 def _dpdpe_with(tmp_path, edit):

@@ -30,8 +30,9 @@ CASES = [
     # the combiner is tested below, with options that exercise the selection; the phased
     # policies of paper 004 have no per-round reference loop
     # (tests/engine/test_dpdpe_engine.py); the op24 calibration runs on fresh decision sets only
-    # (tests/test_fresh_linucb.py); paper 002's zCDP policies run the op24 audit's kernels, whose
-    # per-round references are in tests/papers/op24 (plumbing: tests/engine/test_op24_cells.py)
+    # (tests/papers/op24/test_fresh_linucb.py); paper 002's zCDP policies run the op24 audit's
+    # kernels, whose per-round references are in tests/papers/op24 (plumbing:
+    # tests/engine/test_op24_cells.py)
     if cls.engine not in ("combiner", "phased", "op24")
     for cal in cls.calibrations
     if cal != "op24"

@@ -322,7 +322,7 @@ def test_noise_changes_the_outcome():
 def test_block_boundaries_do_not_change_the_run(monkeypatch):
     """Episodes longer than BLOCK are played in several kernel calls; the outcome must not depend
     on BLOCK (up to the 1-ulp context differences of ``SparseInstance.block``, see
-    test_private_lasso.py)."""
+    tests/papers/plasso/test_private_lasso.py)."""
     d, s0, K, T = SMALL["d"], SMALL["s0"], SMALL["K"], SMALL["T"]
     p = SETTINGS["lam05"]
     for alg, eps, idx in [

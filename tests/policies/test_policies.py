@@ -175,7 +175,8 @@ def test_every_policy_builds_under_each_of_its_calibrations():
     s = Setting(T=400, d=3, epsilon=1.0, delta=0.1, B=20)
     for alg, cls in POLICIES.items():
         for cal in cls.calibrations:
-            if cls.engine == "phased":  # paper 004: no per-round radius (tests/test_dpdpe.py)
+            # paper 004: no per-round radius (tests/papers/dpdpe/test_dpdpe.py)
+            if cls.engine == "phased":
                 opts = {"U": 5} if alg == "dpe_fixedu" else {}
                 p = make_policy(alg, Setting(T=400, d=3, epsilon=1.0, delta=0.1, K=10), cal, **opts)
                 assert p.constants()["beta"] == pytest.approx(1 / 4000)

@@ -143,6 +143,53 @@ def _not_run_row(suite: str, cid: str, c: dict, reason: str, calibration: str = 
     }
 
 
+def _suite_not_run(sid: str, suite: dict, contestants: dict) -> list[dict]:
+    """The not-run rows of one suite: contestants that do not run at all, every contestant of a
+    suite that is not built, and contestants that do not run on the suite's setting."""
+    rows = []
+    for cid, c in contestants.items():
+        if "not_run" in c:
+            rows.append(_not_run_row(sid, cid, c, c["not_run"]))
+        elif "not_built" in suite:
+            rows.append(_not_run_row(sid, cid, c, f"suite not built: {suite['not_built']}"))
+        elif suite["setting"] not in c["settings"]:
+            words = " and ".join(SETTING_WORDS[s] for s in c["settings"])
+            rows.append(_not_run_row(sid, cid, c, f"runs on {words} only"))
+    return rows
+
+
+def _cell(data: dict, suite: dict, point: dict, cid: str, c: dict, name: str, cal: dict,
+          root_seed: int) -> Cell:  # fmt: skip
+    """The simulation cell of contestant ``cid`` under calibration ``name`` at one ``point``
+    (suite, d, T, scale) of the arena (module docstring)."""
+    quick = data["quick"] if point["scale"] == "quick" else None
+    sid, d, T = point["suite"], point["d"], point["T"]
+    return Cell(
+        experiment=EXPERIMENT,
+        figure=sid,
+        panel=f"{sid}_d{d}_T{T}",
+        configuration=name,
+        series=cid,
+        algorithm=c["algorithm"],
+        calibration=cal.get("calibration", name),
+        fidelity=FIDELITY,
+        instances=suite["instances"],
+        T=T,
+        trials=int(quick["trials"] if quick else data["trials"]),
+        K=int(suite["K"]),
+        d=d,
+        epsilon=float(data["target"]["epsilon"]),
+        delta=float(data["target"]["delta"]),
+        B=int(suite["B"]),
+        instance_seed=int(suite["instance_seed"]),
+        reward_seed_offset=0,
+        checkpoints=int(data["checkpoints"]),
+        root_seed=int(root_seed),
+        scale=point["scale"],
+        options=dict(cal.get("options") or {}),
+    )
+
+
 def load_arena(
     path: str,
     schema: str,
@@ -181,17 +228,9 @@ def load_arena(
     check_schema(data, schema, path)
     _check(data, papers, path)
     quick = data["quick"] if scale == "quick" else None
-    target = data["target"]
     cells, not_run, calibrations = [], [], {}
     for sid, suite in data["suites"].items():
-        for cid, c in data["contestants"].items():
-            if "not_run" in c:
-                not_run.append(_not_run_row(sid, cid, c, c["not_run"]))
-            elif "not_built" in suite:
-                not_run.append(_not_run_row(sid, cid, c, f"suite not built: {suite['not_built']}"))
-            elif suite["setting"] not in c["settings"]:
-                words = " and ".join(SETTING_WORDS[s] for s in c["settings"])
-                not_run.append(_not_run_row(sid, cid, c, f"runs on {words} only"))
+        not_run.extend(_suite_not_run(sid, suite, data["contestants"]))
         if "not_built" in suite:
             continue
         horizons = quick["T"] if quick else suite["T"]
@@ -203,53 +242,19 @@ def load_arena(
                     for name, cal in c["calibrations"].items():
                         paper = cal.get("calibrated_by")
                         if paper is not None and paper not in built:
-                            not_run.append(
-                                _not_run_row(
-                                    sid,
-                                    cid,
-                                    c,
-                                    f"needs paper {paper}'s calibration table, which "
-                                    "this build does not make (add the paper to `experiments`)",
-                                    name,
-                                )
+                            reason = (
+                                f"needs paper {paper}'s calibration table, which this build "
+                                "does not make (add the paper to `experiments`)"
                             )
+                            not_run.append(_not_run_row(sid, cid, c, reason, name))
                             continue
                         for opt in (cal.get("options") or {}).values():
                             if isinstance(opt, dict) and "calibrated" in opt:
                                 calibrations[opt["calibrated"]] = paper
-                        cells.append(
-                            Cell(
-                                experiment=EXPERIMENT,
-                                figure=sid,
-                                panel=f"{sid}_d{d}_T{T}",
-                                configuration=name,
-                                series=cid,
-                                algorithm=c["algorithm"],
-                                calibration=cal.get("calibration", name),
-                                fidelity=FIDELITY,
-                                instances=suite["instances"],
-                                T=int(T),
-                                trials=int(quick["trials"] if quick else data["trials"]),
-                                K=int(suite["K"]),
-                                d=int(d),
-                                epsilon=float(target["epsilon"]),
-                                delta=float(target["delta"]),
-                                B=int(suite["B"]),
-                                instance_seed=int(suite["instance_seed"]),
-                                reward_seed_offset=0,
-                                checkpoints=int(data["checkpoints"]),
-                                root_seed=int(root_seed),
-                                scale=scale,
-                                options=dict(cal.get("options") or {}),
-                            )
-                        )
-    # dedupe the not-run rows of a calibration missing at every (d, T)
-    seen, rows = set(), []
-    for row in not_run:
-        key = tuple(row.values())
-        if key not in seen:
-            seen.add(key)
-            rows.append(row)
+                        point = {"suite": sid, "d": int(d), "T": int(T), "scale": scale}
+                        cells.append(_cell(data, suite, point, cid, c, name, cal, root_seed))
+    rows = list({tuple(r.values()): r for r in not_run}.values())  # a calibration missing at
+    # every (d, T) gives one row
     return Arena(data, tuple(cells), tuple(rows), calibrations)
 
 

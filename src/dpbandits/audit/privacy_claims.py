@@ -286,6 +286,37 @@ def _status(d: pd.DataFrame, e: pd.DataFrame) -> tuple[str, str]:
     return "supported", _sentence([text])
 
 
+def _claim_row(claim: Mapping, delivered: pd.DataFrame, empirical: pd.DataFrame) -> dict:
+    """The row of :func:`privacy_claim_status` for one privacy claim."""
+    cid = claim["id"]
+    audit = claim.get("audit", {})
+    selectors = audit.get("privacy_audit")
+    if not selectors:
+        why = audit.get("none") or claim.get("notes") or ""
+        reason = (
+            "The claim has no privacy_audit field."
+            if selectors is None
+            else "No row of the privacy audit tests this claim"
+            + (f": {why.strip().rstrip('.')}." if why.strip() else ".")
+        )
+        return {
+            "claim_id": cid,
+            "status": "not audited",
+            "delivered_summary": "",
+            "empirical_summary": "",
+            "reason": reason,
+        }
+    d, e = select_rows(cid, selectors, delivered, empirical)
+    status, reason = _status(d, e)
+    return {
+        "claim_id": cid,
+        "status": status,
+        "delivered_summary": _delivered_summary(d),
+        "empirical_summary": _empirical_summary(e),
+        "reason": reason,
+    }
+
+
 def privacy_claim_status(
     claims: Iterable[Mapping], delivered: pd.DataFrame, empirical: pd.DataFrame
 ) -> pd.DataFrame:
@@ -337,42 +368,7 @@ def privacy_claim_status(
     >>> out.loc[0, "reason"]
     'Delivered epsilon 18.4 at nominal 10 (EXCEEDED) in dpdpe dpdpe_fig2b faithful CDP-DPE (experiment/script).'
     """  # noqa: E501
-    rows = []
-    for claim in claims:
-        if claim.get("kind") != "privacy":
-            continue
-        cid = claim["id"]
-        audit = claim.get("audit", {})
-        selectors = audit.get("privacy_audit")
-        if not selectors:
-            why = audit.get("none") or claim.get("notes") or ""
-            reason = (
-                "The claim has no privacy_audit field."
-                if selectors is None
-                else "No row of the privacy audit tests this claim"
-                + (f": {why.strip().rstrip('.')}." if why.strip() else ".")
-            )
-            rows.append(
-                {
-                    "claim_id": cid,
-                    "status": "not audited",
-                    "delivered_summary": "",
-                    "empirical_summary": "",
-                    "reason": reason,
-                }
-            )
-            continue
-        d, e = select_rows(cid, selectors, delivered, empirical)
-        status, reason = _status(d, e)
-        rows.append(
-            {
-                "claim_id": cid,
-                "status": status,
-                "delivered_summary": _delivered_summary(d),
-                "empirical_summary": _empirical_summary(e),
-                "reason": reason,
-            }
-        )
+    rows = [_claim_row(c, delivered, empirical) for c in claims if c.get("kind") == "privacy"]
     return pd.DataFrame(rows, columns=COLUMNS)
 
 

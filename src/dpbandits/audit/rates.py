@@ -372,6 +372,54 @@ def _between_fits(ctx: _FitContext) -> None:
     add.direction = claim["direction"]
 
 
+@dataclass(frozen=True)
+class _FitSettings:
+    """The arguments of :func:`evaluate_rate_claims` that every claim's fits share."""
+
+    baseline: str
+    tol: float
+    n_boot: int
+    seed: int
+    schedule_options: dict
+    max_detectable: float
+    grids: dict
+    grid_steps: dict
+
+
+def _fit_claim(claim: dict, all_finals: pd.DataFrame, metric: str, st: _FitSettings, rows):
+    """Append the fits of one rate claim to ``rows`` (its fit rows, their controls, and a
+    placeholder for its summary row, filled in once every family's controls are in)."""
+    audit = claim["audit"]
+    check = audit["check"]
+    finals = all_finals[all_finals["sweep"] == audit["sweep"]]
+    if finals.empty:
+        raise ValueError(f"{claim['id']}: no data of sweep {audit['sweep']!r}")
+    base = {
+        "claim_id": claim["id"],
+        "experiment": audit["experiment"],
+        "sweep": audit["sweep"],
+        "direction": claim["direction"],
+        "check": check,
+    }
+    judged: list[dict] = []
+    add = _Adder(rows, judged, base, claim["direction"], st.tol, st.seed, st.max_detectable,
+                 st.n_boot)  # fmt: skip
+    ctx = _FitContext(claim, finals, add, metric, st.n_boot, st.seed, st.baseline,
+                      st.schedule_options, st.grids, st.grid_steps)  # fmt: skip
+    if check == "slope" and audit.get("worst_case"):
+        _worst_case_fits(claim, finals, add, st.n_boot, st.seed, st.schedule_options, st.grids,
+                         st.grid_steps)  # fmt: skip
+    elif check == "slope":
+        for sched in audit["schedules"]:
+            _schedule_fits(ctx, sched)
+    elif check == "slope_trend":  # fitted exponents move monotonically along the schedules
+        _trend_fits(ctx)
+    else:  # slope_between: lower <= schedule <= upper in T, paired bootstrap of differences
+        _between_fits(ctx)
+    if judged:
+        rows.append({"summary_of": (base, judged)})  # filled in once the controls are in
+
+
 def evaluate_rate_claims(
     claims: list[dict],
     df: pd.DataFrame,
@@ -427,44 +475,17 @@ def evaluate_rate_claims(
     rows = []
     if df is None or df.empty:
         return pd.DataFrame(rows, columns=RATE_COLUMNS)
-    schedule_options = schedule_options or {}
+    settings = _FitSettings(baseline, tol, n_boot, seed, schedule_options or {},
+                            max_detectable, grids or {}, grid_steps or {})  # fmt: skip
     by_metric: dict[str, pd.DataFrame] = {}
     for claim in claims:
         audit = claim["audit"]
-        check = audit.get("check")
-        if check not in ("slope", "slope_between", "slope_trend"):
+        if audit.get("check") not in ("slope", "slope_between", "slope_trend"):
             continue
         metric = audit.get("metric", "regret_pseudo")
         if metric not in by_metric:
             by_metric[metric] = final_values(df, metric)
-        all_finals = by_metric[metric]
-        finals = all_finals[all_finals["sweep"] == audit["sweep"]]
-        if finals.empty:
-            raise ValueError(f"{claim['id']}: no data of sweep {audit['sweep']!r}")
-        base = {
-            "claim_id": claim["id"],
-            "experiment": audit["experiment"],
-            "sweep": audit["sweep"],
-            "direction": claim["direction"],
-            "check": check,
-        }
-        judged: list[dict] = []
-        add = _Adder(rows, judged, base, claim["direction"], tol, seed, max_detectable, n_boot)
-
-        ctx = _FitContext(claim, finals, add, metric, n_boot, seed, baseline,
-                          schedule_options, grids or {}, grid_steps or {})  # fmt: skip
-        if check == "slope" and audit.get("worst_case"):
-            _worst_case_fits(claim, finals, add, n_boot, seed, schedule_options, ctx.grids,
-                             ctx.grid_steps)  # fmt: skip
-        elif check == "slope":
-            for sched in audit["schedules"]:
-                _schedule_fits(ctx, sched)
-        elif check == "slope_trend":  # fitted exponents move monotonically along the schedules
-            _trend_fits(ctx)
-        else:  # slope_between: lower <= schedule <= upper in T, paired bootstrap of differences
-            _between_fits(ctx)
-        if judged:
-            rows.append({"summary_of": (base, judged)})  # filled in once the controls are in
+        _fit_claim(claim, by_metric[metric], metric, settings, rows)
     control_rows = [c for r in rows if "controls" in r for c in r.pop("controls")]
     _gate_families(rows, control_rows)
     rows = [_summary_row(*r["summary_of"], tol) if "summary_of" in r else r for r in rows]

@@ -524,7 +524,8 @@ def claim_verdicts(rows: pd.DataFrame, agg: pd.DataFrame, claims: dict) -> pd.Da
         parts = []
         own = None
         if audit.get("rule") == "NOT-AUDITED":
-            verdict, parts = "NOT-AUDITED", ["unit tests (tests/test_private_lasso.py)"]
+            verdict = "NOT-AUDITED"
+            parts = ["unit tests (tests/papers/plasso/test_private_lasso.py)"]
         elif "R-SUPP" in audit.get("rules", []):
             verdict, parts = "DIAGNOSTIC", ["R-SUPP: support recovery per episode"]
         elif "R-LB-INFO" in audit.get("rules", []):
@@ -645,7 +646,10 @@ def plain_statements(rows: pd.DataFrame, claims: pd.DataFrame) -> str:
                 for r in dim.itertuples()
             )  # fmt: skip
         else:
-            text = "not testable by regret simulation; tests/test_private_lasso.py checks it"
+            text = (
+                "not testable by regret simulation; "
+                "tests/papers/plasso/test_private_lasso.py checks it"
+            )
         out.append(f"- **{cid}: {v}** — {text}.")
     return "\n".join(out)
 

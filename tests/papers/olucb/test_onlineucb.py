@@ -30,7 +30,7 @@ from dpbandits.policies.onlineucb import (
 from dpbandits.reference_loops import reference_contextual
 from dpbandits.seeds import noise_generator
 
-from .conftest import ROOT, SCHEMAS
+from ...conftest import ROOT, SCHEMAS
 
 T, BETA, DELTA = 20000, 0.1, 0.1
 # fixed inputs of the perturbed-gradient and expected-loss checks

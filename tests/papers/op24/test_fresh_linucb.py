@@ -23,7 +23,7 @@ from dpbandits.policies.jdp import JDPTree
 from dpbandits.policies.linucb import LinUCB
 from dpbandits.reference_loops import argmax_ties
 
-from .engine.test_adac_oful import _contexts as _trials  # unit actions and theta*, uniforms
+from ...engine.test_adac_oful import _contexts as _trials  # unit actions and theta*, uniforms
 
 
 def _reference(policy, A, U, theta, raw, noise_scale=1.0):
