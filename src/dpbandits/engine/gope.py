@@ -106,17 +106,6 @@ def release(
     return theta_hat + (U / np.sqrt(w)) @ (U.T @ xi), sigma
 
 
-def _check_means(means: np.ndarray, rewards: str) -> None:
-    """Refuse means that rewards of the kind ``rewards`` (pm1 | bernoulli) cannot have."""
-    if rewards == "bernoulli":
-        if np.any(means < -1e-12) or np.any(means > 1 + 1e-12):
-            raise ValueError("rewards in {0, 1} need 0 <= <theta, a> <= 1 for every action")
-    elif rewards != "pm1":
-        raise ValueError(f"rewards must be pm1 or bernoulli, got {rewards!r}")
-    elif np.any(np.abs(means) > 1 + 1e-12):
-        raise ValueError("rewards in [-1, 1] need |<theta, a>| <= 1 for every action")
-
-
 def run_adac_gope(
     X: np.ndarray,
     theta: np.ndarray,
@@ -138,7 +127,13 @@ def run_adac_gope(
     X = np.asarray(X, dtype=float)
     K = X.shape[0]
     means = X @ theta
-    _check_means(means, rewards)
+    if rewards == "bernoulli":
+        if np.any(means < -1e-12) or np.any(means > 1 + 1e-12):
+            raise ValueError("rewards in {0, 1} need 0 <= <theta, a> <= 1 for every action")
+    elif rewards != "pm1":
+        raise ValueError(f"rewards must be pm1 or bernoulli, got {rewards!r}")
+    elif np.any(np.abs(means) > 1 + 1e-12):
+        raise ValueError("rewards in [-1, 1] need |<theta, a>| <= 1 for every action")
     if not rho > 0:
         raise ValueError(f"rho = {rho!r}: must be > 0 (inf for GOPE)")
     delta_c = 1.0 / T if delta_c is None else delta_c
