@@ -226,7 +226,7 @@ def _warm_up(cells: list[Cell], calibrated) -> None:
     seen = set()
     for cell in cells:
         key = (cell.algorithm, cell.instances)
-        if key in seen or POLICIES[cell.algorithm].engine == "phased":  # numpy only: no loading
+        if key in seen or POLICIES[cell.algorithm].engine in ("phased", "plasso"):  # no numba
             continue
         seen.add(key)
         tiny = dataclasses.replace(cell, T=2 * cell.B, trials=1, checkpoints=1)

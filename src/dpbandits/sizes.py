@@ -57,6 +57,8 @@ def bytes_per_trial(
     """
     if engine == "phased":
         return 32 * (K * d + d * d + K)
+    if engine == "plasso":  # paper 001: one trial at a time, its history (T x d) and a block
+        return 8 * T * (d + 1) + 8 * 4096 * K * (d + 2)
     if engine == "op24":  # paper 002's algorithms: on fresh arms, the decision sets and uniforms
         return 8 * T * K * (d + 1) + 32 * (K * d + d * d + K)
     E = d + d * (d + 1) // 2  # packed entries (dpbandits.mechanisms.packing.n_entries)

@@ -4,6 +4,7 @@ fail (a reversed ordering on a small instance FAILs, a regime near random play c
 nothing)."""
 
 import dataclasses
+import json
 import math
 
 import numpy as np
@@ -49,6 +50,12 @@ def test_every_suite_and_contestant_either_runs_or_says_why():
     fresh = [c for c in arena.cells if c.figure == "fresh"]
     # OnlineUCB x 2, AdaC-OFUL, JDP-LinUCB and LinUCB-op24 x 1
     assert len(fresh) == 2 * 2 * 5
+    sparse = [c for c in arena.cells if c.figure == "sparse"]
+    # PrivateLASSO, NP-Th-LASSO and Oracle-OLS, on paper 001's family F1 with s0 = 5
+    assert len(sparse) == 2 * 2 * 3
+    assert {json.dumps(c.instance_options, sort_keys=True) for c in sparse} == {
+        '{"s0": 5, "sparse_family": "F1"}'
+    }
 
 
 def test_a_calibration_table_the_build_does_not_make_gives_a_not_run_row():
@@ -85,8 +92,15 @@ def test_contestants_of_a_panel_share_instances_and_rewards_not_noise():
             "policy calibration 'theory' is not available for ldp_dpe",
         ),
         (
-            lambda d: d["claims"][0]["below"].append(["LinUCB", "PrivateLASSO"]),
-            "names 'PrivateLASSO'",
+            lambda d: (
+                d["contestants"].update(Ghost={"paper": "cz22", "trust": "none", "not_run": "x"}),
+                d["claims"][0]["below"].append(["LinUCB", "Ghost"]),
+            ),
+            "names 'Ghost'",
+        ),
+        (
+            lambda d: d["suites"]["fresh"].update(instances="paper_text"),
+            "suites.fresh.instances = 'paper_text' does not give the setting 'fresh'",
         ),
         (lambda d: d["contestants"]["LinUCB"].update(paper="nope"), "paper = 'nope'"),
         (

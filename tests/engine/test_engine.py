@@ -32,8 +32,9 @@ CASES = [
     # (tests/engine/test_dpdpe_engine.py); the op24 calibration runs on fresh decision sets only
     # (tests/papers/op24/test_fresh_linucb.py); paper 002's zCDP policies run the op24 audit's
     # kernels, whose per-round references are in tests/papers/op24 (plumbing:
-    # tests/engine/test_op24_cells.py)
-    if cls.engine not in ("combiner", "phased", "op24")
+    # tests/engine/test_op24_cells.py); paper 001's run the plasso audit's engine
+    # (tests/engine/test_plasso_cells.py)
+    if cls.engine not in ("combiner", "phased", "op24", "plasso")
     for cal in cls.calibrations
     if cal != "op24"
     for fid in (("script", "corrected") if cal == "experiment" else ("corrected",))

@@ -181,6 +181,10 @@ def test_every_policy_builds_under_each_of_its_calibrations():
                 p = make_policy(alg, Setting(T=400, d=3, epsilon=1.0, delta=0.1, K=10), cal, **opts)
                 assert p.constants()["beta"] == pytest.approx(1 / 4000)
                 continue
+            if cls.engine == "plasso":  # paper 001: the run's constants from s0, no radius
+                p = make_policy(alg, s, cal)
+                assert p.run_constants(2).T == 400
+                continue
             if cls.engine == "op24":  # paper 002's zCDP policies: rho from the target, no radius
                 p = make_policy(alg, s, cal)
                 assert p.constants()["rho"] == pytest.approx(dp_to_zcdp(1.0, 0.1))

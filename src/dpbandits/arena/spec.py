@@ -16,6 +16,12 @@ from dpbandits.config import Cell, ConfigError, check_schema, load_yaml
 EXPERIMENT = "arena"
 #: Words for the settings a contestant declares (the reason of a not-run row).
 SETTING_WORDS = {"fixed": "fixed arm sets", "fresh": "fresh contexts", "sparse": "sparse contexts"}
+#: The instance families that give each suite setting.
+SETTING_FAMILIES = {
+    "fixed": ("script", "paper_text", "illcond", "fixed_sphere"),
+    "fresh": ("fresh_sphere",),
+    "sparse": ("sparse",),
+}
 #: Fidelity of every arena cell: the algorithms as the papers state them, without the quirks of
 #: any published script.
 FIDELITY = "corrected"
@@ -80,7 +86,7 @@ def engine_settings(algorithm: str, calibration: str) -> set[str]:
     cls = POLICIES[algorithm]
     if cls.engine in ("onlineucb", "combiner"):
         return {"fixed", "fresh"}
-    if cls.engine == "op24":
+    if cls.engine in ("op24", "plasso"):
         return {cls.arms}
     return {FRESH} if calibration == "op24" else {"fixed"}
 
@@ -121,6 +127,13 @@ def _check(data: dict, papers: set[str], path: str) -> None:
                     f"{where}.calibrations.{name}.calibrated_by = {cal['calibrated_by']!r}: "
                     f"allowed {', '.join(sorted(papers))}"
                 )
+    for sid, suite in data["suites"].items():
+        family, allowed = suite.get("instances"), SETTING_FAMILIES[suite["setting"]]
+        if family is not None and family not in allowed:
+            raise ConfigError(
+                f"{path}: suites.{sid}.instances = {family!r} does not give the setting "
+                f"{suite['setting']!r}; allowed {', '.join(allowed)}"
+            )
     running = {cid for cid, c in data["contestants"].items() if "algorithm" in c}
     for i, claim in enumerate(data["claims"]):
         for pair in claim["below"]:
@@ -187,6 +200,7 @@ def _cell(data: dict, suite: dict, point: dict, cid: str, c: dict, name: str, ca
         root_seed=int(root_seed),
         scale=point["scale"],
         options=dict(cal.get("options") or {}),
+        instance_options=dict(suite.get("instance_options") or {}),
     )
 
 

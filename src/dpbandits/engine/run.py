@@ -242,6 +242,10 @@ def simulate(
         return simulate_op24(
             policy, instances, reward_seeds, noise_rngs, checkpoints, chunk_bytes, progress
         )
+    if policy.engine == "plasso":  # paper 001's PrivateLASSO on sparse instances
+        from dpbandits.engine.plasso_cells import simulate_plasso
+
+        return simulate_plasso(policy, instances, reward_seeds, noise_rngs, checkpoints, progress)
     if policy.engine == "phased":
         return _simulate_phased(policy, instances, reward_seeds, noise_rngs, checkpoints, progress)
     if getattr(instances, "contextual", False):

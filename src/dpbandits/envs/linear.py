@@ -14,7 +14,15 @@ from typing import ClassVar
 
 import numpy as np
 
-FAMILIES = ("script", "paper_text", "illcond", "fresh_sphere", "fixed_sphere", "two_action")
+FAMILIES = (
+    "script",
+    "paper_text",
+    "illcond",
+    "fresh_sphere",
+    "fixed_sphere",
+    "two_action",
+    "sparse",
+)
 
 #: Squeeze of the ill-conditioned family (see :func:`illcond_instances`).
 ILLCOND_KAPPA = 0.1
@@ -232,6 +240,12 @@ def make_instances(family: str, n: int, K: int, d: int, seed: int, T: int | None
         if T is None:
             raise ValueError("two_action: the instance depends on the horizon T")
         return two_action_instances(n, K, d, T, **options)
+    if family == "sparse":  # paper 001's sparse families (options: sparse_family, s0)
+        from .sparse import SparseInstances
+
+        if T is None or set(options) != {"sparse_family", "s0"}:
+            raise ValueError("sparse: needs the horizon T and the options sparse_family and s0")
+        return SparseInstances(options["sparse_family"], n, K, d, int(options["s0"]), int(T))
     if options:
         raise ValueError(f"{family}: takes no instance options, got {sorted(options)}")
     if family == "fresh_sphere":

@@ -17,12 +17,13 @@ blocks (numpy fills arrays sequentially), so block generation equals per-round g
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from typing import ClassVar
 
 import numpy as np
 
 ROOT = 1001
-EXPERIMENTS = {"PL-E1": 1, "PL-E2": 2}
+EXPERIMENTS = {"PL-E1": 1, "PL-E2": 2, "arena": 3}
 FAMILIES = {"F1": 1, "F2": 2, "F3": 3}
 ALGORITHMS = {
     "private_lasso": 1,
@@ -150,4 +151,73 @@ def make_instance(
     return SparseInstance(family, d, s0, K, T, support, theta_S, sigma, C_X, streams)
 
 
-__all__ = ["ALGORITHMS", "SparseInstance", "algorithm_streams", "make_instance"]
+@dataclass(frozen=True)
+class SparseInstances:
+    """Trials ``0 .. n - 1`` of one sparse family as a simulation cell's instances (the arena's
+    sparse suite, docs/arena.md): trial ``i``'s instance and its context and reward-noise streams
+    are :func:`make_instance` of experiment ``arena``, so every algorithm of a cell sees the same
+    parameter, contexts and noises (common random numbers), at the defaults of paper 001's audit
+    (``sigma = 0.5``, ``C_X = 4``).
+
+    Attributes
+    ----------
+    sparse_family : {"F1", "F2", "F3"}
+    n, K, d, s0, T : int
+    first : int
+        Absolute index of the first trial (the key of its streams).
+    """
+
+    sparse_family: str
+    n: int
+    K: int
+    d: int
+    s0: int
+    T: int
+    first: int = 0
+    family: ClassVar[str] = "sparse"
+    contextual: ClassVar[bool] = True
+
+    def __post_init__(self):
+        if self.sparse_family not in FAMILIES:
+            raise ValueError(f"family = {self.sparse_family!r}: allowed {', '.join(FAMILIES)}")
+        if not 1 <= self.s0 <= self.d:
+            raise ValueError(f"s0 = {self.s0}: must be in [1, d = {self.d}]")
+
+    def trial(self, i: int) -> SparseInstance:
+        """Trial ``first + i``'s instance (fresh streams: call once per run)."""
+        return make_instance(
+            "arena", self.sparse_family, self.d, self.s0, self.K, self.T, self.first + i
+        )
+
+    def take(self, lo: int, hi: int) -> SparseInstances:
+        """Instances ``lo .. hi - 1``."""
+        return replace(self, n=hi - lo, first=self.first + lo)
+
+    @property
+    def L(self) -> np.ndarray:
+        """``max ||x||`` bound per instance: ``C_X sqrt(d)`` (coordinates clipped at C_X)."""
+        return np.full(self.n, 4.0 * math.sqrt(self.d))
+
+    def random_play_rate(self) -> np.ndarray:
+        """Per trial, the mean over the ``T`` rounds of ``max_k mu_k - mean_k mu_k`` on the
+        trial's own contexts (random play's per-round pseudo-regret, the learning gate's cap)."""
+        out = np.empty(self.n)
+        for i in range(self.n):
+            inst, total = self.trial(i), 0.0
+            for lo in range(0, self.T, RATE_BLOCK):
+                _, mu, _ = inst.block(min(RATE_BLOCK, self.T - lo))
+                total += float(np.sum(mu.max(axis=1) - mu.mean(axis=1)))
+            out[i] = total / self.T
+        return out
+
+
+#: Rounds generated at a time by :meth:`SparseInstances.random_play_rate`.
+RATE_BLOCK = 4096
+
+__all__ = [
+    "ALGORITHMS",
+    "SparseInstance",
+    "SparseInstances",
+    "algorithm_streams",
+    "make_instance",
+]

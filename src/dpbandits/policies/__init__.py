@@ -10,6 +10,7 @@ from .jdp import BatchedJDP, JDPStandin, JDPTree, JDPUser
 from .linucb import LinUCB
 from .onlineucb import OnlineUCB
 from .op24 import OP24_POLICIES
+from .plasso import PLASSO_POLICIES
 from .vec import SDPVec, SDPVecRU
 
 #: Registry: algorithm id -> policy class.
@@ -32,6 +33,7 @@ POLICIES: dict[str, type[Policy]] = {
         Combiner,
         *PHASED_POLICIES,
         *OP24_POLICIES,
+        *PLASSO_POLICIES,
     )
 }
 
