@@ -111,7 +111,7 @@ def test_dry_run_of_the_full_dag(project):
         assert prefix in listed and f"{prefix}_audit" in listed
     # the arena: one simulation job per (suite, d, T) point, then its results (docs/arena.md)
     arena = {k for k in counts if k.startswith("arena_sim_")}
-    assert len(arena) == 8 and counts["arena_results"] == "1" and "arena" in listed
+    assert len(arena) == 12 and counts["arena_results"] == "1" and "arena" in listed
 
 
 def test_bad_input_is_refused_before_any_job(project, tmp_path):
