@@ -99,6 +99,14 @@ def test_contestants_of_a_panel_share_instances_and_rewards_not_noise():
             "names 'Ghost'",
         ),
         (
+            lambda d: d["suites"]["fixed"].update(instance_options={"s0": 5}),
+            "suites.fixed (instances 'paper_text', K = 100, d = 5, instance_options = {'s0': 5})",
+        ),
+        (
+            lambda d: d["suites"]["sparse"]["instance_options"].update(s0=500),
+            "s0 = 500: must be in",
+        ),
+        (
             lambda d: d["suites"]["fresh"].update(instances="paper_text"),
             "suites.fresh.instances = 'paper_text' does not give the setting 'fresh'",
         ),

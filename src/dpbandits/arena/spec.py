@@ -156,6 +156,22 @@ def _not_run_row(suite: str, cid: str, c: dict, reason: str, calibration: str = 
     }
 
 
+def _probe_suite(sid: str, suite: dict, d: int, T: int, path: str) -> None:
+    """Build one instance of the suite at dimension ``d``, so that an impossible shape or
+    instance option is refused while the arena file is read, not inside a job."""
+    from dpbandits.envs.linear import make_instances
+
+    options = dict(suite.get("instance_options") or {})
+    try:
+        make_instances(suite["instances"], 1, int(suite["K"]), d, int(suite["instance_seed"]),
+                       T=T, **options)  # fmt: skip
+    except (TypeError, ValueError) as exc:
+        raise ConfigError(
+            f"{path}: suites.{sid} (instances {suite['instances']!r}, K = {suite['K']}, "
+            f"d = {d}, instance_options = {options}): {exc}"
+        ) from None
+
+
 def _suite_not_run(sid: str, suite: dict, contestants: dict) -> list[dict]:
     """The not-run rows of one suite: contestants that do not run at all, every contestant of a
     suite that is not built, and contestants that do not run on the suite's setting."""
@@ -249,6 +265,7 @@ def load_arena(
             continue
         horizons = quick["T"] if quick else suite["T"]
         for d in suite["d"]:
+            _probe_suite(sid, suite, int(d), int(min(horizons)), path)
             for T in horizons:
                 for cid, c in data["contestants"].items():
                     if "not_run" in c or suite["setting"] not in c["settings"]:
