@@ -75,26 +75,11 @@ class Arena:
         return self.data["contestants"]
 
 
-def engine_settings(algorithm: str, calibration: str) -> set[str]:
-    """The suite settings the project's engines run ``algorithm`` under ``calibration`` on:
-    OnlineUCB and the combiner on fixed and fresh arms; paper 002's zCDP policies on the arms
-    they declare; LinUCB-type policies with paper 002's calibration ``op24`` on fresh arms; every
-    other policy on fixed arm sets (its engine precomputes per-arm statistics)."""
-    from dpbandits.policies import POLICIES
-    from dpbandits.policies.op24 import FRESH
-
-    cls = POLICIES[algorithm]
-    if cls.engine in ("onlineucb", "combiner"):
-        return {"fixed", "fresh"}
-    if cls.engine in ("op24", "plasso"):
-        return {cls.arms}
-    return {FRESH} if calibration == "op24" else {"fixed"}
-
-
 def _check(data: dict, papers: set[str], path: str) -> None:
     """What the schema cannot say: known papers and algorithms, valid policy calibrations,
     claims naming contestants that run."""
     from dpbandits.policies import POLICIES
+    from dpbandits.policies import runs_on as policy_runs_on
 
     for cid, c in data["contestants"].items():
         where = f"{path}: contestants.{cid}"
@@ -116,7 +101,7 @@ def _check(data: dict, papers: set[str], path: str) -> None:
                     f"{where}.calibrations.{name}: policy calibration {policy_cal!r} is not "
                     f"available for {c['algorithm']}; allowed {', '.join(allowed)}"
                 )
-            runs_on = engine_settings(c["algorithm"], policy_cal)
+            runs_on = policy_runs_on(c["algorithm"], policy_cal)
             if not set(c["settings"]) <= runs_on:
                 raise ConfigError(
                     f"{where}.settings = {c['settings']}: {c['algorithm']} under calibration "
@@ -289,4 +274,4 @@ def load_arena(
     return Arena(data, tuple(cells), tuple(rows), calibrations)
 
 
-__all__ = ["EXPERIMENT", "Arena", "engine_settings", "load_arena"]
+__all__ = ["EXPERIMENT", "Arena", "load_arena"]

@@ -79,10 +79,7 @@ def release_row(base: dict, release, nominal: float, delta: float, T: int, paper
 def cell_release(cell, policy):
     """(release under the instances, release under the paper's bounds, universe name)."""
     if policy.engine == "plasso":  # paper 001: Algorithm 1's split at the cell's (eps, delta)
-        from dpbandits.envs.linear import make_instances
-
-        s0 = make_instances(cell.instances, 1, cell.K, cell.d, 0, T=cell.T,
-                            **cell.instance_options).s0  # fmt: skip
+        s0 = int(cell.instance_options["s0"])
         release = rel.plasso_release(policy.algorithm, policy.run_constants(s0))
         return release, None, "contexts clipped to [-C_X, C_X], rewards to [-C_r, C_r]"
     universe = rel.instance_universe(cell.instances)

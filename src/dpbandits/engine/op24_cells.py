@@ -18,8 +18,8 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from ..policies import runs_on
 from ..policies.base import Policy
-from ..policies.op24 import FRESH
 from ..seeds import environment_generator
 from ..sizes import CHUNK_BYTES
 
@@ -28,7 +28,7 @@ OP24_METRICS = ("regret_pseudo",)
 
 
 def _runs_on_fresh_arms(policy: Policy) -> bool:
-    return policy.calibration == "op24" or getattr(policy, "arms", None) == FRESH
+    return "fresh" in runs_on(policy.algorithm, policy.calibration)
 
 
 def simulate_op24(

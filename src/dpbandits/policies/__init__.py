@@ -38,6 +38,20 @@ POLICIES: dict[str, type[Policy]] = {
 }
 
 
+def runs_on(algorithm: str, calibration: str) -> frozenset[str]:
+    """The instance settings (``fixed`` arm sets, ``fresh`` contexts, ``sparse`` contexts) the
+    project's engines run ``algorithm`` under ``calibration`` on: OnlineUCB, Algorithm 7 and the
+    combiner on fixed and fresh arms; paper 002's and paper 001's policies on the setting they
+    declare (``arms``); LinUCB-type policies under paper 002's calibration ``op24`` on fresh
+    arms; every other policy on fixed arm sets (its engine precomputes per-arm statistics)."""
+    cls = POLICIES[algorithm]
+    if cls.engine in ("onlineucb", "combiner"):
+        return frozenset({"fixed", "fresh"})
+    if cls.engine in ("op24", "plasso"):
+        return frozenset({cls.arms})
+    return frozenset({"fresh" if calibration == "op24" else "fixed"})
+
+
 def make_policy(
     algorithm: str,
     setting: Setting,
@@ -66,4 +80,13 @@ def make_policy(
     return cls(setting, calibration=calibration, quirks=quirks, **options)
 
 
-__all__ = ["CALIBRATIONS", "FIDELITIES", "POLICIES", "Policy", "Quirks", "Setting", "make_policy"]
+__all__ = [
+    "CALIBRATIONS",
+    "FIDELITIES",
+    "POLICIES",
+    "Policy",
+    "Quirks",
+    "Setting",
+    "make_policy",
+    "runs_on",
+]

@@ -35,9 +35,6 @@ class _Zcdp(Policy):
     #: The instances the engine runs this policy on.
     arms: ClassVar[str] = FIXED
 
-    def __init__(self, setting, calibration: str = ZCDP, quirks=None, **options):
-        super().__init__(setting, calibration, quirks, **options)
-
     def _calibrate(self) -> None:
         s = self.setting
         self.scheme = "op24"

@@ -29,9 +29,6 @@ class _Plasso(Policy):
     scalable = False
     arms = SPARSE
 
-    def __init__(self, setting, calibration: str = PAPER, quirks=None, **options):
-        super().__init__(setting, calibration, quirks, **options)
-
     def _calibrate(self) -> None:
         self.scheme = "plasso"
         self.consts = {}
