@@ -24,6 +24,9 @@ Contexts and rewards come from shared streams (common random numbers, OP-E3 of
 docs/papers/op24.md): the caller passes the decision sets ``A`` (n, T, K, d) or a function drawing
 them round by round, and the uniforms ``U`` (n, T, K): the reward of action ``k`` at round ``t``
 is ``+1`` if ``U < (1 + <theta*, a>)/2``, else ``-1``.
+
+The trials run one after another in one compiled call (numba); the noise of every possible
+switch is drawn with numpy before it, so the seeds stay the only source of randomness.
 """
 
 from __future__ import annotations
@@ -33,9 +36,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
+from numba import njit
 
 from ..mechanisms.zcdp import gaussian_sigma
-from .kernels import ARGMAX_RTOL
+from .kernels import ARGMAX_RTOL, argmax_first
 
 #: A switch needs ``ln det V_{t-1} - ln det V_{tau_k - 1} > ln 2`` beyond rounding: with unit-norm
 #: actions ``det V_1 = 2 det V_0`` exactly, which must not switch (the rule is strict).
@@ -97,7 +101,7 @@ def run_adac_oful(
     checkpoints: np.ndarray,
     constants: OfulConstants = OfulConstants(),
 ) -> OfulRun:
-    """AdaC-OFUL on ``n`` trials.
+    """AdaC-OFUL on ``n`` trials (one compiled call, :func:`_run_trials`).
 
     Parameters
     ----------
@@ -110,7 +114,10 @@ def run_adac_oful(
     rho : float
         zCDP parameter (``inf``: OFUL-RS).
     noise_rngs : sequence of numpy.random.Generator
-        The algorithm's noise stream of each trial (one ``N(0, sigma^2 I_d)`` per switch).
+        The algorithm's noise stream of each trial: the ``j``-th switch adds the ``j``-th row of
+        ``normal(0, sigma, size=(M, d))``, ``M`` the episode bound of :func:`max_episodes`
+        (the same values as one ``normal(0, sigma, size=d)`` per switch; the generator is left
+        ``M`` rows on).
     checkpoints : ndarray of int
         Rounds at which the pseudo-regret is recorded.
     """
@@ -123,61 +130,139 @@ def run_adac_oful(
     private = not math.isinf(rho)
     sigma = gaussian_sigma(2.0, rho)
     cps = np.asarray(checkpoints, dtype=np.int64)
-    rows = np.arange(n)
-    V = np.broadcast_to(c.lam * np.eye(d), (n, d, d)).copy()
-    Vinv = np.broadcast_to(np.eye(d) / c.lam, (n, d, d)).copy()
-    logdet = np.full(n, d * math.log(c.lam))
-    logdet_start = logdet.copy()
-    Usum = np.zeros((n, d))
-    e = np.zeros((n, d))
-    k = np.ones(n, dtype=np.int64)
-    theta_t = np.zeros((n, d))
-    Vt_inv = Vinv.copy()
-    width = np.full(n, float(sqrt_beta(1, d, c)))
-    switches = [[1] for _ in range(n)]
-    gammas = [[0.0] for _ in range(n)]
-    regret = np.zeros((n, len(cps)))
+    # Every switch at least doubles det V, and det V_T <= (lambda + T/d)^d: at most
+    # floor(max_episodes) - 1 switches; one spare row.
+    M = int(max_episodes(T, d, c.lam)) + 1
+    noise = np.zeros((n, M if private else 0, d))
+    for i in range(n if private else 0):
+        noise[i] = noise_rngs[i].normal(0.0, sigma, size=(M, d))
+    ks = np.arange(1, M + 2)
+    gamma_coef = gamma_width(ks, sigma, d, np.ones(ks.size), c) if private else np.zeros(ks.size)
+    regret = np.zeros((n, cps.size))
     actions = np.zeros((n, T), dtype=np.int64)
-    cum = np.zeros(n)
-    j = 0
-    for t in range(1, T + 1):
-        if t > 1:
-            switch = logdet - logdet_start > SWITCH_LOG_RATIO
-            for i in np.flatnonzero(switch):
-                noise = noise_rngs[i].normal(0.0, sigma, size=d) if private else 0.0
-                Usum[i] += e[i] + noise
-                e[i] = 0.0
-                k[i] += 1
-                logdet_start[i] = logdet[i]
-                Vt_inv[i] = Vinv[i]
-                theta_t[i] = np.linalg.solve(V[i], Usum[i])
+    starts = np.zeros((n, M + 1), dtype=np.int64)
+    gammas = np.zeros((n, M + 1))
+    count = np.zeros(n, dtype=np.int64)
+    _run_trials(
+        np.ascontiguousarray(A, dtype=float),
+        np.ascontiguousarray(U, dtype=float),
+        np.ascontiguousarray(theta, dtype=float),
+        noise,
+        sqrt_beta(np.arange(T + 1), d, c),
+        gamma_coef,
+        c.lam,
+        cps,
+        regret,
+        actions,
+        starts,
+        gammas,
+        count,
+    )
+    switches = [starts[i, : count[i]].tolist() for i in range(n)]
+    return OfulRun(regret, switches, [gammas[i, : count[i]].tolist() for i in range(n)], actions)
+
+
+@njit(cache=True)
+def _run_trials(
+    A, U, theta, noise, sqrt_beta_t, gamma_coef, lam, cps, regret, actions, starts, gammas, count
+):
+    """Every trial, round by round (the module's rule).
+
+    ``noise`` (n, M, d): row ``j`` is added at the ``j``-th switch (M = 0: OFUL-RS);
+    ``sqrt_beta_t[t]`` the radius at an episode starting at ``t``; ``gamma_coef[k - 1]`` is
+    ``gamma_k`` with ``lambda_min = 1`` (divided by ``sqrt(lambda_min(V~))`` at the switch).
+    Out: ``regret`` (n, C), ``actions`` (n, T), ``starts``/``gammas`` (n, M + 1) with ``count``
+    entries per trial.
+    """
+    n, T, K, d = A.shape
+    C = cps.shape[0]
+    private = noise.shape[1] > 0
+    V = np.empty((d, d))
+    Vinv = np.empty((d, d))
+    Vt_inv = np.empty((d, d))
+    Usum = np.empty(d)
+    e = np.empty(d)
+    theta_t = np.empty(d)
+    Va = np.empty(d)
+    index = np.empty(K)
+    for i in range(n):
+        V[:] = 0.0
+        Vinv[:] = 0.0
+        for p in range(d):
+            V[p, p] = lam
+            Vinv[p, p] = 1.0 / lam
+        Vt_inv[:] = Vinv
+        logdet = d * math.log(lam)
+        logdet_start = logdet
+        Usum[:] = 0.0
+        e[:] = 0.0
+        theta_t[:] = 0.0
+        k = 1
+        width = sqrt_beta_t[1]
+        starts[i, 0] = 1
+        gammas[i, 0] = 0.0
+        count[i] = 1
+        cum = 0.0
+        j = 0
+        for t in range(1, T + 1):
+            if t > 1 and logdet - logdet_start > SWITCH_LOG_RATIO:
+                if count[i] >= starts.shape[1]:
+                    raise ValueError("more episodes than the bound d log2(1 + T/(d lambda)) + 1")
+                for p in range(d):
+                    Usum[p] += e[p] + (noise[i, k - 1, p] if private else 0.0)
+                e[:] = 0.0
+                k += 1
+                logdet_start = logdet
+                Vt_inv[:] = Vinv
+                theta_t[:] = np.linalg.solve(V, Usum)
                 g = 0.0
                 if private:
-                    lam_min = float(np.linalg.eigvalsh(V[i])[0])
-                    g = float(gamma_width(k[i], sigma, d, lam_min, c))
-                width[i] = float(sqrt_beta(t, d, c)) + g
-                switches[i].append(t)
-                gammas[i].append(g)
-        X = A[:, t - 1]  # (n, K, d)
-        bonus = np.sqrt(np.einsum("nkd,nde,nke->nk", X, Vt_inv, X))
-        index = np.einsum("nkd,nd->nk", X, theta_t) + width[:, None] * bonus
-        top = index.max(axis=1, keepdims=True)
-        arm = np.argmax(index >= top - ARGMAX_RTOL * np.maximum(1.0, np.abs(top)), axis=1)
-        actions[:, t - 1] = arm
-        a = X[rows, arm]  # (n, d)
-        means = np.einsum("nkd,nd->nk", X, theta)
-        r = np.where(U[:, t - 1, :][rows, arm] < (1.0 + means[rows, arm]) / 2.0, 1.0, -1.0)
-        cum += means.max(axis=1) - means[rows, arm]
-        e += a * r[:, None]
-        Va = np.einsum("nde,ne->nd", Vinv, a)
-        q = np.einsum("nd,nd->n", a, Va)
-        logdet += np.log1p(q)
-        Vinv -= np.einsum("nd,ne->nde", Va, Va) / (1.0 + q)[:, None, None]
-        V += np.einsum("nd,ne->nde", a, a)
-        while j < len(cps) and cps[j] == t:
-            regret[:, j] = cum
-            j += 1
-    return OfulRun(regret, switches, gammas, actions)
+                    g = gamma_coef[k - 1] / math.sqrt(np.linalg.eigvalsh(V)[0])
+                width = sqrt_beta_t[t] + g
+                starts[i, count[i]] = t
+                gammas[i, count[i]] = g
+                count[i] += 1
+            best = -np.inf
+            for a in range(K):
+                x = A[i, t - 1, a]
+                quad = 0.0
+                for p in range(d):
+                    s = 0.0
+                    for q in range(d):
+                        s += Vt_inv[p, q] * x[q]
+                    quad += x[p] * s
+                lin = 0.0
+                mean = 0.0
+                for p in range(d):
+                    lin += x[p] * theta_t[p]
+                    mean += x[p] * theta[i, p]
+                index[a] = lin + width * math.sqrt(quad)
+                best = max(best, mean)
+            arm = argmax_first(index, ARGMAX_RTOL)
+            actions[i, t - 1] = arm
+            x = A[i, t - 1, arm]
+            mean = 0.0
+            for p in range(d):
+                mean += x[p] * theta[i, p]
+            r = 1.0 if U[i, t - 1, arm] < (1.0 + mean) / 2.0 else -1.0
+            cum += best - mean
+            qv = 0.0
+            for p in range(d):
+                e[p] += x[p] * r
+                s = 0.0
+                for q in range(d):
+                    s += Vinv[p, q] * x[q]
+                Va[p] = s
+            for p in range(d):
+                qv += x[p] * Va[p]
+            logdet += math.log1p(qv)
+            for p in range(d):
+                for q in range(d):
+                    Vinv[p, q] -= Va[p] * Va[q] / (1.0 + qv)
+                    V[p, q] += x[p] * x[q]
+            while j < C and cps[j] == t:
+                regret[i, j] = cum
+                j += 1
 
 
 __all__ = [
