@@ -103,7 +103,7 @@ def render_html(ipynb: str | Path, html: str | Path) -> str:
     config.HTMLExporter.exclude_output_prompt = True
     config.HTMLExporter.sanitize_html = True
     body, _ = HTMLExporter(config=config).from_filename(str(ipynb))
-    from dpbandits.audit.overview import BADGE_CSS
+    from dpbandits.audit.badges import BADGE_CSS
 
     body = body.replace("</head>", f"<style>{BADGE_CSS}</style>\n</head>", 1)
     Path(html).write_text(body, encoding="utf-8")

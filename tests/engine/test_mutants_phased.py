@@ -304,3 +304,20 @@ def test_dppe_eliminates_exactly_the_gaps_above_2w():
     first = run.log[0]
     assert first["T_l"] == 3 and first["W1"] == pytest.approx(W, rel=1e-12)
     assert first["active"] == 3 and first["active_next"] == 2
+
+
+@pytest.mark.parametrize("s", [1, 2, 7, 40])
+@pytest.mark.parametrize("n", [1, 9, 1000])
+@pytest.mark.parametrize("B", [0.5, 1e6])  # clipping active on most reports, and never
+def test_clipped_report_mean_is_numpys_expression_bit_for_bit(s, n, B):
+    """The compiled clients' average equals ``np.clip(...).mean(axis=0)`` exactly (the engine's
+    numbers did not move when it replaced that expression), whether or not clipping acts."""
+    rng = np.random.default_rng([s, n])
+    signal, z = rng.standard_normal((2, n, s))
+    mean_s = rng.standard_normal(s)
+    sqrt_counts = np.sqrt(rng.integers(1, 50, size=s)).astype(float)
+    want = np.clip(mean_s + signal + z / sqrt_counts, -B, B).mean(axis=0)
+    got = phased.clipped_report_mean(signal, mean_s, z, sqrt_counts, B)
+    assert np.array_equal(got, want)
+    clipped = np.abs(mean_s + signal + z / sqrt_counts) > B
+    assert clipped.any() == (B < 1)

@@ -3,29 +3,13 @@
 from __future__ import annotations
 
 import html
-import re
 from collections import Counter
 
 import pandas as pd
 
+from dpbandits.audit.badges import BADGE_CSS, badge
 from dpbandits.audit.rates import FINITE_T_CAVEAT
 from dpbandits.audit.scoreboard import counts as status_counts
-
-BADGE_COLORS = {
-    "consistent": "#1a7f37",
-    "PASS": "#1a7f37",
-    "exceeds": "#cf222e",
-    "below": "#cf222e",
-    "FAIL": "#cf222e",
-    "inconclusive": "#9a6700",
-    "untestable": "#8250df",
-    "supported": "#1a7f37",
-    "contradicted": "#cf222e",
-    "WEAK": "#9a6700",
-    "INCONCLUSIVE": "#9a6700",
-    "not audited": "#6e7781",
-    "MISSING": "#6e7781",
-}
 
 VERDICT_SEMANTICS = (
     "Rate claims (log-log slope of mean final pseudo-regret on T, or of the privacy cost on "
@@ -217,25 +201,6 @@ def plain_summary(overview: pd.DataFrame, rates: pd.DataFrame, primary: str) -> 
     )
     lines.append(f"- Every rate verdict is a {FINITE_T_CAVEAT}.")
     return "\n".join(lines)
-
-
-def _badge_class(verdict: str) -> str:
-    return "badge-" + re.sub(r"[^a-z0-9]+", "-", str(verdict).lower()).strip("-")
-
-
-#: Style of the badges (pages include it in their head; class names survive HTML sanitising,
-#: inline styles do not).
-BADGE_CSS = (
-    ".badge{background:#6e7781;color:white;border-radius:4px;padding:1px 6px;font-size:85%}"
-    + "".join(
-        f".badge.{_badge_class(v)}{{background:{color}}}" for v, color in BADGE_COLORS.items()
-    )
-)
-
-
-def badge(verdict: str) -> str:
-    """An HTML badge for a verdict (styled by :data:`BADGE_CSS`)."""
-    return f'<span class="badge {_badge_class(verdict)}">{html.escape(str(verdict))}</span>'
 
 
 def write_index(pages: list[dict], out: str, board: pd.DataFrame | None = None) -> None:

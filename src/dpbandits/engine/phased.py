@@ -18,6 +18,7 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
+from numba import njit
 
 from ..design import Design, g_optimal_design
 from ..mechanisms.shuffle_sum import analyze_scalar, analyze_vector, count_ones, scalar_params
@@ -188,19 +189,51 @@ def dpdpe_aggregate(policy, mean_s, Xs, counts, n, env, noise) -> np.ndarray:
     # d-vector per client, shared by its coordinates. Reports are clipped to [-B, B]
     # (Sec. 2 bounds |y| by B; docs/papers/dpdpe.md) before the privatizer.
     xi = env.standard_normal((n, d)) * sigma
-    eta_bar = env.standard_normal((n, s)) / np.sqrt(counts)
-    reports = np.clip(mean_s + xi @ Xs.T + eta_bar, -B, B)
+    z = np.asarray(env.standard_normal((n, s)), dtype=float)  # eta_bar = z / sqrt(T_l(x))
+    signal = np.ascontiguousarray(xi @ Xs.T, dtype=float)  # (n, s): <xi_u, x>
+    sqrt_counts = np.sqrt(counts).astype(float)
+    mean_s = np.asarray(mean_s, dtype=float)
     if priv == "central":  # I3: one Gaussian draw per phase on the average
-        return reports.mean(axis=0) + noise.standard_normal(s) * policy_sigma(policy, n, s)
+        avg = clipped_report_mean(signal, mean_s, z, sqrt_counts, B)
+        return avg + noise.standard_normal(s) * policy_sigma(policy, n, s)
     if priv == "local":
         # I4: the average of n clients' N(0, sigma_nl^2) is N(0, sigma_nl^2/n), added after
         # clipping, so exact
-        return reports.mean(axis=0) + noise.standard_normal(s) * (
-            policy_sigma(policy, n, s) / math.sqrt(n)
-        )
+        avg = clipped_report_mean(signal, mean_s, z, sqrt_counts, B)
+        return avg + noise.standard_normal(s) * (policy_sigma(policy, n, s) / math.sqrt(n))
     # Algorithm 2 at the count level (I5-I7; mechanisms.shuffle_sum)
     prm = policy.sdp_params(n, s)
+    reports = np.clip(mean_s + signal + z / sqrt_counts, -B, B)
     return analyze_vector(count_ones(noise, reports, prm), prm)
+
+
+def clipped_report_mean(signal, mean_s, z, sqrt_counts, B: float) -> np.ndarray:
+    """The clients' average report of each support action, ``mean_u clip(mean_s + signal_u +
+    z_u / sqrt_counts, -B, B)`` (shapes (n, s), (s,), (n, s), (s,)).
+
+    Bit for bit NumPy's ``np.clip(mean_s + signal + z / sqrt_counts, -B, B).mean(axis=0)``, which
+    it is for one support action (NumPy then sums the contiguous column pairwise); for more, one
+    compiled pass without the (n, s) temporaries: the same operations in the same order per
+    element, and NumPy's mean over the first axis of a C-ordered array is the row-by-row sum
+    divided by ``n`` (checked by the tests).
+    """
+    if signal.shape[1] == 1:
+        return np.clip(mean_s + signal + z / sqrt_counts, -B, B).mean(axis=0)
+    return _clipped_report_mean(signal, mean_s, z, sqrt_counts, float(B))
+
+
+@njit(cache=True)
+def _clipped_report_mean(signal, mean_s, z, sqrt_counts, B):
+    """:func:`clipped_report_mean` for ``s >= 2``, row by row."""
+    n, s = signal.shape
+    out = np.zeros(s)
+    for u in range(n):
+        for j in range(s):
+            v = mean_s[j] + signal[u, j] + z[u, j] / sqrt_counts[j]
+            out[j] += min(max(v, -B), B)
+    for j in range(s):
+        out[j] /= n
+    return out
 
 
 def phase_estimate(X_active, design: Design, counts, y_hat, sums: bool = False):
