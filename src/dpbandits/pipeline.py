@@ -12,7 +12,7 @@ import numpy as np
 
 from .config import Cell
 from .engine import checkpoint_rounds, simulate
-from .envs import make_instances, reward_tables
+from .envs import HORIZON_DEPENDENT, make_instances, reward_tables
 from .io import result_table, write_result, write_rows_csv
 from .joblog import progress
 from .policies import POLICIES
@@ -189,7 +189,7 @@ def run_cells(
             cell.instance_seed,
             cell.reward_seed_offset,
             json.dumps(cell.instance_options, sort_keys=True),
-            cell.T if cell.instances == "two_action" else None,  # its instance depends on T
+            cell.T if cell.instances in HORIZON_DEPENDENT else None,  # instances depend on T
         )
         groups.setdefault(key, []).append((cell, out))
     bar = progress(desc=f"{len(cells)} cells", total=len(cells))

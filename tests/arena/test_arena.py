@@ -14,7 +14,9 @@ from scipy import stats
 
 from dpbandits.arena import claims as arena_claims
 from dpbandits.arena.leaderboard import (
+    DELIVERED_COLUMNS,
     delivered,
+    delivered_table,
     final_regret,
     leaderboard,
     mean_interval,
@@ -56,6 +58,30 @@ def test_every_suite_and_contestant_either_runs_or_says_why():
     assert {json.dumps(c.instance_options, sort_keys=True) for c in sparse} == {
         '{"s0": 5, "sparse_family": "F1"}'
     }
+
+
+def test_one_job_per_suite_and_dimension_runs_both_horizons_as_apart(tmp_path):
+    """The simulation jobs group the panels by (suite, d); a job of two horizons gives each cell
+    the numbers it gets alone, also on the sparse suite, whose instances depend on T."""
+    arena = _arena()
+    jobs = arena.jobs()
+    assert sorted(jobs) == sorted(f"{s}_d{d}" for s, ds in _DIMS.items() for d in ds)
+    for name, cells in jobs.items():
+        assert {f"{c.figure}_d{c.d}" for c in cells} == {name}
+        assert len({c.T for c in cells}) == 2
+    assert sum(len(c) for c in jobs.values()) == len(arena.cells)
+    cells = [
+        dataclasses.replace(c, trials=2) for c in jobs["sparse_d100"] if c.series == "Oracle-OLS"
+    ]
+    together = [str(tmp_path / f"both_{c.T}.parquet") for c in cells]
+    run_cells(cells, together, {})
+    for cell, path in zip(cells, together, strict=True):
+        alone = str(tmp_path / f"alone_{cell.T}.parquet")
+        run_cells([cell], [alone], {})
+        assert read_results(path).equals(read_results(alone))
+
+
+_DIMS = {"fixed": (5, 10), "fresh": (5, 10), "sparse": (100, 200)}
 
 
 def test_a_calibration_table_the_build_does_not_make_gives_a_not_run_row():
@@ -200,6 +226,22 @@ def test_the_leaderboard_ranks_with_intervals_and_delivered_epsilon(small_run):
     gap = np.mean(inst.means.max(axis=1) - inst.means.mean(axis=1))
     assert random_regret(ldp) == pytest.approx(ldp.T * gap)
     assert bool(board.loc["LinUCB", "learning"])
+
+
+def test_the_leaderboard_reads_the_delivered_epsilon_table_it_is_given(small_run):
+    """The results job's leaderboard takes delivered epsilon from the privacy job's table (a
+    planted value shows), equals the one that computes it, and refuses a table missing a cell."""
+    arena, frames = small_run
+    table = delivered_table(arena)
+    assert len(table) == len(arena.cells) and list(table.columns) == list(DELIVERED_COLUMNS)
+    own = leaderboard(arena, frames, {})
+    assert leaderboard(arena, frames, {}, table).equals(own)
+    planted = table.copy()
+    planted.loc[planted["contestant"] == "LinUCB-LDP", "delivered_epsilon"] = 123.0
+    board = leaderboard(arena, frames, {}, planted).set_index("contestant")
+    assert board.loc["LinUCB-LDP", "delivered_epsilon"] == 123.0
+    with pytest.raises(ValueError, match="no row in the delivered-epsilon table"):
+        leaderboard(arena, frames, {}, table[table["contestant"] != "LinUCB-LDP"])
 
 
 def test_one_quick_point_of_the_arena_builds_every_output(tmp_path):

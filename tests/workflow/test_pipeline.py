@@ -109,9 +109,10 @@ def test_dry_run_of_the_full_dag(project):
     # uniform target names: <prefix> for a paper, <prefix>_audit for its audit page
     for prefix in ("cz22", "olucb", "dpdpe", "op24", "plasso"):
         assert prefix in listed and f"{prefix}_audit" in listed
-    # the arena: one simulation job per (suite, d, T) point, then its results (docs/arena.md)
+    # the arena: one simulation job per suite and d, its delivered epsilon, then its results
     arena = {k for k in counts if k.startswith("arena_sim_")}
-    assert len(arena) == 12 and counts["arena_results"] == "1" and "arena" in listed
+    assert len(arena) == 6 and counts["arena_results"] == "1" and "arena" in listed
+    assert counts["arena_privacy"] == "1"
 
 
 def test_bad_input_is_refused_before_any_job(project, tmp_path):

@@ -1,16 +1,23 @@
-# The arena across papers (config/arena.yaml, docs/arena.md): one simulation job per panel
-# (suite, d, T) running every contestant under every calibration on the same instances and
-# reward streams, then the leaderboard, the claim verdicts, the frontier figures and the page.
+# The arena across papers (config/arena.yaml, docs/arena.md): one simulation job per suite and
+# dimension running both horizons' panels (every contestant under every calibration on the same
+# instances and reward streams), the delivered epsilon of every cell next to them, then the
+# leaderboard, the claim verdicts, the frontier figures and the page.
 # Target: `arena`.
 
 
 if ARENA:
+    # longest-first: a job's priority is its rank by cost (the rounds of its cells, then d), so
+    # that the longest ones (T = 10^5: 40-110 s) start first and none is left alone at the end
+    _ARENA_COST = {
+        j: (sum(c.T for c in cells), cells[0].d) for j, cells in ARENA.jobs().items()
+    }
+    _ARENA_RANK = {j: r for r, j in enumerate(sorted(_ARENA_COST, key=_ARENA_COST.get))}
 
-    for _panel, _cells in ARENA.panels().items():
+    for _job, _cells in ARENA.jobs().items():
 
         rule:
             name:
-                f"arena_sim_{ARENA.job_name(_panel)}"
+                f"arena_sim_{_job}"
             input:
                 calibrations=sorted(
                     {
@@ -21,11 +28,12 @@ if ARENA:
                 ),
             output:
                 parquet=[c.path for c in _cells],
-                timing=arena_timing(_panel),
+                timing=arena_timing(_job),
             log:
-                f"{LOGS}/sim/arena/{_panel}.log",
+                f"{LOGS}/sim/arena/{_job}.log",
             benchmark:
-                f"{BENCH}/sim/arena/{_panel}.tsv"
+                f"{BENCH}/sim/arena/{_job}.tsv"
+            priority: _ARENA_RANK[_job]
             conda:
                 CONDA_ENV
             threads: 1
@@ -38,11 +46,36 @@ if ARENA:
             script:
                 "../scripts/simulate.py"
 
+    rule arena_privacy:  # needs no simulation: runs next to them, off the results job's path
+        input:
+            arena="config/arena.yaml",
+        output:
+            csv=arena_privacy_file(),
+        log:
+            f"{LOGS}/arena/privacy.log",
+        benchmark:
+            f"{BENCH}/arena/privacy.tsv"
+        conda:
+            CONDA_ENV
+        threads: 1
+        resources:
+            mem_mb=2048,
+            runtime=10,
+        params:
+            code=code_fingerprint("arena"),  # reruns when the library code changes
+            schema=f"{SCHEMAS}/arena.schema.yaml",
+            scale=config["scale"],
+            root_seed=config["root_seed"],
+            calibrations_built=sorted(EXPERIMENTS),
+        script:
+            "../scripts/arena_privacy.py"
+
     rule arena_results:
         input:
             results=[c.path for c in ARENA.cells],
-            timings=[arena_timing(p) for p in ARENA.panels()],
+            timings=[arena_timing(j) for j in ARENA.jobs()],
             arena="config/arena.yaml",
+            privacy=arena_privacy_file(),
         output:
             **{
                 k: v

@@ -177,9 +177,14 @@ def arena_outputs():
     return out
 
 
-def arena_timing(panel):
-    """Timing table of one arena simulation job (one panel: suite, d, T)."""
-    return f"{RESULTS}/timing/arena/{panel}.csv"
+def arena_privacy_file():
+    """The delivered epsilon of every arena cell (made before the results job)."""
+    return f"{RESULTS}/arena/delivered.csv"
+
+
+def arena_timing(job):
+    """Timing table of one arena simulation job (one suite and dimension)."""
+    return f"{RESULTS}/timing/arena/{job}.csv"
 
 
 def figure_image(name, ext):

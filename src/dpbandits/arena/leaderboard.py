@@ -92,7 +92,33 @@ def delivered(cell) -> tuple[float, str]:
     return float(eps), verdict(float(cell.epsilon), eps, release.certified)
 
 
-def leaderboard(arena, frames: dict, seconds: dict) -> pd.DataFrame:
+#: Columns of :func:`delivered_table`: a cell's place, then what its noise delivers.
+DELIVERED_COLUMNS = (
+    "suite",
+    "d",
+    "T",
+    "contestant",
+    "calibration",
+    "delivered_epsilon",
+    "privacy_verdict",
+)
+
+
+def _place(cell) -> tuple:
+    return (cell.figure, int(cell.d), int(cell.T), cell.series, cell.configuration)
+
+
+def delivered_table(arena) -> pd.DataFrame:
+    """:func:`delivered` of every cell that runs, one row each (:data:`DELIVERED_COLUMNS`).
+
+    It needs no simulation, so the pipeline makes it in its own job, next to the simulations,
+    and the results job reads it (the shuffle protocols' accounting takes most of its time).
+    """
+    rows = [(*_place(cell), *delivered(cell)) for cell in arena.cells]
+    return pd.DataFrame(rows, columns=list(DELIVERED_COLUMNS))
+
+
+def leaderboard(arena, frames: dict, seconds: dict, privacy=None) -> pd.DataFrame:
     """The leaderboard.
 
     Parameters
@@ -102,12 +128,26 @@ def leaderboard(arena, frames: dict, seconds: dict) -> pd.DataFrame:
         Cell path -> its results (every checkpoint of every trial).
     seconds : dict
         Cell path -> wall seconds of its simulation (the job's timing table).
+    privacy : pandas.DataFrame, optional
+        :func:`delivered_table` of ``arena`` (computed here when not given); a cell without a row
+        is an error.
     """
+    if privacy is None:
+        privacy = delivered_table(arena)
+    got = {
+        (r.suite, int(r.d), int(r.T), r.contestant, r.calibration): (
+            float(r.delivered_epsilon),
+            r.privacy_verdict,
+        )
+        for r in privacy.itertuples()
+    }
     rows, random = [], {}
     for cell in arena.cells:
         c = arena.contestants[cell.series]
         mean, lo, hi = mean_interval(final_regret(frames[cell.path], cell.T))
-        eps, verdict = delivered(cell)
+        if _place(cell) not in got:
+            raise ValueError(f"{cell.stem}: no row in the delivered-epsilon table")
+        eps, verdict = got[_place(cell)]
         if cell.panel not in random:  # the panel's instances: the same for every contestant
             random[cell.panel] = random_regret(cell)
         rows.append(
@@ -158,9 +198,11 @@ def leaderboard(arena, frames: dict, seconds: dict) -> pd.DataFrame:
 
 __all__ = [
     "COLUMNS",
+    "DELIVERED_COLUMNS",
     "LEARNING_SHARE",
     "METRIC",
     "delivered",
+    "delivered_table",
     "final_regret",
     "leaderboard",
     "mean_interval",

@@ -50,19 +50,21 @@ class Arena:
     calibrations: dict
 
     def panels(self) -> dict[str, list[Cell]]:
-        """Cells by panel (suite, d, T): one simulation job each."""
+        """Cells by panel (suite, d, T): the contestants that share instances and rewards."""
         out: dict[str, list[Cell]] = {}
         for cell in self.cells:
             out.setdefault(cell.panel, []).append(cell)
         return out
 
-    def job_name(self, panel: str) -> str:
-        """Name of a panel's simulation job, the same at every scale: ``<suite>_d<d>_h<i>``
-        with ``i`` the horizon's position in the suite's list (the quick scale's horizons
-        differ, so a name with T in it would differ between scales)."""
-        cell = self.panels()[panel][0]
-        Ts = sorted({c.T for c in self.cells if c.figure == cell.figure})
-        return f"{cell.figure}_d{cell.d}_h{Ts.index(cell.T) + 1}"
+    def jobs(self) -> dict[str, list[Cell]]:
+        """Cells by simulation job: one job per suite and dimension, ``<suite>_d<d>``, running
+        both horizons' panels one after the other (each from its own seeds, so the grouping
+        changes no number). A job per panel cost a process start (~3 s of imports and kernel
+        loading) for panels of 5-10 s; the name is the same at every scale."""
+        out: dict[str, list[Cell]] = {}
+        for cell in self.cells:
+            out.setdefault(f"{cell.figure}_d{cell.d}", []).append(cell)
+        return out
 
     @property
     def suites(self) -> dict:
@@ -274,4 +276,16 @@ def load_arena(
     return Arena(data, tuple(cells), tuple(rows), calibrations)
 
 
-__all__ = ["EXPERIMENT", "Arena", "load_arena"]
+def load_arena_for_job(path: str, params) -> Arena:
+    """:func:`load_arena` with a Snakemake job's ``params`` (``schema``, ``scale``, ``root_seed``,
+    ``calibrations_built``): the arena as the rules that made the job's DAG read it."""
+    return load_arena(
+        path,
+        params.schema,
+        params.scale,
+        params.root_seed,
+        calibrations_built=set(params.calibrations_built),
+    )
+
+
+__all__ = ["EXPERIMENT", "Arena", "load_arena", "load_arena_for_job"]

@@ -1,6 +1,7 @@
 """Bandit environments: instance generators and reward tables."""
 
 from .linear import (
+    HORIZON_DEPENDENT,
     FixedArmInstances,
     make_instances,
     paper_text_instances,
@@ -10,6 +11,7 @@ from .linear import (
 from .rewards import bernoulli_reward_table, reward_tables
 
 __all__ = [
+    "HORIZON_DEPENDENT",
     "FixedArmInstances",
     "bernoulli_reward_table",
     "make_instances",

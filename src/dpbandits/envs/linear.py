@@ -24,6 +24,9 @@ FAMILIES = (
     "sparse",
 )
 
+#: Families whose instances depend on the horizon ``T`` (cells of two horizons cannot share them).
+HORIZON_DEPENDENT = frozenset({"two_action", "sparse"})
+
 #: Squeeze of the ill-conditioned family (see :func:`illcond_instances`).
 ILLCOND_KAPPA = 0.1
 

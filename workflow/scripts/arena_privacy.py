@@ -1,0 +1,16 @@
+"""Snakemake job: the delivered epsilon of every arena cell (the privacy audit's accountant), made
+next to the simulations because it needs none of them; the results job reads it."""
+
+# `snakemake` is injected by Snakemake's script directive.
+# ruff: noqa: F821
+
+from dpbandits.arena.leaderboard import delivered_table
+from dpbandits.arena.spec import load_arena_for_job
+from dpbandits.joblog import job_log
+
+with job_log(snakemake.log[0]) as log:
+    p = snakemake.params
+    arena = load_arena_for_job(snakemake.input.arena, p)
+    table = delivered_table(arena)
+    table.to_csv(snakemake.output.csv, index=False)
+    log.info("delivered epsilon of %d cells", len(table))
