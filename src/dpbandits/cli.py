@@ -9,7 +9,8 @@ CZ22 at paper scale (sweeps and fits, two processes) and the three Figure 1 pane
 (OnlineUCB with Maler and the five baselines, 50 trials, two processes) and all Figure 2 panels
 of paper 004 (configurations F and T, T = 10^6, 20 runs, with the calibration of U; two
 processes) and the core tier of paper 001's PrivateLASSO audit (two processes): the workloads
-the paper registry names (:mod:`dpbandits.papers`). ``dpb bench --only PREFIX`` times one
+the paper registry names (:mod:`dpbandits.papers`); then AdaC-OFUL as the arena's fresh point at
+d = 10 runs it, against its literal reference loop. ``dpb bench --only PREFIX`` times one
 paper's workload (``--only cz22``: the panel and the rate audit).
 """
 
@@ -31,6 +32,8 @@ import time
 from concurrent.futures import ProcessPoolExecutor
 from multiprocessing import get_context
 from pathlib import Path
+
+import numpy as np
 
 from dpbandits.audit.rates import evaluate_rate_claims
 from dpbandits.claims import load_claims
@@ -376,6 +379,47 @@ def bench_plasso(root: Path, workers: int = 2) -> None:
     _record("plasso core tier, 2 processes", wall, 360.0)
 
 
+def bench_adac_oful(trials: int = 20, T: int = 100_000, ref_trials: int = 2, ref_T: int = 300):
+    """Time AdaC-OFUL as the arena's fresh point at d = 10 runs it (20 trials, T = 10^5, K = 10
+    arms a round, the zCDP calibration's rho at (1, 0.1)) with the compiled engine, the fresh
+    arms drawn beforehand and not timed, and a reduced workload with the literal reference loop
+    (:func:`dpbandits.reference_loops.reference_adac_oful`); per round per trial."""
+    from dpbandits.engine.adac_oful import run_adac_oful
+    from dpbandits.envs.contextual import fresh_sphere_instances
+    from dpbandits.mechanisms.zcdp import dp_to_zcdp
+    from dpbandits.reference_loops import reference_adac_oful
+
+    K, d = 10, 10
+    rho = dp_to_zcdp(1.0, 0.1)
+    inst = fresh_sphere_instances(trials, K, d)
+    arms, uniforms, theta = inst.chunk(0, trials, T, list(range(trials)))
+    rngs = [np.random.default_rng([7, i]) for i in range(trials)]
+    run_adac_oful(arms[:1, :50], uniforms[:1, :50], theta[:1], rho, rngs[:1], np.array([50]))
+    start = time.perf_counter()
+    run_adac_oful(arms, uniforms, theta, rho, rngs, np.array([T]))
+    fast = time.perf_counter() - start
+    del arms, uniforms
+    ref_arms, ref_u, ref_theta = inst.chunk(0, ref_trials, ref_T, list(range(ref_trials)))
+    start = time.perf_counter()
+    for i in range(ref_trials):
+        reference_adac_oful(ref_arms[i], ref_u[i], ref_theta[i], rho, np.random.default_rng(i))
+    slow = time.perf_counter() - start
+    us_fast = 1e6 * fast / (trials * T)
+    us_slow = 1e6 * slow / (ref_trials * ref_T)
+    print(f"\nAdaC-OFUL, the arena's fresh point (d = {d}, K = {K}, {trials} trials, T = {T}):")
+    print(f"  engine     {fast:6.2f} s   {us_fast:6.2f} µs per round per trial")
+    print(
+        f"  reference  {slow:6.2f} s   {us_slow:6.0f} µs per round per trial ({ref_trials} "
+        f"trials, T = {ref_T}; {us_slow / us_fast:.0f}x slower)"
+    )
+    _record(
+        "AdaC-OFUL, arena fresh d = 10 point (20 x 10^5)",
+        fast,
+        10.0,
+        f"reference loop {us_slow / us_fast:.0f}x slower per round",
+    )
+
+
 #: The per-paper workloads the registry's ``bench`` entries name (besides the engine panel).
 PAPER_WORKLOADS = {"bench_olucb": bench_olucb, "bench_dpdpe": bench_dpdpe,
                    "bench_plasso": bench_plasso}  # fmt: skip
@@ -418,6 +462,8 @@ def main(argv: list[str] | None = None) -> int:
                 bench_audit(args.root)
         else:
             PAPER_WORKLOADS[name](args.root)
+    if not args.only:  # the arena's costliest algorithm outside the papers' own workloads
+        bench_adac_oful()
     if args.command == "bench":
         print("\n" + summary_table())
     return 0

@@ -444,3 +444,70 @@ def reference_run(
     result = {name: np.array(v, dtype=float) for name, v in out.items()}
     result["actions"] = actions
     return result
+
+
+def reference_adac_oful(A, U, theta, rho, noise_rng, constants=None):
+    """AdaC-OFUL on one trial, literally (the reference of
+    :func:`dpbandits.engine.adac_oful.run_adac_oful`): ``V`` and its determinant recomputed from
+    the played actions every round, the episode estimate from the released sums, one
+    ``normal(0, sigma, size=d)`` per switch.
+
+    Parameters
+    ----------
+    A : ndarray, shape (T, K, d); U : ndarray, shape (T, K); theta : ndarray, shape (d,)
+    rho : float (``inf``: OFUL-RS); noise_rng : numpy.random.Generator
+    constants : OfulConstants, optional
+
+    Returns
+    -------
+    regret : float
+        Cumulative pseudo-regret at ``T``.
+    switches : list of int
+        The rounds at which episodes start (1 first).
+    """
+    import math
+
+    from dpbandits.engine.adac_oful import SWITCH_LOG_RATIO, OfulConstants, sqrt_beta
+
+    c = constants or OfulConstants()
+    T, K, d = A.shape
+    sigma = 2.0 / math.sqrt(2.0 * rho) if not math.isinf(rho) else 0.0
+    played, rewards = [], []
+    released = np.zeros(d)
+    k, tau = 1, 1
+    Vt = np.eye(d) * c.lam
+    theta_t = np.zeros(d)
+    width = float(sqrt_beta(1, d, c))
+    switches, regret = [1], 0.0
+    for t in range(1, T + 1):
+        V = c.lam * np.eye(d) + sum((np.outer(a, a) for a in played), np.zeros((d, d)))
+        if t > 1 and np.linalg.slogdet(V)[1] - np.linalg.slogdet(Vt)[1] > SWITCH_LOG_RATIO:
+            episode = sum(
+                (a * r for a, r in zip(played[tau - 1 :], rewards[tau - 1 :], strict=True)),
+                np.zeros(d),
+            )
+            released = released + episode + (noise_rng.normal(0.0, sigma, size=d) if sigma else 0)
+            k, tau, Vt = k + 1, t, V
+            theta_t = np.linalg.inv(Vt) @ released
+            g = 0.0
+            if sigma:
+                lam_min = np.linalg.eigvalsh(Vt)[0]
+                g = (
+                    sigma
+                    * math.sqrt(k - 1)
+                    * (math.sqrt(d) + math.sqrt(2 * math.log(4 * k * k / c.delta_c)))
+                    / math.sqrt(lam_min)
+                )
+            width = float(sqrt_beta(t, d, c)) + g
+            switches.append(t)
+        Vinv = np.linalg.inv(Vt)
+        index = [
+            A[t - 1, j] @ theta_t + width * math.sqrt(A[t - 1, j] @ Vinv @ A[t - 1, j])
+            for j in range(K)
+        ]
+        j = argmax_ties(np.array(index))
+        mean = A[t - 1] @ theta
+        played.append(A[t - 1, j])
+        rewards.append(1.0 if U[t - 1, j] < (1 + mean[j]) / 2 else -1.0)
+        regret += mean.max() - mean[j]
+    return regret, switches

@@ -7,14 +7,12 @@ import numpy as np
 import pytest
 
 from dpbandits.engine.adac_oful import (
-    SWITCH_LOG_RATIO,
     OfulConstants,
     gamma_width,
     max_episodes,
     run_adac_oful,
-    sqrt_beta,
 )
-from dpbandits.reference_loops import argmax_ties
+from dpbandits.reference_loops import reference_adac_oful
 
 C = OfulConstants()
 
@@ -28,52 +26,6 @@ def _contexts(n, T, K, d, seed):
     return A, rng.random((n, T, K)), theta
 
 
-def _reference(A, U, theta, rho, noise_rng):
-    """One trial, literally: V and its determinant recomputed from the played actions every
-    round, the episode estimate from the released sums."""
-    T, K, d = A.shape
-    sigma = 2.0 / math.sqrt(2.0 * rho) if not math.isinf(rho) else 0.0
-    played, rewards = [], []
-    released = np.zeros(d)
-    k, tau = 1, 1
-    Vt = np.eye(d) * C.lam
-    theta_t = np.zeros(d)
-    width = float(sqrt_beta(1, d, C))
-    switches, regret = [1], 0.0
-    for t in range(1, T + 1):
-        V = C.lam * np.eye(d) + sum((np.outer(a, a) for a in played), np.zeros((d, d)))
-        if t > 1 and np.linalg.slogdet(V)[1] - np.linalg.slogdet(Vt)[1] > SWITCH_LOG_RATIO:
-            episode = sum(
-                (a * r for a, r in zip(played[tau - 1 :], rewards[tau - 1 :], strict=True)),
-                np.zeros(d),
-            )
-            released = released + episode + (noise_rng.normal(0.0, sigma, size=d) if sigma else 0)
-            k, tau, Vt = k + 1, t, V
-            theta_t = np.linalg.inv(Vt) @ released
-            g = 0.0
-            if sigma:
-                lam_min = np.linalg.eigvalsh(Vt)[0]
-                g = (
-                    sigma
-                    * math.sqrt(k - 1)
-                    * (math.sqrt(d) + math.sqrt(2 * math.log(4 * k * k / C.delta_c)))
-                    / math.sqrt(lam_min)
-                )
-            width = float(sqrt_beta(t, d, C)) + g
-            switches.append(t)
-        Vinv = np.linalg.inv(Vt)
-        index = [
-            A[t - 1, j] @ theta_t + width * math.sqrt(A[t - 1, j] @ Vinv @ A[t - 1, j])
-            for j in range(K)
-        ]
-        j = argmax_ties(np.array(index))
-        mean = A[t - 1] @ theta
-        played.append(A[t - 1, j])
-        rewards.append(1.0 if U[t - 1, j] < (1 + mean[j]) / 2 else -1.0)
-        regret += mean.max() - mean[j]
-    return regret, switches
-
-
 @pytest.mark.parametrize("rho", [0.1, math.inf])
 def test_engine_matches_the_literal_loop_on_the_same_streams(rho):
     n, T, K, d = 3, 300, 6, 3
@@ -82,7 +34,9 @@ def test_engine_matches_the_literal_loop_on_the_same_streams(rho):
         A, U, theta, rho, [np.random.default_rng([9, i]) for i in range(n)], np.array([T])
     )
     for i in range(n):
-        regret, switches = _reference(A[i], U[i], theta[i], rho, np.random.default_rng([9, i]))
+        regret, switches = reference_adac_oful(
+            A[i], U[i], theta[i], rho, np.random.default_rng([9, i])
+        )
         assert run.switches[i] == switches
         assert run.regret[i, 0] == pytest.approx(regret, rel=1e-12)
 
