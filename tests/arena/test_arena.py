@@ -70,6 +70,11 @@ def test_one_job_per_suite_and_dimension_runs_both_horizons_as_apart(tmp_path):
         assert {f"{c.figure}_d{c.d}" for c in cells} == {name}
         assert len({c.T for c in cells}) == 2
     assert sum(len(c) for c in jobs.values()) == len(arena.cells)
+    # longest first: the fixed suite (20 contestant-calibrations) at the larger d, then the
+    # smaller; the sparse suite's short horizons last
+    prio = arena.job_priorities()
+    assert sorted(prio.values()) == list(range(len(jobs)))
+    assert max(prio, key=prio.get) == "fixed_d10" and min(prio, key=prio.get) == "sparse_d100"
     cells = [
         dataclasses.replace(c, trials=2) for c in jobs["sparse_d100"] if c.series == "Oracle-OLS"
     ]

@@ -6,12 +6,7 @@
 
 
 if ARENA:
-    # longest-first: a job's priority is its rank by cost (the rounds of its cells, then d), so
-    # that the longest ones (T = 10^5: 40-110 s) start first and none is left alone at the end
-    _ARENA_COST = {
-        j: (sum(c.T for c in cells), cells[0].d) for j, cells in ARENA.jobs().items()
-    }
-    _ARENA_RANK = {j: r for r, j in enumerate(sorted(_ARENA_COST, key=_ARENA_COST.get))}
+    _ARENA_PRIORITY = ARENA.job_priorities()  # longest jobs first
 
     for _job, _cells in ARENA.jobs().items():
 
@@ -33,7 +28,7 @@ if ARENA:
                 f"{LOGS}/sim/arena/{_job}.log",
             benchmark:
                 f"{BENCH}/sim/arena/{_job}.tsv"
-            priority: _ARENA_RANK[_job]
+            priority: _ARENA_PRIORITY[_job]
             conda:
                 CONDA_ENV
             threads: 1

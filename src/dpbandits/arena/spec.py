@@ -66,6 +66,13 @@ class Arena:
             out.setdefault(f"{cell.figure}_d{cell.d}", []).append(cell)
         return out
 
+    def job_priorities(self) -> dict[str, int]:
+        """Snakemake priority of each simulation job: its rank by cost (the rounds of its cells,
+        then d), so that the longest jobs start first and none is left alone at the end of a
+        build (longest-first scheduling)."""
+        cost = {j: (sum(c.T for c in cells), cells[0].d) for j, cells in self.jobs().items()}
+        return {j: rank for rank, j in enumerate(sorted(cost, key=cost.get))}
+
     @property
     def suites(self) -> dict:
         """The suites of the file, by id."""

@@ -21,9 +21,9 @@ releases: adaptive parallel composition). For the episode, with ``V~ = V_{tau_k 
 determinant lemma and ``V^{-1}`` with Sherman-Morrison (both exact up to rounding).
 
 Contexts and rewards come from shared streams (common random numbers, OP-E3 of
-docs/papers/op24.md): the caller passes the decision sets ``A`` (n, T, K, d) or a function drawing
-them round by round, and the uniforms ``U`` (n, T, K): the reward of action ``k`` at round ``t``
-is ``+1`` if ``U < (1 + <theta*, a>)/2``, else ``-1``.
+docs/papers/op24.md): the caller passes the decision sets ``A`` (n, T, K, d) and the uniforms
+``U`` (n, T, K): the reward of action ``k`` at round ``t`` is ``+1`` if
+``U < (1 + <theta*, a>)/2``, else ``-1``.
 
 The trials run one after another in one compiled call (numba); the noise of every possible
 switch is drawn with numpy before it, so the seeds stay the only source of randomness.
@@ -185,6 +185,7 @@ def _run_trials(
     theta_t = np.empty(d)
     Va = np.empty(d)
     index = np.empty(K)
+    means = np.empty(K)
     for i in range(n):
         V[:] = 0.0
         Vinv[:] = 0.0
@@ -237,15 +238,13 @@ def _run_trials(
                     lin += x[p] * theta_t[p]
                     mean += x[p] * theta[i, p]
                 index[a] = lin + width * math.sqrt(quad)
+                means[a] = mean
                 best = max(best, mean)
             arm = argmax_first(index, ARGMAX_RTOL)
             actions[i, t - 1] = arm
             x = A[i, t - 1, arm]
-            mean = 0.0
-            for p in range(d):
-                mean += x[p] * theta[i, p]
-            r = 1.0 if U[i, t - 1, arm] < (1.0 + mean) / 2.0 else -1.0
-            cum += best - mean
+            r = 1.0 if U[i, t - 1, arm] < (1.0 + means[arm]) / 2.0 else -1.0
+            cum += best - means[arm]
             qv = 0.0
             for p in range(d):
                 e[p] += x[p] * r
