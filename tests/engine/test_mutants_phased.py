@@ -25,7 +25,7 @@ from dpbandits.engine.phased import (
     run_dppe,
     run_metrics,
 )
-from dpbandits.mechanisms.shuffle_sum import scalar_params
+from dpbandits.mechanisms.shuffle_sum import count_ones, scalar_params, vector_params
 from dpbandits.policies import Setting, make_policy
 from dpbandits.policies.dpdpe import dpdpe_width, pe_sigma_noise, sigma_nc, sigma_nl
 
@@ -321,3 +321,26 @@ def test_clipped_report_mean_is_numpys_expression_bit_for_bit(s, n, B):
     assert np.array_equal(got, want)
     clipped = np.abs(mean_s + signal + z / sqrt_counts) > B
     assert clipped.any() == (B < 1)
+
+
+@pytest.mark.parametrize("s", [1, 2, 7, 40])
+@pytest.mark.parametrize("n", [1, 9, 1000])
+@pytest.mark.parametrize("B", [0.5, 1e6])
+def test_clipped_report_counts_are_count_ones_of_the_clipped_reports(s, n, B):
+    """The compiled shuffle count (DP-DPE, I5-I7) equals ``count_ones`` of the clipped reports
+    exactly and leaves the privacy-noise generator where ``count_ones`` leaves it (the same
+    draws in the same order), whether or not clipping acts."""
+    rng = np.random.default_rng([s, n, 7])
+    signal, z = rng.standard_normal((2, n, s))
+    mean_s = rng.standard_normal(s)
+    sqrt_counts = np.sqrt(rng.integers(1, 50, size=s)).astype(float)
+    prm = vector_params(1.0, 1e-5, n, s, B)
+    reports = np.clip(mean_s + signal + z / sqrt_counts, -B, B)
+    old, new = np.random.default_rng(3), np.random.default_rng(3)
+    want = count_ones(old, reports, prm)
+    got = phased.clipped_report_counts(new, signal, mean_s, z, sqrt_counts, B, prm)
+    assert got.dtype == want.dtype and np.array_equal(got, want)
+    assert old.random() == new.random()
+    if n == 1000:  # the rounding bits are exercised: some but not all reports round up
+        frac = (reports + prm.shift) * prm.g / prm.scale % 1.0
+        assert (frac > 0.05).any() and (frac < 0.95).any()

@@ -188,7 +188,8 @@ def dpdpe_aggregate(policy, mean_s, Xs, counts, n, env, noise) -> np.ndarray:
     # eta_bar_u(x) ~ N(0, 1/T_l(x)) independent over (u, x) (disjoint rounds); xi_u is one
     # d-vector per client, shared by its coordinates. Reports are clipped to [-B, B]
     # (Sec. 2 bounds |y| by B; docs/papers/dpdpe.md) before the privatizer.
-    xi = env.standard_normal((n, d)) * sigma
+    xi = env.standard_normal((n, d))
+    xi *= sigma  # in place: the same products as ``standard_normal(...) * sigma``
     z = np.asarray(env.standard_normal((n, s)), dtype=float)  # eta_bar = z / sqrt(T_l(x))
     signal = np.ascontiguousarray(xi @ Xs.T, dtype=float)  # (n, s): <xi_u, x>
     sqrt_counts = np.sqrt(counts).astype(float)
@@ -203,8 +204,7 @@ def dpdpe_aggregate(policy, mean_s, Xs, counts, n, env, noise) -> np.ndarray:
         return avg + noise.standard_normal(s) * (policy_sigma(policy, n, s) / math.sqrt(n))
     # Algorithm 2 at the count level (I5-I7; mechanisms.shuffle_sum)
     prm = policy.sdp_params(n, s)
-    reports = np.clip(mean_s + signal + z / sqrt_counts, -B, B)
-    return analyze_vector(count_ones(noise, reports, prm), prm)
+    return analyze_vector(clipped_report_counts(noise, signal, mean_s, z, sqrt_counts, B, prm), prm)
 
 
 def clipped_report_mean(signal, mean_s, z, sqrt_counts, B: float) -> np.ndarray:
@@ -220,6 +220,55 @@ def clipped_report_mean(signal, mean_s, z, sqrt_counts, B: float) -> np.ndarray:
     if signal.shape[1] == 1:
         return np.clip(mean_s + signal + z / sqrt_counts, -B, B).mean(axis=0)
     return _clipped_report_mean(signal, mean_s, z, sqrt_counts, float(B))
+
+
+def clipped_report_counts(rng, signal, mean_s, z, sqrt_counts, B: float, prm) -> np.ndarray:
+    """Algorithm 2's count of ones per support action for the clients' clipped reports (I5-I7).
+
+    The same numbers, and the same draws from ``rng``, as
+    ``count_ones(rng, np.clip(mean_s + signal + z / sqrt_counts, -B, B), prm)``
+    (:func:`dpbandits.mechanisms.shuffle_sum.count_ones`): the ``n x s`` rounding uniforms, then
+    one binomial per action; the reports' encoding and rounding in one compiled pass without the
+    (n, s) temporaries. The floors and the rounding bits are integers, summed as integers, so the
+    order of summation cannot change the counts (checked against ``count_ones`` by the tests).
+    """
+    uniforms = rng.random(signal.shape)
+    floor_sum, rounded = _report_counts(
+        signal,
+        mean_s,
+        z,
+        sqrt_counts,
+        float(B),
+        float(prm.shift),
+        float(prm.g),
+        float(prm.scale),
+        uniforms,
+    )
+    noise = rng.binomial(prm.n * prm.b, prm.p, size=signal.shape[1])
+    return floor_sum + rounded + noise
+
+
+@njit(cache=True)
+def _report_counts(signal, mean_s, z, sqrt_counts, B, shift, g, scale, uniforms):
+    """Per action: the sum of the encoded reports' floors and the number of rounding-up bits
+    (:func:`dpbandits.mechanisms.shuffle_sum.count_ones`' ``_encode`` and ``random() < frac``),
+    action by action so that the loop over clients has no branch and no float reduction."""
+    n, s = signal.shape
+    floor_sum = np.zeros(s, dtype=np.int64)
+    rounded = np.zeros(s, dtype=np.int64)
+    for j in range(s):
+        m_j, c_j = mean_s[j], sqrt_counts[j]
+        fs = 0
+        r = 0
+        for u in range(n):
+            v = min(max(m_j + signal[u, j] + z[u, j] / c_j, -B), B)
+            scaled = (v + shift) * g / scale
+            f = np.floor(scaled)
+            fs += np.int64(f)
+            r += np.int64(uniforms[u, j] < scaled - f)
+        floor_sum[j] = fs
+        rounded[j] = r
+    return floor_sum.astype(np.float64), rounded
 
 
 @njit(cache=True)

@@ -79,9 +79,19 @@ def maler_predict(etas, logw, pos, out):
 
 
 @njit(cache=True)
+def sum_squares(x):
+    """``sum_j x_j^2`` accumulated in index order (the same value as ``np.sum(x * x)`` in a
+    compiled function, without allocating ``x * x``)."""
+    s = 0.0
+    for j in range(x.shape[0]):
+        s += x[j] * x[j]
+    return s
+
+
+@njit(cache=True)
 def project_ball(x, D):
     """Euclidean projection onto ``{||x|| <= D}`` in place."""
-    nrm = math.sqrt(np.sum(x * x))
+    nrm = math.sqrt(sum_squares(x))
     if nrm > D:
         x *= D / nrm
 
@@ -94,13 +104,14 @@ def project_ball_metric(y, A, D, out):
     ``||x(nu)|| = D``, found by bisection on ``nu`` in the eigenbasis of ``A``.
     """
     d = y.shape[0]
-    if math.sqrt(np.sum(y * y)) <= D:
+    ny = math.sqrt(sum_squares(y))
+    if ny <= D:
         out[:] = y
         return
     lam, Q = np.linalg.eigh(A)
     c = Q.T @ y
     lo = 0.0
-    hi = lam.max() * (math.sqrt(np.sum(y * y)) / D - 1.0) + 1e-300
+    hi = lam.max() * (ny / D - 1.0) + 1e-300
     for _ in range(200):
         mid = 0.5 * (lo + hi)
         s = 0.0
@@ -169,12 +180,14 @@ def maler_update(g, theta, t, D, G, kinds, etas, logw, pos, A, Ainv, work):
             v = work[0]
             for j in range(d):
                 v[j] = eta * g[j] + 2.0 * eta * eta * inner * g[j]
+            # matrix-vector products column by column: every entry sums over b in the same
+            # order as a row-by-row dot product (the same bits), but the d sums run side by side
             Av = work[1]
-            for a in range(d):
-                s = 0.0
-                for b in range(d):
-                    s += Ainv[i, a, b] * v[b]
-                Av[a] = s
+            Av[:] = 0.0
+            for b in range(d):
+                vb = v[b]
+                for a in range(d):
+                    Av[a] += Ainv[i, a, b] * vb
             den = 1.0
             for a in range(d):
                 den += v[a] * Av[a]
@@ -183,11 +196,13 @@ def maler_update(g, theta, t, D, G, kinds, etas, logw, pos, A, Ainv, work):
                     A[i, a, b] += v[a] * v[b]
                     Ainv[i, a, b] -= Av[a] * Av[b] / den
             y = work[2]
+            y[:] = 0.0
+            for b in range(d):
+                vb = v[b]
+                for a in range(d):
+                    y[a] += Ainv[i, a, b] * vb
             for a in range(d):
-                s = 0.0
-                for b in range(d):
-                    s += Ainv[i, a, b] * v[b]
-                y[a] = x[a] - s / beta
+                y[a] = x[a] - y[a] / beta
             project_ball_metric(y, A[i], D, x)
 
 
