@@ -183,11 +183,17 @@ def pmf_pair_pld(
     (arrays indexed by the outcome, or dicts)."""
     from dp_accounting.pld import privacy_loss_distribution as pld
 
-    def logs(m):
-        items = m.items() if isinstance(m, Mapping) else enumerate(np.asarray(m, float))
-        return {k: math.log(v) for k, v in items if v > 0}
+    from .rounded_pld import log_support, rounded_loss_pmf
 
-    dist = pld.from_two_probability_mass_functions(logs(p), logs(q), symmetric=False)
+    # = pld.from_two_probability_mass_functions(logs(p), logs(q), symmetric=False) with its
+    # defaults (pessimistic, interval 1e-4, no truncation), the rounding done with arrays
+    # (dpbandits.privacy.rounded_pld: the same numbers, tested against the library's function)
+    lp, lq = log_support(p), log_support(q)
+    inf_pq, rounded_pq = rounded_loss_pmf(lp, lq, PLD_INTERVAL)
+    inf_qp, rounded_qp = rounded_loss_pmf(lq, lp, PLD_INTERVAL)
+    dist = pld.PrivacyLossDistribution.create_from_rounded_probability(
+        rounded_pq, inf_pq, PLD_INTERVAL, True, rounded_qp, inf_qp, symmetric=False
+    )
     return dist.self_compose(count) if count > 1 else dist
 
 
