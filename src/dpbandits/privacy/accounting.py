@@ -158,7 +158,9 @@ def composed_epsilon(
                 1.0, sensitivity=g_ratio, value_discretization_interval=step
             )
         )
-    return float(total.get_epsilon_for_delta(delta))
+    from .pld_arrays import epsilon_for_delta  # = total.get_epsilon_for_delta, compiled
+
+    return epsilon_for_delta(total, delta)
 
 
 def zcdp_epsilon(rho: float, delta: float) -> float:
@@ -174,20 +176,18 @@ def zcdp_epsilon(rho: float, delta: float) -> float:
     return float(acc.get_epsilon(delta))
 
 
-def pmf_pair_pld(
-    p: Mapping[int, float] | np.ndarray, q: Mapping[int, float] | np.ndarray, count: int = 1
-):
+def pmf_pair_pld(p, q, count: int = 1):
     """Privacy loss distribution of the pair ``(p, q)`` in both directions (dp-accounting,
     pessimistic, ``symmetric=False``: its epsilon is the larger of ``(p, q)`` and ``(q, p)``),
     composed ``count`` times; ``p``, ``q``: probability mass functions over the same outcomes
-    (arrays indexed by the outcome, or dicts)."""
+    (arrays indexed by the outcome, dicts, or ``(outcomes, probabilities)`` array pairs)."""
     from dp_accounting.pld import privacy_loss_distribution as pld
 
-    from .rounded_pld import log_support, rounded_loss_pmf
+    from .pld_arrays import log_support, rounded_loss_pmf
 
     # = pld.from_two_probability_mass_functions(logs(p), logs(q), symmetric=False) with its
     # defaults (pessimistic, interval 1e-4, no truncation), the rounding done with arrays
-    # (dpbandits.privacy.rounded_pld: the same numbers, tested against the library's function)
+    # (dpbandits.privacy.pld_arrays: the same numbers, tested against the library's function)
     lp, lq = log_support(p), log_support(q)
     inf_pq, rounded_pq = rounded_loss_pmf(lp, lq, PLD_INTERVAL)
     inf_qp, rounded_qp = rounded_loss_pmf(lq, lp, PLD_INTERVAL)
@@ -210,7 +210,9 @@ def pmf_pair_epsilon(
     beyond ``delta``.
     """
     _check_delta(delta)
-    return float(pmf_pair_pld(p, q, count).get_epsilon_for_delta(delta))
+    from .pld_arrays import epsilon_for_delta  # = .get_epsilon_for_delta, compiled
+
+    return epsilon_for_delta(pmf_pair_pld(p, q, count), delta)
 
 
 __all__ = [

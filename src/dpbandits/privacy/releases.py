@@ -297,7 +297,16 @@ def count_pmf_pair(prm, lo: float, hi: float) -> tuple[dict, dict]:
     ``hi`` and every other client's encoding is an integer (no rounding noise): the client's
     ``floor(z) + Bernoulli(frac(z))`` plus ``Binomial(n b, p)`` (shuffle_sum count level, I5-I7).
     Returned as ``{count: probability}`` over the binomial's mean +- 14 standard deviations (the
-    mass left out is below 1e-40)."""
+    mass left out is below 1e-40); :func:`count_pmf_arrays` as arrays."""
+    return tuple(
+        dict(zip(keys.tolist(), probs.tolist(), strict=True))
+        for keys, probs in count_pmf_arrays(prm, lo, hi)
+    )
+
+
+def count_pmf_arrays(prm, lo: float, hi: float):
+    """:func:`count_pmf_pair` as ``(counts, probabilities)`` array pairs (positive masses, in
+    increasing count)."""
     from scipy.stats import binom
 
     N = prm.n * prm.b
@@ -313,21 +322,24 @@ def count_pmf_pair(prm, lo: float, hi: float) -> tuple[dict, dict]:
         pmf = np.zeros(k1 - k0 + 2)
         pmf[:-1] += (1.0 - q) * base
         pmf[1:] += q * base
-        out.append({k0 + f + i: float(v) for i, v in enumerate(pmf) if v > 0})
+        keep = np.flatnonzero(pmf > 0)
+        out.append((k0 + f + keep, pmf[keep]))
     return out[0], out[1]
 
 
 @functools.lru_cache(maxsize=4096)
 def _shuffle_pld(prm, lo: float, hi: float, coords: int):
     """Privacy loss distribution of the count view, both directions (cached per protocol)."""
-    return pmf_pair_pld(*count_pmf_pair(prm, lo, hi), count=coords)
+    return pmf_pair_pld(*count_pmf_arrays(prm, lo, hi), count=coords)
 
 
 def shuffle_sum_epsilon(prm, delta: float, lo: float, hi: float, coords: int) -> float:
     """Epsilon at ``delta`` of the shuffler's view (counts of ones) of a bit-sum protocol for the
     extreme pair ``lo``/``hi`` in each of ``coords`` coordinates (composed), by privacy loss
     distributions of the exact count distributions (:func:`count_pmf_pair`), both directions."""
-    return float(_shuffle_pld(prm, lo, hi, coords).get_epsilon_for_delta(delta))
+    from .pld_arrays import epsilon_for_delta  # = .get_epsilon_for_delta, compiled
+
+    return epsilon_for_delta(_shuffle_pld(prm, lo, hi, coords), delta)
 
 
 #: Users per action and phase at which DP-PE's scalar protocol is evaluated (its count shift over

@@ -1,7 +1,8 @@
-"""The array construction of a pair's rounded privacy-loss pmf (privacy/rounded_pld.py) is
+"""The array construction of a pair's rounded privacy-loss pmf (privacy/pld_arrays.py) is
 dp-accounting's own, number for number: the same buckets in the same order with the same masses,
 the same infinity masses, hence the same epsilons and deltas."""
 
+import functools
 import math
 
 import numpy as np
@@ -10,7 +11,12 @@ from dp_accounting.pld import privacy_loss_distribution as pld
 from scipy.stats import binom
 
 from dpbandits.privacy import accounting as acc
-from dpbandits.privacy.rounded_pld import log_support, rounded_loss_pmf
+from dpbandits.privacy.pld_arrays import (
+    _dense_epsilon,
+    epsilon_for_delta,
+    log_support,
+    rounded_loss_pmf,
+)
 
 
 def _library(p, q):
@@ -24,7 +30,7 @@ def _library(p, q):
 def _pairs():
     rng = np.random.default_rng(0)
     out = []
-    for n in (1, 5, 60, 3000):
+    for n in (1, 5, 60, 1500):
         k = np.arange(n + 1)
         out.append((f"binomials n={n}", binom.pmf(k, n, 0.3), binom.pmf(k, n, 0.31)))
         shifted = binom.pmf(k, n, 0.5)
@@ -72,3 +78,59 @@ def test_a_changed_mass_changes_the_result():
     _, a = rounded_loss_pmf(lp, log_support(q), acc.PLD_INTERVAL)
     _, b = rounded_loss_pmf(lp, log_support(q2), acc.PLD_INTERVAL)
     assert list(a.items()) != list(b.items())
+
+
+@functools.lru_cache(maxsize=1)
+def _dists():
+    k = np.arange(401)
+    p, q = binom.pmf(k, 400, 0.3), binom.pmf(k, 400, 0.32)
+    pair = acc.pmf_pair_pld(p, q)
+    out = [("pair", pair), ("pair composed 6", pair.self_compose(6))]
+    out.append(("pair composed 40", acc.pmf_pair_pld(p, q, count=40)))
+    out.append(("gaussian", pld.from_gaussian_mechanism(2.0, value_discretization_interval=1e-3)))
+    lap = pld.from_laplace_mechanism(1.5, value_discretization_interval=1e-3)
+    out.append(("laplace composed 20", lap.self_compose(20)))
+    disjoint = acc.pmf_pair_pld(np.array([0.6, 0.4, 0.0]), np.array([0.0, 0.5, 0.5]))
+    out.append(("infinite loss mass", disjoint))
+    return out
+
+
+@pytest.mark.parametrize("name,dist", _dists(), ids=[c[0] for c in _dists()])
+def test_epsilon_for_delta_is_the_librarys(name, dist):
+    for delta in (1e-12, 1e-6, 0.6, 0.99):
+        want = float(dist.get_epsilon_for_delta(delta))
+        assert epsilon_for_delta(dist, delta) == want, (name, delta)
+
+
+def test_the_composed_cases_exercise_the_compiled_walk():
+    """Dense pmfs (the compiled path) are among the cases above, and a planted change of one
+    bucket's mass changes the epsilon the walk returns (the comparison can fail)."""
+    from dp_accounting.pld import pld_pmf
+
+    dense = [d for _, d in _dists() if type(d._pmf_remove) is pld_pmf.DensePLDPmf]
+    assert len(dense) >= 3
+    pmf = dense[0]._pmf_remove
+    probs = pmf._probs.copy()
+    upper = (pmf._lower_loss + len(probs) - 1) * pmf._discretization
+    walk = _dense_epsilon  # the compiled walk itself, on the pmf and on a changed copy
+    before = walk(float(pmf._infinity_mass), upper, -pmf._discretization, probs[::-1].copy(), 1e-6)
+    assert before == float(pmf.get_epsilon_for_delta(1e-6))
+    probs[np.argmax(probs) :] *= 0.5
+    after = walk(float(pmf._infinity_mass), upper, -pmf._discretization, probs[::-1].copy(), 1e-6)
+    assert after != before
+
+
+def test_count_pmfs_as_arrays_are_the_dicts():
+    """The shuffle accounting's count distributions as array pairs (what it now passes) and as
+    dicts (what it passed before) give the same log supports and the same epsilon."""
+    from dpbandits.mechanisms.shuffle_sum import vector_params
+    from dpbandits.privacy import releases as rel
+
+    prm = vector_params(1.0, 1e-6, 500, 3, 1.0)
+    arrays = rel.count_pmf_arrays(prm, -1.0, 1.0)
+    dicts = rel.count_pmf_pair(prm, -1.0, 1.0)
+    for a, d in zip(arrays, dicts, strict=True):
+        (ka, la), (kd, ld) = log_support(a), log_support(d)
+        assert np.array_equal(ka, kd) and np.array_equal(la, ld) and len(ka) > 100
+    want = float(_library(*dicts).self_compose(3).get_epsilon_for_delta(1e-6))
+    assert epsilon_for_delta(acc.pmf_pair_pld(*arrays, count=3), 1e-6) == want
