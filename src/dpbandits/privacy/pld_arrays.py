@@ -34,18 +34,12 @@ from numba import njit
 
 
 @njit(cache=True)
-def _log(x):
+def _libm(x, exp):
+    """``math.exp`` (``exp`` true) or ``math.log`` of every entry, compiled (the C library's
+    functions, which Python's ``math`` calls too)."""
     out = np.empty_like(x)
     for i in range(x.shape[0]):
-        out[i] = math.log(x[i])
-    return out
-
-
-@njit(cache=True)
-def _exp(x):
-    out = np.empty_like(x)
-    for i in range(x.shape[0]):
-        out[i] = math.exp(x[i])
+        out[i] = math.exp(x[i]) if exp else math.log(x[i])
     return out
 
 
@@ -63,7 +57,7 @@ def log_support(m) -> tuple[np.ndarray, np.ndarray]:
         vals = np.asarray(m, float)
         keys = np.arange(vals.shape[0], dtype=np.int64)
     keep = vals > 0
-    return keys[keep], _log(vals[keep])
+    return keys[keep], _libm(vals[keep], False)
 
 
 def _first_appearance_groups(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -93,7 +87,7 @@ def rounded_loss_pmf(
     only_up = log_up[~in_lo]
     infinity_mass = 0
     if only_up.shape[0]:
-        infinity_mass = float(np.add.accumulate(_exp(only_up))[-1])
+        infinity_mass = float(np.add.accumulate(_libm(only_up, True))[-1])
     # outcomes of both, in `lower`'s order
     if keys_up.shape[0]:
         order = np.argsort(keys_up, kind="stable")
@@ -107,7 +101,7 @@ def rounded_loss_pmf(
     if not both.all() and isinstance(infinity_mass, int):
         infinity_mass = 0.0  # the library adds exp(-inf) = 0.0 for outcomes of `lower` only
     loss = log_up[j_up] - log_lo[both]
-    mass = _exp(log_up[j_up])
+    mass = _libm(log_up[j_up], True)
     rounded = collections.defaultdict(lambda: 0)
     if loss.shape[0] == 0:
         return infinity_mass, rounded
