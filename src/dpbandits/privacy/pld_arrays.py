@@ -1,9 +1,9 @@
 """Two steps of dp-accounting's privacy loss distributions, done with arrays.
 
 dp-accounting (``dp_accounting.pld``) runs two steps as Python loops over outcomes or loss
-buckets; for the shuffle protocols' count distributions (10^4-10^5 buckets after composition)
-they are most of an accounting job. This module does them with arrays or a compiled loop and
-gives the same numbers:
+buckets; for the shuffle protocols' count distributions, composed over their coordinates, they
+were most of the privacy audit's time (docs/performance.md). This module does them with arrays
+or a compiled loop and gives the same numbers:
 
 * :func:`rounded_loss_pmf`: the rounded privacy-loss pmf of a pair of discrete distributions
   (``from_two_probability_mass_functions``' helper); the result goes to the library's own
