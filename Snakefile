@@ -9,6 +9,7 @@ import time
 from snakemake.utils import min_version, validate
 
 from dpbandits.report_captions import workflow_description
+from dpbandits import worker
 from dpbandits.run_summary import build_summary
 
 min_version("9.0")
@@ -36,9 +37,22 @@ include: "workflow/rules/arena.smk"
 
 
 _STARTED = time.time()
+# the run's warm worker (dpbandits.worker), started by onstart in local runs
+_WORKER = []
+
+
+onstart:
+    if worker.wanted(workflow, config.get("warm_worker", True)):
+        scripts = f"{workflow.basedir}/workflow/scripts"
+        _WORKER.append(worker.start(scripts, f"{LOGS}/worker.log"))
+
+
+onerror:
+    worker.stop(_WORKER.pop() if _WORKER else None)
 
 
 onsuccess:
+    worker.stop(_WORKER.pop() if _WORKER else None)
     # what this run wrote and where (dpbandits.run_summary), and the command of the HTML report
     if config["scale"] == "paper":
         command = f"snakemake --report {RESULTS}/report.html  (or make report)"

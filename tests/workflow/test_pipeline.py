@@ -223,7 +223,9 @@ def test_quick_build_of_the_dpdpe_figures_and_tables(project):
     assert "\\begin{tabular}" in (res / "tables/dpdpe_table3.tex").read_text()
 
 
-def test_rebuilds_are_byte_identical_with_any_cores(project):
+def test_rebuilds_are_byte_identical_with_any_cores_warm_or_cold(project):
+    """The same files from one job at a time in the warm worker (dpbandits.worker, the default
+    of a local run) and from two at a time, each a cold process (``warm_worker=false``)."""
     targets = [
         f"results/quick/sim/cz22/cz22_fig1{p}/r1/{s}.parquet"
         for p in "ab"
@@ -245,10 +247,13 @@ def test_rebuilds_are_byte_identical_with_any_cores(project):
     snakemake(project, "--cores", "1", *targets, "--config", "scale=quick")
     paths = [project / t for t in targets]
     first = _sha(paths)
+    log = (project / "logs/quick/worker.log").read_text()
+    assert log.count(": exit 0,") >= 7, log  # the jobs ran in the worker's children
     for p in paths:
         p.unlink()
-    # a second build, with two jobs at once: a different process, order and scheduling
-    snakemake(project, "--cores", "2", *targets, "--config", "scale=quick")
+    # a second build, with two jobs at once, each its own cold process: a different process,
+    # order and scheduling
+    snakemake(project, "--cores", "2", *targets, "--config", "scale=quick", "warm_worker=false")
     assert _sha(paths) == first
 
 

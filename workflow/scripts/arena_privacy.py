@@ -2,7 +2,11 @@
 next to the simulations because it needs none of them; the results job reads it."""
 
 # `snakemake` is injected by Snakemake's script directive.
-# ruff: noqa: F821
+# ruff: noqa: F821, E402
+
+from dpbandits.worker import hand_off
+
+hand_off(snakemake, __file__)  # in a local run: run in the warm worker (dpbandits.worker)
 
 from dpbandits.arena.leaderboard import delivered_table
 from dpbandits.arena.spec import load_arena_for_job

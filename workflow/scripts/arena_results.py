@@ -2,7 +2,11 @@
 (docs/arena.md) from its simulations."""
 
 # `snakemake` is injected by Snakemake's script directive.
-# ruff: noqa: F821
+# ruff: noqa: F821, E402
+
+from dpbandits.worker import hand_off
+
+hand_off(snakemake, __file__)  # in a local run: run in the warm worker (dpbandits.worker)
 
 import pandas as pd
 

@@ -1,7 +1,11 @@
 """Snakemake job: one calibration (grid search of one option of one series, on its own trials)."""
 
 # `snakemake` is injected by Snakemake's script directive.
-# ruff: noqa: F821
+# ruff: noqa: F821, E402
+
+from dpbandits.worker import hand_off
+
+hand_off(snakemake, __file__)  # in a local run: run in the warm worker (dpbandits.worker)
 
 from dpbandits.config import load_experiment
 from dpbandits.joblog import job_log

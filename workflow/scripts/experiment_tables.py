@@ -1,7 +1,11 @@
 """Snakemake job: final-regret table, claim checklist and audit metrics of one experiment."""
 
 # `snakemake` is injected by Snakemake's script directive.
-# ruff: noqa: F821
+# ruff: noqa: F821, E402
+
+from dpbandits.worker import hand_off
+
+hand_off(snakemake, __file__)  # in a local run: run in the warm worker (dpbandits.worker)
 
 from dpbandits.joblog import job_log
 from dpbandits.tables import write_experiment_tables

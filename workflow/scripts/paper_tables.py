@@ -1,7 +1,11 @@
 """Snakemake job: a paper's own tables (registry ``tables:``) to CSV, Markdown and LaTeX."""
 
 # `snakemake` is injected by Snakemake's script directive.
-# ruff: noqa: F821
+# ruff: noqa: F821, E402
+
+from dpbandits.worker import hand_off
+
+hand_off(snakemake, __file__)  # in a local run: run in the warm worker (dpbandits.worker)
 
 from dpbandits.audit.paper_tables import render, write
 from dpbandits.claims import load_registry

@@ -1,7 +1,11 @@
 """Snakemake job: the empirical privacy auditor on every mechanism and the negative controls."""
 
 # `snakemake` is injected by Snakemake's script directive.
-# ruff: noqa: F821
+# ruff: noqa: F821, E402
+
+from dpbandits.worker import hand_off
+
+hand_off(snakemake, __file__)  # in a local run: run in the warm worker (dpbandits.worker)
 
 from dpbandits.audit.privacy import empirical_table
 from dpbandits.joblog import job_log

@@ -7,7 +7,11 @@ has (``dpbandits.notebooks.execute``).
 """
 
 # `snakemake` is injected by Snakemake's script directive.
-# ruff: noqa: F821
+# ruff: noqa: F821, E402
+
+from dpbandits.worker import hand_off
+
+hand_off(snakemake, __file__)  # in a local run: run in the warm worker (dpbandits.worker)
 
 from dpbandits.joblog import job_log
 from dpbandits.notebooks import execute, render_html

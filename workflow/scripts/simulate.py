@@ -3,7 +3,11 @@ and a timing table (wall seconds per series; kept out of the parquet files, whic
 byte-reproducible)."""
 
 # `snakemake` is injected by Snakemake's script directive.
-# ruff: noqa: F821
+# ruff: noqa: F821, E402
+
+from dpbandits.worker import hand_off
+
+hand_off(snakemake, __file__)  # in a local run: run in the warm worker (dpbandits.worker)
 
 from dpbandits.config import Cell
 from dpbandits.joblog import job_log

@@ -3,7 +3,11 @@ trials) to its parquet files, plus its timing table (kept out of the byte-reprod
 The study's package does the work (``dpbandits.papers.<prefix>.simulate``)."""
 
 # `snakemake` is injected by Snakemake's script directive.
-# ruff: noqa: F821
+# ruff: noqa: F821, E402
+
+from dpbandits.worker import hand_off
+
+hand_off(snakemake, __file__)  # in a local run: run in the warm worker (dpbandits.worker)
 
 from dpbandits.joblog import job_log
 from dpbandits.papers import paper

@@ -3,7 +3,11 @@ study's package does the work, ``dpbandits.papers.<prefix>.write_verdicts``): it
 tables, among them one verdict per claim."""
 
 # `snakemake` is injected by Snakemake's script directive.
-# ruff: noqa: F821
+# ruff: noqa: F821, E402
+
+from dpbandits.worker import hand_off
+
+hand_off(snakemake, __file__)  # in a local run: run in the warm worker (dpbandits.worker)
 
 from dpbandits.bound_claims import load_bound_registry
 from dpbandits.joblog import job_log

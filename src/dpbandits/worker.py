@@ -1,0 +1,379 @@
+"""A warm worker for local runs: the job scripts' start-up paid once per Snakemake run.
+
+A Snakemake ``script:`` job is a fresh Python process: importing NumPy, pandas, pyarrow, numba
+and the pipeline takes ~0.7 s, and numba's first call of any compiled kernel another ~0.5 s
+(its one-time set-up of typing and lowering registries), so a small job spends most of its
+~1.7 s starting. In a local run, the Snakefile's ``onstart`` hook starts one worker process
+(:func:`start`) that does all of this once, then forks a child per job: the job's script
+process (the *client*, :func:`hand_off`) sends the worker its Snakemake object, working
+directory, environment and standard streams, and waits for the child's exit status, which
+becomes its own. The child runs the same script file on the same inputs: it is still one
+process per job, only forked from a warm parent instead of started cold, so every output is
+the same (the seeds are the only source of randomness; ``tests/test_worker.py`` and the SLURM
+smoke test, whose cluster jobs run cold, compare the bytes).
+
+The worker serves only the run that started it and only where the job would run the same in
+it: local execution, no conda or container deployment, ``threads: 1`` jobs (the worker's BLAS
+and OpenMP thread counts are 1, as Snakemake sets them for such a job). Anywhere else (a
+cluster node, ``--no-hooks``, ``--config warm_worker=false``, a worker that is not there) the
+client returns and the script runs cold, as before.
+
+Failure and interruption behave as for a cold job: an exception's traceback goes to the job's
+stderr and log and the client exits non-zero; a client that is killed (Snakemake cancelling the
+job, SIGKILL) closes its connection and the worker kills the child's process group at once;
+a worker whose Snakemake is gone (killed) kills its children and exits.
+
+What changes is what Snakemake's ``benchmark:`` files measure: the job's wall time (``s``)
+stays right, but ``max_rss`` and ``cpu_time`` are the client's. The worker's log has a line per
+job (its rule, exit code, seconds, and the child's peak RSS, which counts only the pages the
+child touched, not the imports it shares with the worker). Measure each job's memory with
+``--config warm_worker=false``.
+"""
+
+from __future__ import annotations
+
+import ast
+import os
+import pickle
+import selectors
+import signal
+import socket
+import struct
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+#: Environment variable naming the worker's socket (set by :func:`start` for the run's jobs).
+SOCKET_ENV = "DPBANDITS_WORKER"
+#: Thread counts of the worker's libraries: those of a ``threads: 1`` job (Snakemake sets them).
+THREAD_VARS = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")
+
+#: What the worker imports besides the scripts' own imports: the jobs' Snakemake objects, what
+#: pyarrow imports on its first table, and what the notebook jobs import inside functions.
+LIBRARIES = ("snakemake.iocontainers", "pyarrow.pandas_compat", "papermill", "nbconvert")
+
+_HEADER = struct.Struct("!Q")  # payload length
+_REPLY = struct.Struct("!ci")  # b"P", child pid | b"X", exit code
+_in_child = False  # True in a child forked by the worker: hand_off runs the script here
+
+
+# --------------------------------------------------------------------------------------------
+# The client: a job script's first step
+# --------------------------------------------------------------------------------------------
+
+
+def hand_off(smk, script: str) -> None:
+    """Run this job script in the run's warm worker and exit with its status, if one serves.
+
+    Parameters
+    ----------
+    smk : snakemake.script.Snakemake
+        The job's Snakemake object (``snakemake`` in a script).
+    script : str
+        The script's file (``__file__`` in a script).
+
+    Returns
+    -------
+    None
+        Only when no worker serves this job (or inside the worker's child): the caller then
+        runs the script itself. Otherwise the process exits with the child's exit status.
+    """
+    path = os.environ.get(SOCKET_ENV)
+    if _in_child or not path or smk.threads != 1:
+        return
+    if any(os.environ.get(v, "1") != "1" for v in THREAD_VARS):
+        return
+    sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    try:
+        sock.connect(path)
+    except OSError:  # no worker (a stopped run, another machine): run cold
+        sock.close()
+        return
+    payload = pickle.dumps(
+        {
+            "script": str(Path(script).resolve()),
+            "snakemake": smk,
+            "cwd": os.getcwd(),
+            "env": dict(os.environ),
+            "path": list(sys.path),
+        }
+    )
+    sys.stdout.flush()
+    sys.stderr.flush()
+    socket.send_fds(sock, [_HEADER.pack(len(payload))], [0, 1, 2])
+    sock.sendall(payload)
+    child = None
+
+    def _cancel(signum, frame):  # Snakemake cancels the job: take the child down with us
+        if child is not None:
+            _kill_group(child)
+        os._exit(128 + signum)
+
+    signal.signal(signal.SIGTERM, _cancel)
+    signal.signal(signal.SIGINT, _cancel)
+    status = None
+    while status is None:
+        reply = _recv_exact(sock, _REPLY.size)
+        if reply is None:
+            print("dpbandits.worker: the warm worker ended before the job did", file=sys.stderr)
+            os._exit(1)
+        kind, value = _REPLY.unpack(reply)
+        if kind == b"P":
+            child = value
+        else:
+            status = value
+    sys.exit(status)
+
+
+def _recv_exact(sock: socket.socket, n: int) -> bytes | None:
+    """``n`` bytes from ``sock``, or None if the peer closed it first."""
+    chunks = []
+    while n:
+        chunk = sock.recv(n)
+        if not chunk:
+            return None
+        chunks.append(chunk)
+        n -= len(chunk)
+    return b"".join(chunks)
+
+
+def _kill_group(pid: int) -> None:
+    try:
+        os.killpg(pid, signal.SIGKILL)
+    except OSError:
+        pass
+
+
+# --------------------------------------------------------------------------------------------
+# The Snakefile's hooks
+# --------------------------------------------------------------------------------------------
+
+
+def wanted(workflow, enabled: bool) -> bool:
+    """Whether a run should start a worker: enabled in the config, executing (not a dry run),
+    local, the main process, and no conda or container deployment (a job's interpreter is
+    then not Snakemake's)."""
+    if not enabled or workflow.dryrun or not workflow.local_exec or not workflow.is_main_process:
+        return False
+    methods = {str(m).lower() for m in workflow.deployment_settings.deployment_method}
+    return not any("conda" in m or "apptainer" in m or "singularity" in m for m in methods)
+
+
+def start(scripts: str | Path, log: str | Path, wait: float = 10.0) -> subprocess.Popen:
+    """Start a worker for this process's jobs and point them at it (:data:`SOCKET_ENV`).
+
+    Parameters
+    ----------
+    scripts : str or Path
+        The workflow's script folder: the worker imports what these scripts import.
+    log : str or Path
+        The worker's own log (its start-up, each job's pid and exit status).
+    wait : float
+        Seconds to wait for the worker's socket; jobs that start earlier run cold.
+
+    Returns
+    -------
+    subprocess.Popen
+        The worker process (pass it to :func:`stop`).
+    """
+    folder = tempfile.mkdtemp(prefix="dpb-worker-")  # short: a socket path has ~100 bytes
+    path = os.path.join(folder, "socket")
+    env = dict(os.environ, **{v: "1" for v in THREAD_VARS})
+    Path(log).parent.mkdir(parents=True, exist_ok=True)
+    with open(log, "w") as out:
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "dpbandits.worker", path, str(os.getpid()), str(scripts)],
+            stdin=subprocess.DEVNULL,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            env=env,
+            start_new_session=True,  # not in the terminal's group: stopped by stop()
+        )
+    deadline = time.monotonic() + wait
+    while not os.path.exists(path) and proc.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.01)
+    if os.path.exists(path):
+        os.environ[SOCKET_ENV] = path
+    return proc
+
+
+def stop(proc: subprocess.Popen | None) -> None:
+    """Stop the worker started by :func:`start` and remove its socket (jobs then run cold)."""
+    path = os.environ.pop(SOCKET_ENV, None)
+    if proc is None:
+        return
+    if proc.poll() is None:
+        proc.terminate()
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+    if path:
+        for p in (path, os.path.dirname(path)):
+            try:
+                (os.rmdir if p != path else os.unlink)(p)
+            except OSError:
+                pass
+
+
+# --------------------------------------------------------------------------------------------
+# The worker
+# --------------------------------------------------------------------------------------------
+
+
+def script_imports(scripts: str | Path) -> list[str]:
+    """The modules the workflow's scripts import at their top level (sorted, unique)."""
+    names = set()
+    for file in sorted(Path(scripts).glob("*.py")):
+        for node in ast.parse(file.read_text()).body:
+            if isinstance(node, ast.Import):
+                names.update(a.name for a in node.names)
+            elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+                names.add(node.module)
+    return sorted(names)
+
+
+def _warm(scripts: str) -> None:
+    """Import what the jobs import and set up numba's compiler once (see the module's doc)."""
+    import importlib
+
+    for name in [*LIBRARIES, *script_imports(scripts)]:
+        try:
+            importlib.import_module(name)
+        except Exception as exc:  # the job itself will report it
+            print(f"worker: import {name} failed ({exc!r}); jobs import it themselves")
+    from numba import njit
+
+    njit(lambda x: x + 1)(1)  # numba's one-time registry set-up (~0.5 s), not cached on disk
+
+
+def serve(path: str, parent: int, scripts: str) -> None:
+    """Serve job requests on the Unix socket ``path`` until stopped or ``parent`` is gone."""
+    listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    listener.bind(path + ".tmp")
+    listener.listen(64)
+    os.replace(path + ".tmp", path)  # jobs connect from now on and wait for accept()
+    stopping = []
+    signal.signal(signal.SIGTERM, lambda *_: stopping.append(True))
+    started = time.perf_counter()
+    _warm(scripts)
+    print(f"worker {os.getpid()}: warm in {time.perf_counter() - started:.2f} s", flush=True)
+    sel = selectors.DefaultSelector()
+    sel.register(listener, selectors.EVENT_READ)
+    children: dict[int, socket.socket] = {}
+    while not stopping and os.getppid() == parent:
+        for key, _ in sel.select(timeout=0.01):
+            if key.fileobj is listener:
+                conn, _ = listener.accept()
+                pid = _fork_job(conn, listener, children)
+                if pid is not None:
+                    children[pid] = conn
+                    sel.register(conn, selectors.EVENT_READ, pid)
+            else:  # a client's end closed (or it wrote, which it never does): kill its child
+                _kill_group(key.data)
+        while children:
+            try:
+                pid, status = os.waitpid(-1, os.WNOHANG)
+            except ChildProcessError:
+                break
+            if pid == 0:
+                break
+            conn = children.pop(pid)
+            code = os.waitstatus_to_exitcode(status)
+            if code < 0:  # killed (its client was gone, or someone signalled it)
+                print(f"worker: job {pid} killed by signal {-code}", flush=True)
+                code = 128 - code  # the shell's number
+            try:
+                conn.sendall(_REPLY.pack(b"X", code))
+            except OSError:
+                pass
+            sel.unregister(conn)
+            conn.close()
+    for pid in children:
+        _kill_group(pid)
+    listener.close()
+    try:
+        os.unlink(path)
+    except OSError:
+        pass
+
+
+def _fork_job(conn: socket.socket, listener, children) -> int | None:
+    """Read a job request from ``conn`` and fork its child; the child's pid (None: bad request)."""
+    try:
+        header, fds, _, _ = socket.recv_fds(conn, _HEADER.size, 3)
+        (size,) = _HEADER.unpack(header)
+        payload = _recv_exact(conn, size)
+        request = pickle.loads(payload)
+    except Exception as exc:  # a broken client: drop it, it exits non-zero
+        print(f"worker: bad request ({exc!r})", flush=True)
+        conn.close()
+        return None
+    sys.stdout.flush()
+    sys.stderr.flush()
+    pid = os.fork()
+    if pid == 0:  # the job
+        listener.close()
+        for other in children.values():
+            other.close()
+        conn.close()
+        os._exit(_run_job(request, fds))
+    for fd in fds:
+        os.close(fd)
+    conn.sendall(_REPLY.pack(b"P", pid))
+    return pid
+
+
+def _run_job(request: dict, fds: list[int]) -> int:
+    """In the forked child: become the job (its streams, directory, environment) and run its
+    script as ``__main__``; the exit code."""
+    global _in_child
+    import resource
+    import runpy
+    import traceback
+
+    _in_child = True
+    os.setsid()  # its own group: killing the job kills what it started (a notebook's kernel)
+    for sig in (signal.SIGTERM, signal.SIGCHLD):
+        signal.signal(sig, signal.SIG_DFL)
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+    worker_log = os.dup(1)  # the worker's own log, for this job's line below
+    for target, fd in enumerate(fds):
+        os.dup2(fd, target)
+        os.close(fd)
+    os.chdir(request["cwd"])
+    os.environ.clear()
+    os.environ.update(request["env"])
+    os.environ.pop(SOCKET_ENV, None)  # what the job starts runs cold
+    sys.path[:0] = [p for p in request["path"] if p not in sys.path]
+    sys.argv = [request["script"]]
+    code = 0
+    started = time.perf_counter()
+    try:
+        runpy.run_path(
+            request["script"], init_globals={"snakemake": request["snakemake"]}, run_name="__main__"
+        )
+    except SystemExit as exc:
+        code = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
+    except BaseException:  # reported like an uncaught exception, exit 1
+        traceback.print_exc()
+        code = 1
+    sys.stdout.flush()
+    sys.stderr.flush()
+    # the pages this child touched (what it shares with the worker but only read is not counted)
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    line = (
+        f"worker: job {os.getpid()} {request['snakemake'].rule}: exit {code}, "
+        f"{time.perf_counter() - started:.2f} s, peak RSS of the child {peak:.0f} MB\n"
+    )
+    os.write(worker_log, line.encode())
+    return code
+
+
+if __name__ == "__main__":  # run as dpbandits.worker, not __main__: hand_off sees _in_child
+    from dpbandits.worker import serve as _serve
+
+    _serve(sys.argv[1], int(sys.argv[2]), sys.argv[3])

@@ -1,0 +1,176 @@
+"""The warm worker (dpbandits.worker): a job handed to it behaves as the same job run cold.
+
+A real worker process serves a folder of tiny job scripts; clients are separate processes that
+call ``hand_off`` as a job script does. Byte-identity of real jobs, warm against cold, is
+checked in tests/workflow/test_pipeline.py (test_rebuilds_are_byte_identical_...).
+"""
+
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+from pathlib import Path
+
+import pytest
+
+from dpbandits import worker
+
+JOB = textwrap.dedent(
+    """
+    import os, sys, time
+    from dpbandits.worker import hand_off
+
+    hand_off(snakemake, __file__)
+    with open("ran.txt", "w") as f:  # relative: the client's working directory
+        f.write(f"{os.getpid()} {os.getppid()} {os.environ.get('JOB_VALUE')} {snakemake.rule}")
+    print("to stdout", flush=True)
+    print("to stderr", file=sys.stderr, flush=True)
+    if snakemake.rule == "fail":
+        raise ValueError("planted failure")
+    if snakemake.rule == "exit3":
+        sys.exit(3)
+    if snakemake.rule == "sleep":
+        time.sleep(60)
+    """
+)
+
+CLIENT = textwrap.dedent(
+    """
+    import runpy, sys, types
+    smk = types.SimpleNamespace(rule=sys.argv[2], threads=int(sys.argv[3]))
+    runpy.run_path(sys.argv[1], init_globals={"snakemake": smk}, run_name="__main__")
+    """
+)
+
+
+@pytest.fixture(scope="module")
+def served(tmp_path_factory):
+    """A worker serving a scripts folder with the job above; its socket and process."""
+    folder = tmp_path_factory.mktemp("scripts")
+    (folder / "job.py").write_text(JOB)
+    proc = worker.start(folder, folder / "worker.log", wait=30)
+    path = os.environ[worker.SOCKET_ENV]
+    yield folder, path, proc
+    worker.stop(proc)
+    assert not os.path.exists(path) and proc.poll() is not None
+
+
+def _client(folder, cwd, rule, threads=1, socket_path=None, **popen):
+    env = dict(os.environ, JOB_VALUE="from-the-client")
+    if socket_path is not None:
+        env[worker.SOCKET_ENV] = socket_path
+    return subprocess.Popen(
+        [sys.executable, "-c", CLIENT, str(folder / "job.py"), rule, str(threads)],
+        cwd=cwd,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        **popen,
+    )
+
+
+def _ran(cwd):
+    pid, ppid, value, rule = (cwd / "ran.txt").read_text().split()
+    return int(pid), int(ppid), value, rule
+
+
+def test_a_job_runs_in_a_child_of_the_worker_with_the_clients_directory_env_and_streams(
+    served, tmp_path
+):
+    folder, path, proc = served
+    client = _client(folder, tmp_path, "ok")
+    out, err = client.communicate(timeout=60)
+    assert client.returncode == 0, err
+    pid, ppid, value, rule = _ran(tmp_path)
+    assert ppid == proc.pid and pid != client.pid  # forked by the worker, not the client
+    assert (value, rule) == ("from-the-client", "ok")
+    assert out == "to stdout\n" and err == "to stderr\n"  # the client's own streams
+    assert f"worker: job {pid} ok: exit 0" in (folder / "worker.log").read_text()
+
+
+@pytest.mark.parametrize(("rule", "code"), [("fail", 1), ("exit3", 3)])
+def test_a_failing_job_fails_its_client_with_its_exit_code_and_traceback(
+    served, tmp_path, rule, code
+):
+    folder, _, _ = served
+    client = _client(folder, tmp_path, rule)
+    _, err = client.communicate(timeout=60)
+    assert client.returncode == code
+    assert _ran(tmp_path)[3] == rule
+    if rule == "fail":
+        assert "ValueError: planted failure" in err and "Traceback" in err
+
+
+def _alive(pid):
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    return Path(f"/proc/{pid}/stat").read_text().split(")")[1].split()[0] != "Z"
+
+
+@pytest.mark.parametrize("sig", [signal.SIGKILL, signal.SIGTERM])
+def test_a_killed_client_takes_its_job_down(served, tmp_path, sig):
+    folder, _, _ = served
+    client = _client(folder, tmp_path, "sleep")
+    deadline = time.monotonic() + 30
+    while not (tmp_path / "ran.txt").exists() and time.monotonic() < deadline:
+        time.sleep(0.01)
+    pid = _ran(tmp_path)[0]
+    assert _alive(pid)
+    client.send_signal(sig)
+    client.communicate(timeout=30)
+    assert client.returncode != 0
+    line = f"worker: job {pid} killed by signal 9"  # logged once the worker has reaped it
+    deadline = time.monotonic() + 5
+    while line not in (folder / "worker.log").read_text() and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert not _alive(pid)
+    assert line in (folder / "worker.log").read_text()
+
+
+@pytest.mark.parametrize(
+    ("threads", "socket_path"), [(1, "/nonexistent/socket"), (1, ""), (2, None)]
+)
+def test_without_a_worker_or_for_a_multithreaded_job_the_script_runs_cold(
+    served, tmp_path, threads, socket_path
+):
+    folder, _, _ = served
+    client = _client(folder, tmp_path, "ok", threads=threads, socket_path=socket_path)
+    _, err = client.communicate(timeout=60)
+    assert client.returncode == 0, err
+    pid, _, value, _ = _ran(tmp_path)
+    assert pid == client.pid and value == "from-the-client"
+
+
+def test_the_worker_exits_when_its_snakemake_is_gone(tmp_path):
+    """A parent that dies without stopping its worker (Snakemake killed): the worker leaves."""
+    (tmp_path / "job.py").write_text(JOB)
+    parent = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            "import os, sys; from dpbandits import worker; "
+            f"worker.start({str(tmp_path)!r}, {str(tmp_path / 'worker.log')!r}, wait=30); "
+            f"print(os.environ[worker.SOCKET_ENV])",
+        ],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    path = parent.stdout.strip()
+    deadline = time.monotonic() + 30
+    while os.path.exists(path) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not os.path.exists(path), (tmp_path / "worker.log").read_text()
+
+
+def test_the_worker_imports_what_the_scripts_import(tmp_path):
+    (tmp_path / "a.py").write_text("import numpy as np\nfrom dpbandits.io import x\n")
+    (tmp_path / "b.py").write_text("from . import y\nimport os.path\ndef f():\n    import scipy\n")
+    assert worker.script_imports(tmp_path) == ["dpbandits.io", "numpy", "os.path"]
+    here = Path(__file__).parents[1] / "workflow" / "scripts"
+    assert "dpbandits.pipeline" in worker.script_imports(here)
