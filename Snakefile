@@ -43,8 +43,10 @@ _WORKER = []
 
 onstart:
     if worker.wanted(workflow, config.get("warm_worker", True)):
-        scripts = f"{workflow.basedir}/workflow/scripts"
-        _WORKER.append(worker.start(scripts, f"{LOGS}/worker.log"))
+        sources = [
+            f"{workflow.basedir}/{d}" for d in ("workflow/scripts", "notebooks")
+        ]
+        _WORKER.append(worker.start(sources, f"{LOGS}/worker.log"))
 
 
 onerror:

@@ -113,6 +113,8 @@ CASES = [
      ["root_seed = -1", "must be >= 0"]),
     ("wrong type", "config.yaml", lambda t: _config(_set("checkpoints", "many")),
      ["checkpoints = 'many'", "integer"]),
+    ("warm worker not a boolean", "config.yaml", lambda t: _config(_set("warm_worker", "yes")),
+     ["warm_worker = 'yes'", "boolean"]),
     ("negative tolerance", "config.yaml", lambda t: _config(_set("audit.tolerance", -0.1)),
      ["audit.tolerance = -0.1", "must be >= 0"]),
     ("unknown experiment", "config.yaml",

@@ -5,6 +5,7 @@ call ``hand_off`` as a job script does. Byte-identity of real jobs, warm against
 checked in tests/workflow/test_pipeline.py (test_rebuilds_are_byte_identical_...).
 """
 
+import json
 import os
 import signal
 import subprocess
@@ -33,8 +34,34 @@ JOB = textwrap.dedent(
         sys.exit(3)
     if snakemake.rule == "sleep":
         time.sleep(60)
+    if snakemake.rule == "notebook":
+        from dpbandits.notebooks import execute
+
+        execute(os.path.join(os.path.dirname(__file__), "probe.ipynb"), "out.ipynb", {})
     """
 )
+
+#: A notebook reporting its kernel's process and what a cold kernel sets up for Matplotlib.
+PROBE = {
+    "cells": [
+        {"cell_type": "code", "metadata": {"tags": ["parameters"]}, "source": ["x = 1"]},
+        {
+            "cell_type": "code",
+            "metadata": {},
+            "source": [
+                "import os, sys\n",
+                "import matplotlib\n",
+                "import matplotlib.pyplot as plt\n",
+                "open('kernel.txt', 'w').write(f'{os.getpid()} {os.getppid()}')\n",
+                "print(matplotlib.get_backend(), os.environ['MPLBACKEND'], sys.path[0] == '')\n",
+                "plt.plot([1, 2], [3, 1])",  # left open: the inline backend shows it
+            ],
+        },
+    ],
+    "metadata": {"kernelspec": {"name": "python3", "language": "python"}},
+    "nbformat": 4,
+    "nbformat_minor": 5,
+}
 
 CLIENT = textwrap.dedent(
     """
@@ -50,7 +77,8 @@ def served(tmp_path_factory):
     """A worker serving a scripts folder with the job above; its socket and process."""
     folder = tmp_path_factory.mktemp("scripts")
     (folder / "job.py").write_text(JOB)
-    proc = worker.start(folder, folder / "worker.log", wait=30)
+    (folder / "probe.ipynb").write_text(json.dumps(PROBE))
+    proc = worker.start([folder], folder / "worker.log", wait=30)
     path = os.environ[worker.SOCKET_ENV]
     yield folder, path, proc
     worker.stop(proc)
@@ -154,7 +182,7 @@ def test_the_worker_exits_when_its_snakemake_is_gone(tmp_path):
             sys.executable,
             "-c",
             "import os, sys; from dpbandits import worker; "
-            f"worker.start({str(tmp_path)!r}, {str(tmp_path / 'worker.log')!r}, wait=30); "
+            f"worker.start([{str(tmp_path)!r}], {str(tmp_path / 'worker.log')!r}, wait=30); "
             f"print(os.environ[worker.SOCKET_ENV])",
         ],
         capture_output=True,
@@ -168,9 +196,38 @@ def test_the_worker_exits_when_its_snakemake_is_gone(tmp_path):
     assert not os.path.exists(path), (tmp_path / "worker.log").read_text()
 
 
-def test_the_worker_imports_what_the_scripts_import(tmp_path):
+def test_the_worker_imports_what_the_scripts_and_notebooks_import(tmp_path):
     (tmp_path / "a.py").write_text("import numpy as np\nfrom dpbandits.io import x\n")
     (tmp_path / "b.py").write_text("from . import y\nimport os.path\ndef f():\n    import scipy\n")
-    assert worker.script_imports(tmp_path) == ["dpbandits.io", "numpy", "os.path"]
-    here = Path(__file__).parents[1] / "workflow" / "scripts"
-    assert "dpbandits.pipeline" in worker.script_imports(here)
+    cells = [
+        {"cell_type": "code", "source": ["import pandas as pd\n", "x = 1"]},
+        {"cell_type": "code", "source": ["%matplotlib inline\nimport seaborn"]},  # not Python
+        {"cell_type": "markdown", "source": ["import json"]},
+    ]
+    (tmp_path / "c.ipynb").write_text(json.dumps({"cells": cells}))
+    assert worker.imports_of([tmp_path]) == ["dpbandits.io", "numpy", "os.path", "pandas"]
+    root = Path(__file__).parents[1]
+    found = worker.imports_of([root / "workflow" / "scripts", root / "notebooks"])
+    assert {"dpbandits.pipeline", "dpbandits.plotting"} <= set(found)
+
+
+def test_a_notebook_kernel_forked_from_the_worker_runs_as_a_cold_one(served, tmp_path):
+    """A job's notebook runs in a kernel forked from the worker (not a new interpreter), with
+    the same outputs as a cold kernel's: Matplotlib's inline backend (an open figure shown),
+    the same import path."""
+    folder, _, proc = served
+    outputs = {}
+    for how, socket_path in (("warm", None), ("cold", "")):
+        run = tmp_path / how
+        run.mkdir()
+        client = _client(folder, run, "notebook", socket_path=socket_path)
+        _, err = client.communicate(timeout=120)
+        assert client.returncode == 0, err
+        pid, ppid = map(int, (run / "kernel.txt").read_text().split())
+        assert (ppid == proc.pid) == (how == "warm"), (how, ppid, proc.pid)
+        cell = json.loads((run / "out.ipynb").read_text())["cells"][1]
+        outputs[how] = [
+            (o["output_type"], o.get("text"), sorted(o.get("data", {}))) for o in cell["outputs"]
+        ]
+    assert outputs["warm"] == outputs["cold"]
+    assert any("image/png" in data for _, _, data in outputs["cold"])  # the inline figure

@@ -10,10 +10,10 @@ from __future__ import annotations
 
 import json
 import os
-import sys
 import tempfile
 from pathlib import Path
 
+from dpbandits import worker
 from dpbandits.config import ConfigError
 
 
@@ -46,8 +46,10 @@ def execute(notebook: str | Path, output: str | Path, parameters: dict) -> None:
     """Run ``notebook`` with papermill into ``output`` on this interpreter's kernel.
 
     The parameters are checked first (:func:`check_parameters`). The kernel is
-    :data:`KERNEL_NAME`, whose kernelspec (``sys.executable -m ipykernel_launcher``) is written
-    to a temporary directory put first on ``JUPYTER_PATH`` for the call.
+    :data:`KERNEL_NAME`, whose kernelspec (``sys.executable -m ipykernel_launcher``; in a job
+    that the run's warm worker runs, a kernel forked from that worker,
+    :func:`dpbandits.worker.kernel_argv`) is written to a temporary directory put first on
+    ``JUPYTER_PATH`` for the call.
     """
     import papermill as pm
 
@@ -55,7 +57,7 @@ def execute(notebook: str | Path, output: str | Path, parameters: dict) -> None:
     with tempfile.TemporaryDirectory() as tmp:
         spec = Path(tmp) / "kernels" / KERNEL_NAME
         spec.mkdir(parents=True)
-        argv = [sys.executable, "-m", "ipykernel_launcher", "-f", "{connection_file}"]
+        argv = worker.kernel_argv()  # forked from the run's warm worker inside its jobs
         (spec / "kernel.json").write_text(
             json.dumps({"argv": argv, "display_name": "dpbandits", "language": "python"})
         )

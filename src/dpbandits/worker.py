@@ -1,16 +1,23 @@
-"""A warm worker for local runs: the job scripts' start-up paid once per Snakemake run.
+"""A warm worker for local runs: the jobs' start-up paid once per Snakemake run.
 
 A Snakemake ``script:`` job is a fresh Python process: importing NumPy, pandas, pyarrow, numba
 and the pipeline takes ~0.7 s, and numba's first call of any compiled kernel another ~0.5 s
 (its one-time set-up of typing and lowering registries), so a small job spends most of its
-~1.7 s starting. In a local run, the Snakefile's ``onstart`` hook starts one worker process
-(:func:`start`) that does all of this once, then forks a child per job: the job's script
-process (the *client*, :func:`hand_off`) sends the worker its Snakemake object, working
-directory, environment and standard streams, and waits for the child's exit status, which
-becomes its own. The child runs the same script file on the same inputs: it is still one
-process per job, only forked from a warm parent instead of started cold, so every output is
-the same (the seeds are the only source of randomness; ``tests/test_worker.py`` and the SLURM
-smoke test, whose cluster jobs run cold, compare the bytes).
+~1.7 s starting; a figure job starts a Jupyter kernel as well. In a local run, the Snakefile's
+``onstart`` hook starts one worker process (:func:`start`) that does all of this once, then
+forks a child per job: the job's script process (the *client*, :func:`hand_off`) sends the
+worker its Snakemake object, working directory, environment and standard streams, and waits
+for the child's exit status, which becomes its own. The child runs the same script file on the
+same inputs: it is still one process per job, only forked from a warm parent instead of
+started cold, so every output is the same (the seeds are the only source of randomness;
+``tests/workflow/test_pipeline.py`` compares warm and cold jobs' bytes, and so does the SLURM
+smoke test, whose cluster jobs run cold).
+
+A notebook job's Jupyter kernel is forked from the worker too: inside such a job the kernelspec
+runs ``python -m dpbandits.worker kernel`` (:func:`kernel_argv`), a client that asks the
+worker for a child running ipykernel (with the two settings a fresh kernel makes before the
+notebook's imports, :func:`_run_kernel`), instead of a fresh interpreter importing ipykernel,
+pandas, Matplotlib and the pipeline again.
 
 The worker serves only the run that started it and only where the job would run the same in
 it: local execution, no conda or container deployment, ``threads: 1`` jobs (the worker's BLAS
@@ -50,13 +57,21 @@ SOCKET_ENV = "DPBANDITS_WORKER"
 #: Thread counts of the worker's libraries: those of a ``threads: 1`` job (Snakemake sets them).
 THREAD_VARS = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")
 
-#: What the worker imports besides the scripts' own imports: the jobs' Snakemake objects, what
-#: pyarrow imports on its first table, and what the notebook jobs import inside functions.
-LIBRARIES = ("snakemake.iocontainers", "pyarrow.pandas_compat", "papermill", "nbconvert")
+#: What the worker imports besides the scripts' and notebooks' own imports: the jobs' Snakemake
+#: objects, what pyarrow imports on its first table, what the notebook jobs import inside
+#: functions, and the notebooks' kernel.
+LIBRARIES = (
+    "snakemake.iocontainers",
+    "pyarrow.pandas_compat",
+    "papermill",
+    "nbconvert",
+    "ipykernel.kernelapp",
+)
 
 _HEADER = struct.Struct("!Q")  # payload length
 _REPLY = struct.Struct("!ci")  # b"P", child pid | b"X", exit code
 _in_child = False  # True in a child forked by the worker: hand_off runs the script here
+_serving = ""  # in such a child: the worker's socket (its notebook kernels are forked too)
 
 
 # --------------------------------------------------------------------------------------------
@@ -85,21 +100,25 @@ def hand_off(smk, script: str) -> None:
         return
     if any(os.environ.get(v, "1") != "1" for v in THREAD_VARS):
         return
+    request = {"kind": "script", "script": str(Path(script).resolve()), "snakemake": smk}
+    status = _delegate(path, request, interrupt=False)
+    if status is not None:
+        sys.exit(status)
+
+
+def _delegate(path: str, request: dict, interrupt: bool) -> int | None:
+    """Send ``request`` (with this process's directory, environment, import path and standard
+    streams) to the worker at ``path`` and wait for its child's exit code; None if no worker
+    answers. SIGTERM kills the child's group; SIGINT too, or is passed on if ``interrupt``
+    (a notebook kernel's interrupt)."""
     sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     try:
         sock.connect(path)
     except OSError:  # no worker (a stopped run, another machine): run cold
         sock.close()
-        return
-    payload = pickle.dumps(
-        {
-            "script": str(Path(script).resolve()),
-            "snakemake": smk,
-            "cwd": os.getcwd(),
-            "env": dict(os.environ),
-            "path": list(sys.path),
-        }
-    )
+        return None
+    request = {**request, "cwd": os.getcwd(), "env": dict(os.environ), "path": list(sys.path)}
+    payload = pickle.dumps(request)
     sys.stdout.flush()
     sys.stderr.flush()
     socket.send_fds(sock, [_HEADER.pack(len(payload))], [0, 1, 2])
@@ -111,10 +130,13 @@ def hand_off(smk, script: str) -> None:
             _kill_group(child)
         os._exit(128 + signum)
 
+    def _interrupt(signum, frame):
+        if child is not None:
+            os.kill(child, signal.SIGINT)
+
     signal.signal(signal.SIGTERM, _cancel)
-    signal.signal(signal.SIGINT, _cancel)
-    status = None
-    while status is None:
+    signal.signal(signal.SIGINT, _interrupt if interrupt else _cancel)
+    while True:
         reply = _recv_exact(sock, _REPLY.size)
         if reply is None:
             print("dpbandits.worker: the warm worker ended before the job did", file=sys.stderr)
@@ -123,7 +145,24 @@ def hand_off(smk, script: str) -> None:
         if kind == b"P":
             child = value
         else:
-            status = value
+            return value
+
+
+def kernel_argv() -> list[str]:
+    """The command of a notebook's Jupyter kernel: forked from the warm worker inside a job the
+    worker runs (:func:`kernel_client`), else ``python -m ipykernel_launcher``."""
+    if _in_child and _serving:
+        return [sys.executable, "-m", "dpbandits.worker", "kernel", _serving,
+                "-f", "{connection_file}"]  # fmt: skip
+    return [sys.executable, "-m", "ipykernel_launcher", "-f", "{connection_file}"]
+
+
+def kernel_client(path: str, argv: list[str]) -> None:
+    """Run a Jupyter kernel (``argv``: ipykernel's arguments) in a child of the worker at
+    ``path`` and exit with its status; without a worker, exec ipykernel's launcher (cold)."""
+    status = _delegate(path, {"kind": "kernel", "argv": argv}, interrupt=True)
+    if status is None:
+        os.execv(sys.executable, [sys.executable, "-m", "ipykernel_launcher", *argv])
     sys.exit(status)
 
 
@@ -161,13 +200,14 @@ def wanted(workflow, enabled: bool) -> bool:
     return not any("conda" in m or "apptainer" in m or "singularity" in m for m in methods)
 
 
-def start(scripts: str | Path, log: str | Path, wait: float = 10.0) -> subprocess.Popen:
+def start(sources: list[str | Path], log: str | Path, wait: float = 10.0) -> subprocess.Popen:
     """Start a worker for this process's jobs and point them at it (:data:`SOCKET_ENV`).
 
     Parameters
     ----------
-    scripts : str or Path
-        The workflow's script folder: the worker imports what these scripts import.
+    sources : list of str or Path
+        The workflow's script and notebook folders: the worker imports what their files import
+        (:func:`imports_of`).
     log : str or Path
         The worker's own log (its start-up, each job's pid and exit status).
     wait : float
@@ -184,7 +224,7 @@ def start(scripts: str | Path, log: str | Path, wait: float = 10.0) -> subproces
     Path(log).parent.mkdir(parents=True, exist_ok=True)
     with open(log, "w") as out:
         proc = subprocess.Popen(
-            [sys.executable, "-m", "dpbandits.worker", path, str(os.getpid()), str(scripts)],
+            [sys.executable, "-m", "dpbandits.worker", path, str(os.getpid()), *map(str, sources)],
             stdin=subprocess.DEVNULL,
             stdout=out,
             stderr=subprocess.STDOUT,
@@ -224,11 +264,26 @@ def stop(proc: subprocess.Popen | None) -> None:
 # --------------------------------------------------------------------------------------------
 
 
-def script_imports(scripts: str | Path) -> list[str]:
-    """The modules the workflow's scripts import at their top level (sorted, unique)."""
+def imports_of(folders: list[str | Path]) -> list[str]:
+    """The modules that the scripts (``*.py``) and notebooks (``*.ipynb``, code cells) in
+    ``folders`` import at their top level (sorted, unique; relative imports left out)."""
+    import json
+
+    sources = []
+    for folder in folders:
+        for file in sorted(Path(folder).glob("*.py")):
+            sources.append(file.read_text())
+        for file in sorted(Path(folder).glob("*.ipynb")):
+            for cell in json.loads(file.read_text())["cells"]:
+                if cell["cell_type"] == "code":
+                    sources.append("".join(cell["source"]))
     names = set()
-    for file in sorted(Path(scripts).glob("*.py")):
-        for node in ast.parse(file.read_text()).body:
+    for source in sources:
+        try:
+            body = ast.parse(source).body
+        except SyntaxError:  # a notebook cell with IPython magics: its imports are not warmed
+            continue
+        for node in body:
             if isinstance(node, ast.Import):
                 names.update(a.name for a in node.names)
             elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
@@ -236,11 +291,11 @@ def script_imports(scripts: str | Path) -> list[str]:
     return sorted(names)
 
 
-def _warm(scripts: str) -> None:
+def _warm(sources: list[str]) -> None:
     """Import what the jobs import and set up numba's compiler once (see the module's doc)."""
     import importlib
 
-    for name in [*LIBRARIES, *script_imports(scripts)]:
+    for name in [*LIBRARIES, *imports_of(sources)]:
         try:
             importlib.import_module(name)
         except Exception as exc:  # the job itself will report it
@@ -250,7 +305,7 @@ def _warm(scripts: str) -> None:
     njit(lambda x: x + 1)(1)  # numba's one-time registry set-up (~0.5 s), not cached on disk
 
 
-def serve(path: str, parent: int, scripts: str) -> None:
+def serve(path: str, parent: int, sources: list[str]) -> None:
     """Serve job requests on the Unix socket ``path`` until stopped or ``parent`` is gone."""
     listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     listener.bind(path + ".tmp")
@@ -259,7 +314,7 @@ def serve(path: str, parent: int, scripts: str) -> None:
     stopping = []
     signal.signal(signal.SIGTERM, lambda *_: stopping.append(True))
     started = time.perf_counter()
-    _warm(scripts)
+    _warm(sources)
     print(f"worker {os.getpid()}: warm in {time.perf_counter() - started:.2f} s", flush=True)
     sel = selectors.DefaultSelector()
     sel.register(listener, selectors.EVENT_READ)
@@ -330,7 +385,7 @@ def _fork_job(conn: socket.socket, listener, children) -> int | None:
 def _run_job(request: dict, fds: list[int]) -> int:
     """In the forked child: become the job (its streams, directory, environment) and run its
     script as ``__main__``; the exit code."""
-    global _in_child
+    global _in_child, _serving
     import resource
     import runpy
     import traceback
@@ -347,15 +402,22 @@ def _run_job(request: dict, fds: list[int]) -> int:
     os.chdir(request["cwd"])
     os.environ.clear()
     os.environ.update(request["env"])
-    os.environ.pop(SOCKET_ENV, None)  # what the job starts runs cold
+    _serving = os.environ.pop(SOCKET_ENV, "")  # what the job starts runs cold, but kernels
     sys.path[:0] = [p for p in request["path"] if p not in sys.path]
-    sys.argv = [request["script"]]
     code = 0
     started = time.perf_counter()
     try:
-        runpy.run_path(
-            request["script"], init_globals={"snakemake": request["snakemake"]}, run_name="__main__"
-        )
+        if request["kind"] == "kernel":
+            name = "kernel"
+            _run_kernel(request["argv"])
+        else:
+            name = request["snakemake"].rule
+            sys.argv = [request["script"]]
+            runpy.run_path(
+                request["script"],
+                init_globals={"snakemake": request["snakemake"]},
+                run_name="__main__",
+            )
     except SystemExit as exc:
         code = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
     except BaseException:  # reported like an uncaught exception, exit 1
@@ -366,14 +428,42 @@ def _run_job(request: dict, fds: list[int]) -> int:
     # the pages this child touched (what it shares with the worker but only read is not counted)
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     line = (
-        f"worker: job {os.getpid()} {request['snakemake'].rule}: exit {code}, "
+        f"worker: job {os.getpid()} {name}: exit {code}, "
         f"{time.perf_counter() - started:.2f} s, peak RSS of the child {peak:.0f} MB\n"
     )
     os.write(worker_log, line.encode())
     return code
 
 
-if __name__ == "__main__":  # run as dpbandits.worker, not __main__: hand_off sees _in_child
-    from dpbandits.worker import serve as _serve
+def _run_kernel(argv: list[str]) -> None:
+    """In the forked child: what ``python -m ipykernel_launcher`` does, from a warm process.
 
-    _serve(sys.argv[1], int(sys.argv[2]), sys.argv[3])
+    Two settings a cold kernel gets from starting fresh are made here: ipykernel sets
+    ``MPLBACKEND`` to its inline backend before the notebook imports Matplotlib, which reads it
+    on import, so it is set in Matplotlib too (the worker imported it before); and the launcher
+    removes the working directory from the front of the import path.
+    """
+    os.environ.setdefault("MPLBACKEND", "module://matplotlib_inline.backend_inline")
+    if "matplotlib" in sys.modules:
+        sys.modules["matplotlib"].rcParams["backend"] = os.environ["MPLBACKEND"]
+    if sys.path and (sys.path[0] == "" or Path(sys.path[0]) == Path.cwd()):
+        del sys.path[0]
+    sys.argv = ["ipykernel_launcher", *argv]
+    from ipykernel import kernelapp
+
+    kernelapp.launch_new_instance(argv=argv)
+
+
+def main(argv: list[str]) -> None:
+    """``python -m dpbandits.worker SOCKET PARENT FOLDER...`` serves;
+    ``python -m dpbandits.worker kernel SOCKET -f CONNECTION_FILE`` is a notebook kernel."""
+    if argv[0] == "kernel":
+        kernel_client(argv[1], argv[2:])
+    else:
+        serve(argv[0], int(argv[1]), argv[2:])
+
+
+if __name__ == "__main__":  # run as dpbandits.worker, not __main__: hand_off sees _in_child
+    from dpbandits.worker import main as _main
+
+    _main(sys.argv[1:])
