@@ -51,9 +51,11 @@ PROBE = {
             "source": [
                 "import os, sys\n",
                 "import matplotlib\n",
+                "import pandas as pd\n",
                 "import matplotlib.pyplot as plt\n",
                 "open('kernel.txt', 'w').write(f'{os.getpid()} {os.getppid()}')\n",
                 "print(matplotlib.get_backend(), os.environ['MPLBACKEND'], sys.path[0] == '')\n",
+                "print(pd.get_option('display.max_columns'))\n",
                 "plt.plot([1, 2], [3, 1])",  # left open: the inline backend shows it
             ],
         },
@@ -214,7 +216,7 @@ def test_the_worker_imports_what_the_scripts_and_notebooks_import(tmp_path):
 def test_a_notebook_kernel_forked_from_the_worker_runs_as_a_cold_one(served, tmp_path):
     """A job's notebook runs in a kernel forked from the worker (not a new interpreter), with
     the same outputs as a cold kernel's: Matplotlib's inline backend (an open figure shown),
-    the same import path."""
+    pandas' display width, the same import path."""
     folder, _, proc = served
     outputs = {}
     for how, socket_path in (("warm", None), ("cold", "")):

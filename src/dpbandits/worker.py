@@ -438,14 +438,19 @@ def _run_job(request: dict, fds: list[int]) -> int:
 def _run_kernel(argv: list[str]) -> None:
     """In the forked child: what ``python -m ipykernel_launcher`` does, from a warm process.
 
-    Two settings a cold kernel gets from starting fresh are made here: ipykernel sets
-    ``MPLBACKEND`` to its inline backend before the notebook imports Matplotlib, which reads it
-    on import, so it is set in Matplotlib too (the worker imported it before); and the launcher
-    removes the working directory from the front of the import path.
+    What a cold kernel's libraries set up on import, inside the kernel, is set here as they
+    would have (the worker imported them outside any kernel): ipykernel sets ``MPLBACKEND`` to
+    its inline backend before the notebook imports Matplotlib, which reads it on import; pandas
+    registers ``display.max_columns`` as 20 in a Jupyter kernel, 0 (fit the terminal) elsewhere.
+    And the launcher removes the working directory from the front of the import path.
+    ``tests/test_worker.py`` and the figure test of ``tests/workflow/test_pipeline.py`` compare
+    warm kernels' outputs with cold ones'.
     """
     os.environ.setdefault("MPLBACKEND", "module://matplotlib_inline.backend_inline")
     if "matplotlib" in sys.modules:
         sys.modules["matplotlib"].rcParams["backend"] = os.environ["MPLBACKEND"]
+    if "pandas" in sys.modules:  # pandas.core.config_init: is_terminal() is False in a kernel
+        sys.modules["pandas"].set_option("display.max_columns", 20)
     if sys.path and (sys.path[0] == "" or Path(sys.path[0]) == Path.cwd()):
         del sys.path[0]
     sys.argv = ["ipykernel_launcher", *argv]
