@@ -40,6 +40,7 @@ child touched, not the imports it shares with the worker). Measure each job's me
 from __future__ import annotations
 
 import ast
+import functools
 import os
 import pickle
 import selectors
@@ -190,11 +191,18 @@ def _kill_group(pid: int) -> None:
 # --------------------------------------------------------------------------------------------
 
 
+#: Fewer jobs than this in a run (the target rule counts) and they start cold: the worker's
+#: warm-up (2-3 s of CPU) would not pay for itself.
+MIN_JOBS = 4
+
+
 def wanted(workflow, enabled: bool) -> bool:
     """Whether a run should start a worker: enabled in the config, executing (not a dry run),
-    local, the main process, and no conda or container deployment (a job's interpreter is
-    then not Snakemake's)."""
+    local, the main process, at least :data:`MIN_JOBS` jobs to run, and no conda or container
+    deployment (a job's interpreter is then not Snakemake's)."""
     if not enabled or workflow.dryrun or not workflow.local_exec or not workflow.is_main_process:
+        return False
+    if len(workflow.dag) < MIN_JOBS:
         return False
     methods = {str(m).lower() for m in workflow.deployment_settings.deployment_method}
     return not any("conda" in m or "apptainer" in m or "singularity" in m for m in methods)
@@ -291,18 +299,26 @@ def imports_of(folders: list[str | Path]) -> list[str]:
     return sorted(names)
 
 
-def _warm(sources: list[str]) -> None:
-    """Import what the jobs import and set up numba's compiler once (see the module's doc)."""
+def _warm_steps(sources: list[str]) -> list:
+    """The worker's warm-up, one step at a time, the simulation jobs' needs first: imports,
+    then numba's one-time registry set-up (~0.5 s; a tiny function compiled in memory)."""
     import importlib
 
-    for name in [*LIBRARIES, *imports_of(sources)]:
+    def _import(name):
         try:
             importlib.import_module(name)
         except Exception as exc:  # the job itself will report it
             print(f"worker: import {name} failed ({exc!r}); jobs import it themselves")
-    from numba import njit
 
-    njit(lambda x: x + 1)(1)  # numba's one-time registry set-up (~0.5 s), not cached on disk
+    def _numba():
+        from numba import njit
+
+        njit(lambda x: x + 1)(1)
+
+    first = ["snakemake.iocontainers", "dpbandits.pipeline", "pyarrow.pandas_compat"]
+    rest = [n for n in [*LIBRARIES, *imports_of(sources)] if n not in first]
+    steps = [functools.partial(_import, n) for n in first]
+    return [*steps, _numba, *(functools.partial(_import, n) for n in rest)]
 
 
 def serve(path: str, parent: int, sources: list[str]) -> None:
@@ -314,13 +330,19 @@ def serve(path: str, parent: int, sources: list[str]) -> None:
     stopping = []
     signal.signal(signal.SIGTERM, lambda *_: stopping.append(True))
     started = time.perf_counter()
-    _warm(sources)
-    print(f"worker {os.getpid()}: warm in {time.perf_counter() - started:.2f} s", flush=True)
+    warm_up = _warm_steps(sources)  # taken one by one when no job is waiting: a job that comes
+    # before the end forks from a partly warm worker and imports the rest itself (as cold)
     sel = selectors.DefaultSelector()
     sel.register(listener, selectors.EVENT_READ)
     children: dict[int, socket.socket] = {}
     while not stopping and os.getppid() == parent:
-        for key, _ in sel.select(timeout=0.01):
+        events = sel.select(timeout=0 if warm_up else 0.01)
+        if warm_up and not events:
+            warm_up.pop(0)()
+            if not warm_up:
+                took = time.perf_counter() - started
+                print(f"worker {os.getpid()}: warm after {took:.2f} s", flush=True)
+        for key, _ in events:
             if key.fileobj is listener:
                 conn, _ = listener.accept()
                 pid = _fork_job(conn, listener, children)
