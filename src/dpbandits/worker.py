@@ -127,8 +127,11 @@ def _delegate(path: str, request: dict, interrupt: bool) -> int | None:
     child = None
 
     def _cancel(signum, frame):  # Snakemake cancels the job: take the child down with us
-        if child is not None:
-            _kill_group(child)
+        if child is not None:  # its group (the worker, which reaps it, also kills it on EOF)
+            try:
+                os.killpg(child, signal.SIGKILL)
+            except OSError:
+                pass
         os._exit(128 + signum)
 
     def _interrupt(signum, frame):
@@ -180,10 +183,14 @@ def _recv_exact(sock: socket.socket, n: int) -> bytes | None:
 
 
 def _kill_group(pid: int) -> None:
-    try:
-        os.killpg(pid, signal.SIGKILL)
-    except OSError:
-        pass
+    """SIGKILL the worker's child ``pid`` (not reaped yet, so the pid is still its) and what it
+    started: its process group, made right after the fork, or the process alone before that."""
+    for kill in (os.killpg, os.kill):
+        try:
+            kill(pid, signal.SIGKILL)
+            return
+        except OSError:
+            pass
 
 
 # --------------------------------------------------------------------------------------------
