@@ -19,9 +19,11 @@ from __future__ import annotations
 
 import os
 
+from dpbandits.worker import THREAD_VARS  # no numpy: the variables are set before it loads
+
 # Every benchmark job runs single-threaded, as Snakemake runs a job with ``threads: 1`` (it sets
 # these variables for each job); set before numpy is first imported.
-for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
+for _var in THREAD_VARS:
     os.environ.setdefault(_var, "1")
 
 import argparse
