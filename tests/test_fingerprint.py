@@ -31,6 +31,7 @@ def _edit(path):
         ("audit/fits.py", {"tables", "audit", "privacy"}),
         ("privacy/accounting.py", {"privacy", "arena"}),
         ("envs/linear.py", {"simulation", "audit", "arena"}),
+        ("cpu.py", set(fp.CODE)),  # the instruction-set pin: every number of every kind
     ],
 )
 def test_an_edit_changes_the_fingerprints_of_the_jobs_that_run_it(package, module, changed):
