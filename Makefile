@@ -59,8 +59,10 @@ report: $(STAMP)
 	$(BIN)/snakemake --cores all
 	$(BIN)/snakemake --report results/report.html
 
+# On every core (pytest-xdist; tests are handed out one at a time, idle workers take waiting
+# ones). One file alone: .venv/bin/python -m pytest tests/test_cpu.py
 test: $(STAMP)
-	$(BIN)/python -m pytest
+	$(BIN)/python -m pytest -n auto --dist worksteal
 
 # The end-to-end quick builds of whole papers (marker e2e), left out of `make test`.
 test-e2e: $(STAMP)

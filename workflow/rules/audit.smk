@@ -151,7 +151,11 @@ for _name, _exp in EXPERIMENTS.items():
             f"{BENCH}/audit/{_name}.tsv"
         conda:
             CONDA_ENV
-        threads: 2
+        # One thread: the page renders its rate figures in `workers` processes, but two
+        # threads would hold both cores of a 2-core machine for the whole page, and a
+        # one-thread job runs in the warm worker. Measured on the quick DAG's three pages
+        # (2026-11-25): 42-43 s of wall time with two threads, 27-32 s with one, same bytes.
+        threads: 1
         resources:
             mem_mb=2048,
             runtime=10,
@@ -160,7 +164,7 @@ for _name, _exp in EXPERIMENTS.items():
             # a plain value (tracked by Snakemake: an edit reruns the page); `workers` is set
             # to the job's threads by render_notebook.py
             parameters={
-                "workers": 2,
+                "workers": 1,
                 "experiment": _name,
                 "title": _exp.data["title"],
                 "primary": _exp.data["primary"],
