@@ -3,7 +3,7 @@
 #                    compare them with the canonical run (make verify)
 #   make test        set up .venv and run the test suite
 # Also: make quick (same DAG, small), make report (one HTML report of every output),
-#       make test-e2e (quick builds of whole papers, ~6 min), make slurm-test (the whole quick
+#       make test-e2e (quick builds of whole papers, ~3 min), make slurm-test (the whole quick
 #       DAG on a single-node SLURM cluster set up on this machine, ~35 min), make bench,
 #       make lint, make mutation (mutation testing, on demand), make clean.
 
@@ -66,7 +66,7 @@ test: $(STAMP)
 
 # The end-to-end quick builds of whole papers (marker e2e), left out of `make test`.
 test-e2e: $(STAMP)
-	$(BIN)/python -m pytest -m e2e
+	$(BIN)/python -m pytest -m e2e -n auto --dist worksteal
 
 # The whole quick DAG on a single-node SLURM cluster set up on this machine (root; Debian
 # packages), compared byte for byte with a local run (workflow/slurm/check.sh; ~35 min;
