@@ -6,7 +6,8 @@ products take code paths whose results differ from the AVX2 ones in the last bit
 turns a last-bit difference into a different arm at some round, and from there into a different
 trajectory. Measured on 2026-11-25 (an AMD EPYC with AVX-512): a paper-scale build without the
 pin differed from the canonical run in 344 values of dpdpe, 60 of op24 and 97 of the arena
-(final regrets moved by up to 15 %); with it, in none (docs/running.md).
+(every dpdpe series' final mean pseudo-regret moved, by up to 13 %); with it, in none
+(docs/running.md).
 
 :func:`pin` (called when the package is imported, so before NumPy in every process of the
 pipeline, and inherited by the processes those start) sets
