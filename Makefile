@@ -59,14 +59,16 @@ report: $(STAMP)
 	$(BIN)/snakemake --cores all
 	$(BIN)/snakemake --report results/report.html
 
-# On every core (pytest-xdist; tests are handed out one at a time, idle workers take waiting
-# ones). One file alone: .venv/bin/python -m pytest tests/test_cpu.py
+# On every core, at most 8 (pytest-xdist; tests are handed out one at a time, idle workers take
+# waiting ones; each pipeline test runs Snakemake on 2 cores). One file alone:
+# .venv/bin/python -m pytest tests/test_cpu.py
+PYTEST_PARALLEL := -n auto --maxprocesses 8 --dist worksteal
 test: $(STAMP)
-	$(BIN)/python -m pytest -n auto --dist worksteal
+	$(BIN)/python -m pytest $(PYTEST_PARALLEL)
 
 # The end-to-end quick builds of whole papers (marker e2e), left out of `make test`.
 test-e2e: $(STAMP)
-	$(BIN)/python -m pytest -m e2e -n auto --dist worksteal
+	$(BIN)/python -m pytest -m e2e $(PYTEST_PARALLEL)
 
 # The whole quick DAG on a single-node SLURM cluster set up on this machine (root; Debian
 # packages), compared byte for byte with a local run (workflow/slurm/check.sh; ~35 min;
