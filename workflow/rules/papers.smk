@@ -47,6 +47,7 @@ def paper_table_inputs(name):
 
 for _name, _exp in EXPERIMENTS.items():
     if paper_tables(_name):
+        _table_inputs = set(paper_table_inputs(_name))
 
         rule:
             name:
@@ -90,7 +91,7 @@ for _name, _exp in EXPERIMENTS.items():
                     for path, cells in expected_settings(
                         [c for sw in _exp.sweeps for c in sw.cells] + list(_exp.cells)
                     ).items()
-                    if path in set(paper_table_inputs(_name))
+                    if path in _table_inputs
                 },
             script:
                 "../scripts/paper_tables.py"

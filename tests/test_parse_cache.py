@@ -1,0 +1,93 @@
+"""The workflow parse's two caches (dpbandits.config): parsed YAML files and passed validations.
+
+Both must be invisible: the same data as without them, every error found again, a change of
+the file or schema never served from the cache.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from dpbandits import config
+from dpbandits.config import ConfigError, check_schema, load_yaml
+
+SCHEMA = {
+    "type": "object",
+    "properties": {"trials": {"type": "integer", "minimum": 1}},
+    "additionalProperties": False,
+}
+
+
+@pytest.fixture(autouse=True)
+def fresh_caches(tmp_path, monkeypatch):
+    """Each test starts with empty caches in its own working directory."""
+    monkeypatch.chdir(tmp_path)
+    config._valid_keys.cache_clear()
+    yield
+    config._valid_keys.cache_clear()
+
+
+def test_cached_yaml_is_the_same_data_and_a_fresh_copy(tmp_path):
+    f = tmp_path / "a.yaml"
+    f.write_text("a: &x [1, 2.5, .inf]\nb: *x\nc: {d: null, e: 2026-11-25}\n")
+    first = load_yaml(f)
+    assert list((tmp_path / config.YAML_CACHE).glob("*.pickle"))  # stored
+    second = load_yaml(f)  # from the cache
+    assert second == first and second is not first
+    second["a"].append(3)  # the anchor's sharing is kept, the cache is not changed
+    assert second["b"] == [1, 2.5, float("inf"), 3]
+    assert load_yaml(f) == first
+
+
+def test_a_changed_file_is_parsed_again(tmp_path):
+    f = tmp_path / "a.yaml"
+    f.write_text("trials: 5\n")
+    assert load_yaml(f) == {"trials": 5}
+    f.write_text("trials: 6\n")
+    assert load_yaml(f) == {"trials": 6}
+
+
+def test_yaml_errors_are_found_again_after_a_cached_good_version(tmp_path):
+    f = tmp_path / "a.yaml"
+    f.write_text("a: 1\nb: 2\n")
+    load_yaml(f)
+    f.write_text("a: 1\na: 2\n")
+    for _ in range(2):  # nothing of a failed parse is cached
+        with pytest.raises(ConfigError, match="appears twice"):
+            load_yaml(f)
+
+
+def test_a_passed_validation_is_remembered_and_a_failing_one_is_not(tmp_path):
+    check_schema({"trials": 5}, SCHEMA, "x.yaml")
+    assert (tmp_path / config.VALID_CACHE).exists()
+    key = config._validation_key({"trials": 5}, SCHEMA)
+    assert key in config._valid_keys()
+    for _ in range(2):
+        with pytest.raises(ConfigError, match="trials = 0: must be >= 1"):
+            check_schema({"trials": 0}, SCHEMA, "x.yaml")
+    assert config._validation_key({"trials": 0}, SCHEMA) not in config._valid_keys()
+
+
+@pytest.mark.parametrize(
+    "data, schema",
+    [
+        ({"trials": 5.5}, SCHEMA),
+        ({"trials": 5}, {**SCHEMA, "properties": {"trials": {"type": "string"}}}),
+        ({"trials": (5,)}, SCHEMA),
+    ],
+)
+def test_no_other_data_or_schema_is_served_from_the_cache(data, schema):
+    check_schema({"trials": 5}, SCHEMA, "x.yaml")  # cached as valid
+    assert config._validation_key(data, schema) != config._validation_key({"trials": 5}, SCHEMA)
+    with pytest.raises(ConfigError):
+        check_schema(data, schema, "x.yaml")
+
+
+def test_an_unwritable_cache_only_costs_time(tmp_path):
+    (tmp_path / ".snakemake").write_text("not a folder")  # neither cache can be written
+    f = tmp_path / "a.yaml"
+    f.write_text("trials: 5\n")
+    assert load_yaml(f) == {"trials": 5}
+    check_schema({"trials": 5}, SCHEMA, "x.yaml")
+    with pytest.raises(ConfigError):
+        check_schema({"trials": 0}, SCHEMA, "x.yaml")
