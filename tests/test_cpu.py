@@ -73,3 +73,28 @@ def test_on_an_avx512_cpu_the_pin_changes_last_bits_and_a_fresh_process_is_pinne
     native = _probe(**{cpu.OPT_OUT: "1"})
     explicit = _probe(**cpu.pinned_environment())
     assert pinned == explicit != native
+
+
+def test_provenance_says_whether_the_instructions_were_pinned():
+    from dpbandits.provenance import instruction_sets, one_line
+
+    pinned = {**cpu.pinned_environment(AVX2)}
+    assert instruction_sets(pinned, AVX2)["mode"] == "pinned to AVX2"
+    native = instruction_sets({cpu.OPT_OUT: "1"}, AVX2 | {"avx512f"})
+    assert native["mode"] == "native (DPBANDITS_NATIVE_SIMD=1)" and native["cpu_avx512f"]
+    assert native["OPENBLAS_CORETYPE"] is None
+    assert instruction_sets({}, {"avx"})["mode"] == "native (no AVX2 and FMA to pin to)"
+    assert instruction_sets({**pinned, "OPENBLAS_CORETYPE": "Zen"}, AVX2)["mode"] == (
+        "set by the user"
+    )
+    prov = {"git_commit": "0" * 40, "git_dirty": False, "package_version": "x", "python": "3"}
+    prov |= {k: "1" for k in ("numpy", "numba", "scipy", "scikit-learn", "dp-accounting")}
+    prov |= {"pyarrow": "1", "pandas": "1", "instruction_sets": native}
+    assert one_line(prov).endswith("vector instructions native (DPBANDITS_NATIVE_SIMD=1)")
+
+
+@pytest.mark.skipif(not PINNABLE, reason="this CPU has no AVX2 with FMA: nothing is pinned")
+def test_this_sessions_outputs_record_the_pin():
+    from dpbandits.provenance import provenance
+
+    assert provenance.__wrapped__()["instruction_sets"]["mode"] == "pinned to AVX2"

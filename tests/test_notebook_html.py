@@ -95,3 +95,33 @@ def test_page_is_deterministic(tmp_path):
     first, _ = _render(tmp_path)
     second, _ = _render(tmp_path)
     assert first == second
+
+
+def test_a_page_is_the_same_whatever_was_rendered_before_it(tmp_path):
+    """render_html keeps one exporter per process (dpbandits.notebooks._exporter) and the warm
+    worker renders a page before forking its jobs (warm_up_html): neither may change a page."""
+    from dpbandits import notebooks
+
+    first = _executed_notebook()
+    other = new_notebook(
+        cells=[
+            new_markdown_cell("# Other\n\n| a | b |\n|---|---|\n| 1 | 2 |"),
+            new_code_cell(
+                "x",
+                outputs=[new_output("display_data", {"text/html": "<b>other_marker_z9</b>"})],
+            ),
+        ]
+    )
+    paths = {}
+    for name, nb in (("first", first), ("other", other)):
+        paths[name] = tmp_path / f"{name}.ipynb"
+        nbformat.write(nb, paths[name])
+    notebooks._exporter.cache_clear()
+    alone = render_html(paths["first"], tmp_path / "alone.html")
+    notebooks._exporter.cache_clear()
+    notebooks.warm_up_html()
+    render_html(paths["other"], tmp_path / "other.html")
+    after = render_html(paths["first"], tmp_path / "after.html")
+    assert notebooks._exporter.cache_info().currsize == 1  # one exporter served every page
+    assert after == alone and "markdown_marker_a1" in after
+    assert (tmp_path / "after.html").read_bytes() == (tmp_path / "alone.html").read_bytes()

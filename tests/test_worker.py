@@ -233,3 +233,12 @@ def test_a_notebook_kernel_forked_from_the_worker_runs_as_a_cold_one(served, tmp
         ]
     assert outputs["warm"] == outputs["cold"]
     assert any("image/png" in data for _, _, data in outputs["cold"])  # the inline figure
+
+
+def test_the_last_warm_up_step_compiles_the_pages_exporter():
+    """Forked page jobs inherit a used exporter (~0.5 s of template and selector compiling each)."""
+    from dpbandits import notebooks
+
+    notebooks._exporter.cache_clear()
+    worker._warm_steps([])[-1]()
+    assert notebooks._exporter.cache_info().currsize == 1

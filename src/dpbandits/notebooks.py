@@ -8,6 +8,7 @@ executed notebook as a report page (markdown and outputs, no code, no parameters
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import tempfile
@@ -84,16 +85,10 @@ def execute(notebook: str | Path, output: str | Path, parameters: dict) -> None:
 PARAMETER_TAGS = ("parameters", "injected-parameters")
 
 
-def render_html(ipynb: str | Path, html: str | Path) -> str:
-    """Export the executed notebook ``ipynb`` to ``html`` as a report; return the page.
-
-    The page keeps the markdown cells and the outputs, without the code cells' inputs and their
-    In/Out prompts, and drops the cells tagged :data:`PARAMETER_TAGS` (input and output); the
-    executed ``.ipynb`` keeps everything. The same notebook gives the same page (nbconvert adds no
-    timestamp). Pages are sanitised (nbconvert's ``sanitize_html``: no scripts, event handlers,
-    inline styles or unsafe links in Markdown or HTML outputs, whatever text from the
-    configuration they show); the verdict badges' style is added to the page's head.
-    """
+@functools.cache
+def _exporter():
+    """The pages' HTML exporter, made once per process: its compiled Jinja templates are kept
+    between pages (an exporter renders any number of notebooks, as ``jupyter nbconvert`` does)."""
     from nbconvert import HTMLExporter
     from traitlets.config import Config
 
@@ -104,7 +99,37 @@ def render_html(ipynb: str | Path, html: str | Path) -> str:
     config.HTMLExporter.exclude_input_prompt = True
     config.HTMLExporter.exclude_output_prompt = True
     config.HTMLExporter.sanitize_html = True
-    body, _ = HTMLExporter(config=config).from_filename(str(ipynb))
+    return HTMLExporter(config=config)
+
+
+def warm_up_html() -> None:
+    """Render a small notebook and discard the page: what every page needs first (the exporter's
+    templates, the sanitiser's CSS selectors and regular expressions) is then compiled in this
+    process, and in the processes it forks (the warm worker's jobs, :mod:`dpbandits.worker`)."""
+    import nbformat.v4 as nbf
+
+    nb = nbf.new_notebook()
+    code = nbf.new_code_cell("x", outputs=[])
+    code.outputs = [
+        nbf.new_output("display_data", {"text/html": "<table><tr><td>1</td></tr></table>"}),
+        nbf.new_output("display_data", {"text/markdown": "**a** [b](c)"}),
+        nbf.new_output("stream", name="stdout", text="x"),
+    ]
+    nb.cells = [nbf.new_markdown_cell("# A\n\n*b* `c`"), code]
+    _exporter().from_notebook_node(nb)
+
+
+def render_html(ipynb: str | Path, html: str | Path) -> str:
+    """Export the executed notebook ``ipynb`` to ``html`` as a report; return the page.
+
+    The page keeps the markdown cells and the outputs, without the code cells' inputs and their
+    In/Out prompts, and drops the cells tagged :data:`PARAMETER_TAGS` (input and output); the
+    executed ``.ipynb`` keeps everything. The same notebook gives the same page (nbconvert adds no
+    timestamp). Pages are sanitised (nbconvert's ``sanitize_html``: no scripts, event handlers,
+    inline styles or unsafe links in Markdown or HTML outputs, whatever text from the
+    configuration they show); the verdict badges' style is added to the page's head.
+    """
+    body, _ = _exporter().from_filename(str(ipynb))
     from dpbandits.audit.badges import BADGE_CSS
 
     body = body.replace("</head>", f"<style>{BADGE_CSS}</style>\n</head>", 1)

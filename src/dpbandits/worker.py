@@ -308,7 +308,8 @@ def imports_of(folders: list[str | Path]) -> list[str]:
 
 def _warm_steps(sources: list[str]) -> list:
     """The worker's warm-up, one step at a time, the simulation jobs' needs first: imports,
-    then numba's one-time registry set-up (~0.5 s; a tiny function compiled in memory)."""
+    then numba's one-time registry set-up (~0.5 s; a tiny function compiled in memory), the
+    other imports, and last the pages' HTML exporter (:func:`dpbandits.notebooks.warm_up_html`)."""
     import importlib
 
     def _import(name):
@@ -322,10 +323,18 @@ def _warm_steps(sources: list[str]) -> list:
 
         njit(lambda x: x + 1)(1)
 
+    def _pages():  # the pages' exporter: templates, sanitiser selectors (~0.5 s per page job)
+        try:
+            from dpbandits.notebooks import warm_up_html
+
+            warm_up_html()
+        except Exception as exc:  # the jobs will render their pages cold
+            print(f"worker: page warm-up failed ({exc!r}); jobs render cold")
+
     first = ["snakemake.iocontainers", "dpbandits.pipeline", "pyarrow.pandas_compat"]
     rest = [n for n in [*LIBRARIES, *imports_of(sources)] if n not in first]
     steps = [functools.partial(_import, n) for n in first]
-    return [*steps, _numba, *(functools.partial(_import, n) for n in rest)]
+    return [*steps, _numba, *(functools.partial(_import, n) for n in rest), _pages]
 
 
 def serve(path: str, parent: int, sources: list[str]) -> None:
