@@ -27,12 +27,18 @@ def fresh_caches(tmp_path, monkeypatch):
     config._valid_keys.cache_clear()
 
 
-def test_cached_yaml_is_the_same_data_and_a_fresh_copy(tmp_path):
+def test_cached_yaml_is_the_same_data_and_a_fresh_copy(tmp_path, monkeypatch):
     f = tmp_path / "a.yaml"
-    f.write_text("a: &x [1, 2.5, .inf]\nb: *x\nc: {d: null, e: 2026-11-25}\n")
+    f.write_text(
+        "a: &x [1, 2.5, .inf]\nb: *x\n"
+        "c: {d: null, e: 2026-11-25, f: 2026-11-25T10:00:00+01:00, 3: !!binary aGk=}\n"
+        "g: !!set {h}\n"
+    )
     first = load_yaml(f)
     assert list((tmp_path / config.YAML_CACHE).glob("*.pickle"))  # stored
-    second = load_yaml(f)  # from the cache
+    with monkeypatch.context() as m:  # every type the safe loader makes comes back from the cache
+        m.setattr(config.yaml, "load", lambda *a, **k: pytest.fail("parsed again"))
+        second = load_yaml(f)
     assert second == first and second is not first
     second["a"].append(3)  # the anchor's sharing is kept, the cache is not changed
     assert second["b"] == [1, 2.5, float("inf"), 3]
@@ -91,3 +97,13 @@ def test_an_unwritable_cache_only_costs_time(tmp_path):
     check_schema({"trials": 5}, SCHEMA, "x.yaml")
     with pytest.raises(ConfigError):
         check_schema({"trials": 0}, SCHEMA, "x.yaml")
+
+
+def test_a_damaged_cache_entry_is_parsed_again(tmp_path):
+    f = tmp_path / "a.yaml"
+    f.write_text("trials: 5\n")
+    load_yaml(f)
+    (entry,) = (tmp_path / config.YAML_CACHE).glob("*.pickle")
+    for junk in (b"", b"\x80\x05garbage", b"cos\nsystem\n."):  # truncated, corrupt, foreign
+        entry.write_bytes(junk)
+        assert load_yaml(f) == {"trials": 5}

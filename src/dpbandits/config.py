@@ -13,9 +13,11 @@ from __future__ import annotations
 
 import copy
 import functools
+import io
 import itertools
 import json
 import math
+import pickle
 import re
 from dataclasses import dataclass, field, fields
 from fractions import Fraction
@@ -99,11 +101,20 @@ def load_yaml(path: str | Path) -> dict:
 YAML_CACHE = Path(".snakemake") / "parsed-yaml"
 
 
+class _SafeUnpickler(pickle.Unpickler):
+    """Reads back only what the safe YAML loader makes: plain values, sets, bytes and the
+    ``datetime`` types; any other global (a damaged or planted file) refuses the entry."""
+
+    def find_class(self, module, name):
+        if module == "datetime" and name in ("date", "datetime", "time", "timedelta", "timezone"):
+            return super().find_class(module, name)
+        raise pickle.UnpicklingError(f"{module}.{name} is not YAML data")
+
+
 def _parse_cached(raw: bytes):
     """``yaml.load(raw)`` with the strict loader, through :data:`YAML_CACHE`."""
     import hashlib
     import os
-    import pickle
     import tempfile
 
     h = hashlib.sha256(raw)
@@ -111,8 +122,8 @@ def _parse_cached(raw: bytes):
     h.update(yaml.__version__.encode())
     cached = YAML_CACHE / f"{h.hexdigest()}.pickle"
     try:
-        return pickle.loads(cached.read_bytes())
-    except (OSError, pickle.UnpicklingError, EOFError, ValueError):
+        return _SafeUnpickler(io.BytesIO(cached.read_bytes())).load()
+    except Exception:  # noqa: BLE001 - missing, damaged or foreign: parse the file again
         pass
     data = yaml.load(raw.decode(), Loader=_StrictLoader)
     try:
@@ -288,7 +299,6 @@ def _validation_key(data, schema) -> str | None:
     import hashlib
     import importlib.util
     import os
-    import pickle
 
     try:
         blob = pickle.dumps((data, schema), protocol=5)
