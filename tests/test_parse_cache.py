@@ -107,3 +107,17 @@ def test_a_damaged_cache_entry_is_parsed_again(tmp_path):
     for junk in (b"", b"\x80\x05garbage", b"cos\nsystem\n."):  # truncated, corrupt, foreign
         entry.write_bytes(junk)
         assert load_yaml(f) == {"trials": 5}
+
+
+def test_each_cache_keeps_only_its_newest_entries(tmp_path, monkeypatch):
+    monkeypatch.setattr(config, "CACHE_ENTRIES", 3)
+    for n in range(6):
+        f = tmp_path / f"f{n}.yaml"
+        f.write_text(f"trials: {n + 1}\n")
+        load_yaml(f)
+        check_schema({"trials": n + 1}, SCHEMA, "x.yaml")
+    assert len(list((tmp_path / config.YAML_CACHE).glob("*.pickle"))) == 3
+    kept = list(config._valid_keys())
+    assert kept == [config._validation_key({"trials": n}, SCHEMA) for n in (4, 5, 6)]
+    config._valid_keys.cache_clear()
+    assert list(config._valid_keys()) == kept  # the file holds the same, oldest first

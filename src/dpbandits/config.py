@@ -99,6 +99,9 @@ def load_yaml(path: str | Path) -> dict:
 #: (one pickle each): a workflow parse reads ~25 files, ~0.2 s of parsing when none changed.
 #: Only files that parsed are kept, so every error is found again. Deleting the folder is safe.
 YAML_CACHE = Path(".snakemake") / "parsed-yaml"
+#: Entries each parse cache keeps, the least recently used dropped first (a workflow parse uses
+#: ~30; test runs add others with every run).
+CACHE_ENTRIES = 512
 
 
 class _SafeUnpickler(pickle.Unpickler):
@@ -122,7 +125,9 @@ def _parse_cached(raw: bytes):
     h.update(yaml.__version__.encode())
     cached = YAML_CACHE / f"{h.hexdigest()}.pickle"
     try:
-        return _SafeUnpickler(io.BytesIO(cached.read_bytes())).load()
+        data = _SafeUnpickler(io.BytesIO(cached.read_bytes())).load()
+        os.utime(cached)  # recently used
+        return data
     except Exception:  # noqa: BLE001 - missing, damaged or foreign: parse the file again
         pass
     data = yaml.load(raw.decode(), Loader=_StrictLoader)
@@ -132,6 +137,11 @@ def _parse_cached(raw: bytes):
         with os.fdopen(fd, "wb") as fh:
             pickle.dump(data, fh, protocol=5)
         os.replace(tmp, cached)
+        entries = list(YAML_CACHE.glob("*.pickle"))
+        if len(entries) > CACHE_ENTRIES:
+            by_use = sorted(entries, key=lambda e: e.stat().st_mtime_ns)
+            for old in by_use[: len(entries) - CACHE_ENTRIES]:
+                old.unlink(missing_ok=True)
     except OSError:
         pass
     return data
@@ -319,26 +329,30 @@ def _module_source() -> bytes:
 
 
 @functools.cache
-def _valid_keys() -> set:
+def _valid_keys() -> dict:
+    """The remembered keys, oldest first (a dict as an ordered set)."""
     try:
-        return set(json.loads(VALID_CACHE.read_text()))
+        return dict.fromkeys(str(k) for k in json.loads(VALID_CACHE.read_text()))
     except (OSError, ValueError, TypeError):
-        return set()
+        return {}
 
 
 def _remember_valid(key: str) -> None:
-    """Add ``key`` to the cache file atomically (parallel parses may race; a lost key only
-    costs one more validation)."""
+    """Add ``key`` to the cache file atomically, keeping the :data:`CACHE_ENTRIES` newest
+    (parallel parses may race; a lost key only costs one more validation)."""
     import os
     import tempfile
 
     keys = _valid_keys()
-    keys.add(key)
+    keys.pop(key, None)
+    keys[key] = None
+    for old in list(keys)[: max(0, len(keys) - CACHE_ENTRIES)]:
+        del keys[old]
     try:
         VALID_CACHE.parent.mkdir(exist_ok=True)
         fd, tmp = tempfile.mkstemp(dir=VALID_CACHE.parent, prefix=".valid-configurations.")
         with os.fdopen(fd, "w") as fh:
-            json.dump(sorted(keys), fh)
+            json.dump(list(keys), fh)
         os.replace(tmp, VALID_CACHE)
     except OSError:
         pass
