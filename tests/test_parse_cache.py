@@ -121,3 +121,15 @@ def test_each_cache_keeps_only_its_newest_entries(tmp_path, monkeypatch):
     assert kept == [config._validation_key({"trials": n}, SCHEMA) for n in (4, 5, 6)]
     config._valid_keys.cache_clear()
     assert list(config._valid_keys()) == kept  # the file holds the same, oldest first
+
+
+def test_cache_writes_replace_whole_files_or_leave_nothing(tmp_path):
+    from dpbandits.cache_files import write_atomically
+
+    target = tmp_path / "sub" / "cache.json"
+    assert write_atomically(target, b"[1]") and target.read_bytes() == b"[1]"
+    assert write_atomically(target, b"[1, 2]") and target.read_bytes() == b"[1, 2]"
+    assert [p.name for p in target.parent.iterdir()] == ["cache.json"]  # no temporary left
+    blocked = tmp_path / "file"
+    blocked.write_text("x")
+    assert not write_atomically(blocked / "cache.json", b"[]")  # its folder cannot exist

@@ -118,7 +118,8 @@ def _parse_cached(raw: bytes):
     """``yaml.load(raw)`` with the strict loader, through :data:`YAML_CACHE`."""
     import hashlib
     import os
-    import tempfile
+
+    from .cache_files import write_atomically
 
     h = hashlib.sha256(raw)
     h.update(_module_source())
@@ -131,19 +132,15 @@ def _parse_cached(raw: bytes):
     except Exception:  # noqa: BLE001 - missing, damaged or foreign: parse the file again
         pass
     data = yaml.load(raw.decode(), Loader=_StrictLoader)
-    try:
-        YAML_CACHE.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=YAML_CACHE, prefix=".parsed.")
-        with os.fdopen(fd, "wb") as fh:
-            pickle.dump(data, fh, protocol=5)
-        os.replace(tmp, cached)
-        entries = list(YAML_CACHE.glob("*.pickle"))
-        if len(entries) > CACHE_ENTRIES:
-            by_use = sorted(entries, key=lambda e: e.stat().st_mtime_ns)
-            for old in by_use[: len(entries) - CACHE_ENTRIES]:
-                old.unlink(missing_ok=True)
-    except OSError:
-        pass
+    if write_atomically(cached, pickle.dumps(data, protocol=5)):
+        try:
+            entries = list(YAML_CACHE.glob("*.pickle"))
+            if len(entries) > CACHE_ENTRIES:
+                by_use = sorted(entries, key=lambda e: e.stat().st_mtime_ns)
+                for old in by_use[: len(entries) - CACHE_ENTRIES]:
+                    old.unlink(missing_ok=True)
+        except OSError:  # another parse pruned first
+            pass
     return data
 
 
@@ -340,22 +337,14 @@ def _valid_keys() -> dict:
 def _remember_valid(key: str) -> None:
     """Add ``key`` to the cache file atomically, keeping the :data:`CACHE_ENTRIES` newest
     (parallel parses may race; a lost key only costs one more validation)."""
-    import os
-    import tempfile
+    from .cache_files import write_atomically
 
     keys = _valid_keys()
     keys.pop(key, None)
     keys[key] = None
     for old in list(keys)[: max(0, len(keys) - CACHE_ENTRIES)]:
         del keys[old]
-    try:
-        VALID_CACHE.parent.mkdir(exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=VALID_CACHE.parent, prefix=".valid-configurations.")
-        with os.fdopen(fd, "w") as fh:
-            json.dump(list(keys), fh)
-        os.replace(tmp, VALID_CACHE)
-    except OSError:
-        pass
+    write_atomically(VALID_CACHE, json.dumps(list(keys)).encode())
 
 
 def _plain_copy(value):

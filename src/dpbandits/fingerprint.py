@@ -23,9 +23,9 @@ import ast
 import functools
 import hashlib
 import json
-import os
-import tempfile
 from pathlib import Path
+
+from .cache_files import write_atomically
 
 #: Package root (the imported package: a temporary copy on PYTHONPATH is fingerprinted too).
 PACKAGE = Path(__file__).resolve().parent
@@ -90,14 +90,7 @@ def _cache() -> dict:
 
 def _save(cache: dict) -> None:
     """Write the cache atomically (jobs parse the workflow in parallel); errors only lose it."""
-    try:
-        CACHE.parent.mkdir(exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=CACHE.parent, prefix=".code-fingerprints.")
-        with os.fdopen(fd, "w") as fh:
-            json.dump(cache, fh)
-        os.replace(tmp, CACHE)
-    except OSError:
-        pass
+    write_atomically(CACHE, json.dumps(cache).encode())
 
 
 @functools.cache
