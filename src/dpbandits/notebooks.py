@@ -43,6 +43,28 @@ def check_parameters(notebook: str | Path, parameters: dict) -> None:
 KERNEL_NAME = "dpbandits-pipeline"
 
 
+@functools.cache
+def _register_translator() -> None:
+    """Make papermill write the parameters cell of :data:`KERNEL_NAME`'s notebooks unformatted.
+
+    papermill's Python translator passes the parameters cell through Black whenever Black is
+    importable (it is here: a dependency of the development tool snakefmt), which took about 2 s
+    per audit page for their long parameter lists, and made the executed notebook depend on
+    whether Black happens to be installed. Translators are looked up by kernel name before
+    language, so registering one under our kernel's name changes nothing for other kernels. The
+    cell holds the same assignments (papermill's own ``name = value`` lines); pages never show
+    it (:data:`PARAMETER_TAGS`).
+    """
+    from papermill.translators import PythonTranslator, papermill_translators
+
+    class _Unformatted(PythonTranslator):
+        @classmethod
+        def codify(cls, parameters, comment="Parameters"):
+            return super(PythonTranslator, cls).codify(parameters, comment)
+
+    papermill_translators.register(KERNEL_NAME, _Unformatted)
+
+
 def execute(notebook: str | Path, output: str | Path, parameters: dict) -> None:
     """Run ``notebook`` with papermill into ``output`` on this interpreter's kernel.
 
@@ -55,6 +77,7 @@ def execute(notebook: str | Path, output: str | Path, parameters: dict) -> None:
     import papermill as pm
 
     check_parameters(notebook, parameters)
+    _register_translator()
     with tempfile.TemporaryDirectory() as tmp:
         spec = Path(tmp) / "kernels" / KERNEL_NAME
         spec.mkdir(parents=True)

@@ -239,6 +239,18 @@ def test_random_play_rate_of_fresh_arms_matches_a_direct_simulation():
     assert expected_best_projection(5, 10) == pytest.approx(rate[0] / 0.5)
 
 
+@pytest.mark.parametrize("d,K", [(5, 10), (3, 50), (20, 7)])
+def test_expected_best_projection_does_not_depend_on_the_chunk(d, K):
+    """The rounds drawn a chunk at a time give the value of drawing them all at once, bit for
+    bit (the saturation caps of the rate audit use it), for chunks that split the rounds
+    unevenly, one round per chunk and one chunk in all."""
+    draws = 3001
+    rng = np.random.default_rng([d, K, 1])
+    whole = float(unit_sphere(rng, (draws, K), d)[..., 0].max(axis=1).mean())
+    for chunk in (1, K * d * 7 + 3, K * d * draws):
+        assert expected_best_projection.__wrapped__(d, K, draws, chunk) == whole
+
+
 def _grid_frame(gaps, n=20, seed=0):
     """Elimination-like regret on a gap grid: min(T gap / 2, 40 / gap) per instance, so the
     worst case over gaps grows like sqrt(T) while every fixed gap flattens (slope 1 -> 0)."""

@@ -74,6 +74,24 @@ def test_tree_prefix_noise_variance_is_popcount_times_node_variance():
         assert abs(samples[:, t].var() / expected - 1) < 5 * math.sqrt(2 / reps)
 
 
+@pytest.mark.parametrize("n_leaves", [1, 16, 37])
+def test_batched_trees_are_the_one_at_a_time_trees(n_leaves):
+    """``draw_tree_nodes(..., batch=n)`` and its prefix noise: bit for bit the n trees that n
+    calls without ``batch`` draw from the same generator, which is then in the same state (the
+    privacy audit's tree sampler relies on it)."""
+    scales = np.array([0.5, 1.0, 2.0, 3.5, 0.25])
+    one, many = np.random.default_rng(7), np.random.default_rng(7)
+    alone = [tree.draw_tree_nodes(one, n_leaves, scales) for _ in range(6)]
+    batch = tree.draw_tree_nodes(many, n_leaves, scales, batch=6)
+    assert len(batch) == len(alone[0])
+    for j, level in enumerate(batch):
+        assert level.shape == (6, *alone[0][j].shape)
+        assert np.array_equal(level, np.stack([a[j] for a in alone]))
+    table = tree.tree_prefix_noise(batch, n_leaves)
+    assert np.array_equal(table, np.stack([tree.tree_prefix_noise(a, n_leaves) for a in alone]))
+    assert one.bit_generator.state == many.bit_generator.state
+
+
 def test_u12_standin_is_not_private():
     """Two consecutive rounds with the same k(t): the noisy Gram sums differ by exactly x x^T."""
     policy = make_policy("jdp_standin", Setting(T=100, d=3, epsilon=1.0, delta=0.1))

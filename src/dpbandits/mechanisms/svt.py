@@ -93,4 +93,34 @@ def sparse_vector_select(
     return np.array(selected, dtype=np.int64)
 
 
-__all__ = ["sparse_vector_select", "svt_cap", "svt_gamma", "svt_xi"]
+def sparse_vector_counts(
+    theta_hat: np.ndarray,
+    S0: np.ndarray,
+    threshold: float,
+    xi: float,
+    cap: float,
+    rng: np.random.Generator,
+    n: int,
+) -> np.ndarray:
+    """``|S1|`` of ``n`` independent runs of :func:`sparse_vector_select` on the same input, bit
+    for bit what ``n`` calls one after another return, the generator left in the same state.
+
+    When no run can stop early (``|S0| <= cap``) every run draws the same ``2 |S0|`` values,
+    so all runs are drawn at once (``zeta_i`` then ``nu_i`` per coordinate, run after run, as
+    the calls draw them); otherwise the calls are made one by one.
+    """
+    S0 = np.sort(np.asarray(S0, dtype=np.int64))
+    if S0.size > cap:  # a run may stop before the last coordinate: its draws depend on its noise
+        return np.array(
+            [sparse_vector_select(theta_hat, S0, threshold, xi, cap, rng).size for _ in range(n)]
+        )
+    value = np.abs(theta_hat[S0])
+    if xi > 0:
+        noise = rng.laplace(0.0, np.array([xi, 2.0 * xi]), size=(n, S0.size, 2))
+        zeta, nu = noise[..., 0], noise[..., 1]
+    else:
+        zeta = nu = np.zeros((n, S0.size))
+    return np.count_nonzero(value + nu > threshold + zeta, axis=1)
+
+
+__all__ = ["sparse_vector_counts", "sparse_vector_select", "svt_cap", "svt_gamma", "svt_xi"]

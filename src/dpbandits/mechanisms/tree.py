@@ -30,18 +30,23 @@ def dyadic_decomposition(t: int) -> list[tuple[int, int]]:
 
 
 def draw_tree_nodes(
-    rng: np.random.Generator, n_leaves: int, scales: np.ndarray
+    rng: np.random.Generator, n_leaves: int, scales: np.ndarray, batch: int | None = None
 ) -> list[np.ndarray]:
     """Noise of every node of a tree over ``n_leaves`` leaves.
 
     Level ``j`` gets an array of shape ``((n_leaves >> j) + 1, E)`` indexed by ``k`` (row 0 and
     even rows are never used; keeping them makes the layout trivial and fixed). Levels are drawn
     in order ``j = 0, 1, ...``.
+
+    ``batch``: that many independent trees, each level of shape ``(batch, rows, E)``; tree ``b``
+    holds exactly the values the ``b``-th of ``batch`` calls without ``batch`` would draw (the
+    generator's draws are consumed in the same order, one tree after another), in one call.
     """
-    levels = []
-    for j in range(max(1, n_leaves.bit_length())):
-        levels.append(rng.standard_normal(((n_leaves >> j) + 1, scales.shape[0])) * scales)
-    return levels
+    rows = [(n_leaves >> j) + 1 for j in range(max(1, n_leaves.bit_length()))]
+    if batch is None:
+        return [rng.standard_normal((r, scales.shape[0])) * scales for r in rows]
+    z = rng.standard_normal((batch, sum(rows), scales.shape[0])) * scales
+    return np.split(z, np.cumsum(rows)[:-1], axis=1)
 
 
 def tree_prefix_noise(levels: list[np.ndarray], n_leaves: int) -> np.ndarray:
@@ -49,20 +54,22 @@ def tree_prefix_noise(levels: list[np.ndarray], n_leaves: int) -> np.ndarray:
 
     Row ``t`` is ``sum_{(j, k) in D(t)} Z_{j,k}`` (row 0 is zero). Computed with the recursion
     ``S(t) = S(t - lowbit(t)) + Z_{j, t >> j}``, ``j = ctz(t)`` (the lowest set bit of ``t`` is
-    the last node of ``D(t)``), one popcount layer at a time.
+    the last node of ``D(t)``), one popcount layer at a time. Levels with leading (batch) axes
+    (:func:`draw_tree_nodes` with ``batch``) give those axes in front, each tree's rows the same
+    sums as alone.
     """
-    flat = np.concatenate(levels)
-    offsets = np.cumsum([0] + [z.shape[0] for z in levels[:-1]])
+    flat = np.concatenate(levels, axis=-2)
+    offsets = np.cumsum([0] + [z.shape[-2] for z in levels[:-1]])
     t = np.arange(1, n_leaves + 1)
     low = t & -t
     j = np.bitwise_count(low - 1).astype(np.int64)  # ctz(t)
     node = offsets[j] + (t >> j)
     parent = t - low
     pc = np.bitwise_count(t)
-    out = np.zeros((n_leaves + 1, flat.shape[1]))
+    out = np.zeros((*flat.shape[:-2], n_leaves + 1, flat.shape[-1]))
     for p in range(1, int(pc.max(initial=0)) + 1):
         sel = pc == p
-        out[t[sel]] = out[parent[sel]] + flat[node[sel]]
+        out[..., t[sel], :] = out[..., parent[sel], :] + flat[..., node[sel], :]
     return out
 
 

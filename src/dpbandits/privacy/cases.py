@@ -23,7 +23,7 @@ import numpy as np
 from ..mechanisms.gaussian import draw_packed, entry_scales, s_ldp_experiment
 from ..mechanisms.packing import pack
 from ..mechanisms.shuffle_sum import count_ones, scalar_params, vector_params
-from ..mechanisms.svt import sparse_vector_select
+from ..mechanisms.svt import sparse_vector_counts
 from ..mechanisms.tree import draw_tree_nodes, n_levels, sigma_zcdp_node, tree_prefix_noise
 from ..mechanisms.vec import encode, vec_params_experiment
 from ..mechanisms.zcdp import dp_to_zcdp
@@ -293,10 +293,7 @@ def svt_screen_case(eps: float, T: int = 2**14, d: int = 100, s0: int = 5, K: in
         theta = np.zeros(1)
         theta[0] = value
         S0 = np.flatnonzero(np.abs(theta) > cut)  # the screen, as in sparse_estimation
-        out = np.empty(n)
-        for k in range(n):
-            out[k] = sparse_vector_select(theta, S0, c.threshold(lam), c.xi, c.cap, rng).size
-        return out
+        return sparse_vector_counts(theta, S0, c.threshold(lam), c.xi, c.cap, rng, n).astype(float)
 
     return Case(
         "PrivateLASSO screen + sparse vector step",
@@ -322,11 +319,8 @@ def svt_query_case(eps: float, divide: float = 1.0, T: int = 2**14, d: int = 100
 
     def sampler(which, n, rng):
         theta = np.array([0.0 if which == 0 else 1.0])
-        out = np.empty(n)
         S0 = np.array([0])
-        for k in range(n):
-            out[k] = sparse_vector_select(theta, S0, thr, xi, c.cap, rng).size
-        return out
+        return sparse_vector_counts(theta, S0, thr, xi, c.cap, rng, n).astype(float)
 
     return Case(
         "sparse vector step, one query" + (f" (xi / {divide:g})" if divide > 1 else ""),
@@ -358,12 +352,10 @@ def tree_case(eps: float, delta: float, d: int, leaves: int, divide: float = 1.0
     )
 
     def sampler(which, n, rng):
-        out = np.empty((n, leaves * scales.size))
-        for k in range(n):
-            noise = tree_prefix_noise(draw_tree_nodes(rng, leaves, scales), leaves)[1:]
-            noise += (z0, z1)[which]  # leaf 1 is in every prefix
-            out[k] = noise.reshape(-1)
-        return out
+        # n trees in one call: the same draws, in the same order, as n calls one tree at a time
+        noise = tree_prefix_noise(draw_tree_nodes(rng, leaves, scales, batch=n), leaves)[:, 1:]
+        noise += (z0, z1)[which]  # leaf 1 is in every prefix
+        return noise.reshape(n, -1)
 
     return Case(
         f"tree aggregation, {leaves} leaves" + (f", node noise / {divide:g}" if divide > 1 else ""),
