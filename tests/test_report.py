@@ -42,7 +42,16 @@ def test_caption_files_are_raw_jinja_named_by_content_and_written_once(tmp_path)
     assert caption_file(text, tmp_path) == path and os.stat(path).st_mtime_ns == mtime
     assert caption_file(text + " ", tmp_path) == path  # the stripped text names the file
     assert caption_file("another caption", tmp_path) != path
-    assert not list(tmp_path.glob(".*.tmp"))
+    assert sorted(p.suffix for p in tmp_path.iterdir()) == [".rst", ".rst"]  # no temporaries
+
+
+def test_a_caption_that_cannot_be_written_stops_the_parse(tmp_path):
+    """The report needs the file the rule points at: a folder that cannot be made is an error
+    (a file stands where the folder would be), not a caption path that does not exist."""
+    blocker = tmp_path / "captions"
+    blocker.write_text("not a folder")
+    with pytest.raises(OSError, match="cannot write the report caption"):
+        caption_file("a caption", blocker)
 
 
 HOSTILE_CAPTIONS = [

@@ -1,9 +1,11 @@
-"""Best-effort, atomic writes of the workflow's caches in ``.snakemake/``.
+"""Best-effort, atomic writes of the workflow's caches and generated files.
 
-The caches (code fingerprints, parsed YAML files, passed validations) only save time: parallel
-parses (cluster jobs, test workers) may write the same file at once, so each write goes to a
-temporary file in the same folder and is renamed over the target; a write that fails loses the
-entry and nothing else.
+The caches (code fingerprints, parsed YAML files and passed validations in ``.snakemake/``;
+setting F's ``lambda_min`` values in ``~/.cache/dpbandits``) only save time, and the report's
+caption files (``.snakemake/report-captions/``) are named by their content: parallel parses
+(cluster jobs, test workers) may write the same file at once, so each write goes to a temporary
+file in the same folder and is renamed over the target; a write that fails loses the entry and
+nothing else (the caption writer raises then: the report needs the file).
 """
 
 from __future__ import annotations

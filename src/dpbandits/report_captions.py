@@ -10,10 +10,10 @@ the text built here is written once per distinct caption to ``.snakemake/report-
 from __future__ import annotations
 
 import hashlib
-import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from dpbandits.cache_files import write_atomically
 from dpbandits.papers import papers
 from dpbandits.textsafe import rst_text
 
@@ -47,11 +47,8 @@ def _write_once(body: str, folder: str | Path, prefix: str = "") -> str:
     digest = prefix + hashlib.sha256(body.encode()).hexdigest()[:20]
     folder = Path(folder).resolve()
     path = folder / f"{digest}.rst"
-    if not path.exists():
-        folder.mkdir(parents=True, exist_ok=True)
-        tmp = folder / f".{digest}.{os.getpid()}.tmp"
-        tmp.write_text(body)
-        os.replace(tmp, path)
+    if not path.exists() and not write_atomically(path, body.encode()):
+        raise OSError(f"cannot write the report caption {path}")
     return str(path)
 
 

@@ -25,6 +25,8 @@ from typing import ClassVar
 
 import numpy as np
 
+from ..cache_files import write_atomically
+
 FAMILY = "fresh_sphere"
 THETA_RADIUS = 0.5
 #: Monte Carlo draws of :func:`optimal_arm_lambda_min` (10^5; docs/papers/olucb.md, setting F).
@@ -160,13 +162,8 @@ def optimal_arm_lambda_min(d: int, K: int, draws: int = LAMBDA_MIN_DRAWS) -> flo
     if isinstance(cached.get(key), float):
         return cached[key]
     value = _optimal_arm_lambda_min(d, K, draws)
-    try:  # best effort, atomic: a cache, never a source of truth
-        path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-        tmp.write_text(json.dumps({**cached, key: value}, sort_keys=True))
-        os.replace(tmp, path)
-    except OSError:
-        pass
+    # best effort, atomic: a cache, never a source of truth
+    write_atomically(path, json.dumps({**cached, key: value}, sort_keys=True).encode())
     return value
 
 
