@@ -34,7 +34,7 @@ from .kernels import (
     lower_inverse,
     solve_with_lower_inverse,
 )
-from .noise import draw_raw, noise_table
+from .noise import draw_raw, noise_tables
 
 #: Memory budget of one chunk of trials (decision sets, uniforms and noise tables).
 
@@ -221,9 +221,8 @@ def simulate_fresh(
     for lo in range(0, n, chunk):
         hi = min(n, lo + chunk)
         if private:
-            noise = np.stack(
-                [noise_table(policy, draw_raw(policy, noise_rngs[i]))[0] for i in range(lo, hi)]
-            )
+            rngs = noise_rngs[lo:hi]
+            noise = noise_tables(policy, hi - lo, lambda j, g=rngs: draw_raw(policy, g[j]))[0]
         else:
             noise = np.zeros((hi - lo, 0, E))
         run_fresh_linucb(

@@ -37,6 +37,39 @@ RESYNC_EVERY = 32
 
 
 @njit(cache=True)
+def prefix_rows(inc, out):
+    """``out[0] = 0`` and ``out[r] = inc[0] + ... + inc[r - 1]`` for ``r < len(out)``, summed
+    left to right exactly as ``numpy.cumsum`` along the rows does (row 1 a copy of ``inc[0]``,
+    then one addition per row), written in place: the per-round and per-batch noise tables
+    (:func:`dpbandits.engine.noise.noise_tables`)."""
+    R, E = out.shape
+    for e in range(E):
+        out[0, e] = 0.0
+    if R > 1:
+        for e in range(E):
+            out[1, e] = inc[0, e]
+    for r in range(2, R):
+        for e in range(E):
+            out[r, e] = out[r - 1, e] + inc[r - 1, e]
+
+
+@njit(cache=True)
+def tree_rows(flat, node, parent, out):
+    """Row ``t`` of the tree's prefix noise is row ``parent[t]`` plus node ``node[t]`` of
+    ``flat`` (:func:`dpbandits.mechanisms.tree.tree_recursion`), row 0 zero; rows in increasing
+    ``t`` (a parent comes first), the same single addition per entry as
+    :func:`dpbandits.mechanisms.tree.tree_prefix_noise`, written in place."""
+    R, E = out.shape
+    for e in range(E):
+        out[0, e] = 0.0
+    for t in range(1, R):
+        p = parent[t]
+        k = node[t]
+        for e in range(E):
+            out[t, e] = out[p, e] + flat[k, e]
+
+
+@njit(cache=True)
 def argmax_first(idx, rtol):
     """First NaN if any, else the lowest index within ``rtol`` of the maximum."""
     K = idx.shape[0]

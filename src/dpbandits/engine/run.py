@@ -12,7 +12,7 @@ from dpbandits.engine import kernels
 from dpbandits.engine import olucb as kernels_olucb
 from dpbandits.engine.combiner import COMBINER_METRICS, run_combiner
 from dpbandits.engine.contextual import CONTEXTUAL_METRICS, run_contextual
-from dpbandits.engine.noise import draw_raw, noise_table
+from dpbandits.engine.noise import draw_raw, noise_tables
 from dpbandits.engine.olucb import OLUCB_METRICS
 from dpbandits.envs.linear import FixedArmInstances
 from dpbandits.envs.rewards import bernoulli_reward_table
@@ -178,9 +178,7 @@ def _run_vec(policy: Policy, instances, sl: slice, c: _Chunk) -> None:
 
 def _run_gaussian(policy: Policy, instances, sl: slice, c: _Chunk) -> None:
     """One chunk of the Gaussian-noise LinUCB family (non-private, JDP, LDP, SDP-Amp)."""
-    tabs = [noise_table(policy, r) for r in c.raws]
-    table = np.stack([tab for tab, _ in tabs])
-    index = tabs[0][1]
+    table, index = noise_tables(policy, len(c.raws), c.raws.__getitem__)
     kernels.run_gaussian(
         c.X,
         c.mu,

@@ -49,22 +49,33 @@ def draw_tree_nodes(
     return np.split(z, np.cumsum(rows)[:-1], axis=1)
 
 
+def tree_recursion(n_leaves: int) -> tuple[np.ndarray, np.ndarray]:
+    """``(node, parent)`` of ``t = 0..n_leaves``: row ``t`` of the prefix noise is row
+    ``parent[t] = t - lowbit(t)`` plus node ``node[t]`` of the levels concatenated in order
+    (the node ``(ctz(t), t >> ctz(t))``, the last of ``D(t)``); ``parent[t] < t``. Entries of
+    ``t = 0`` are 0 (row 0 is zero)."""
+    rows = [(n_leaves >> j) + 1 for j in range(max(1, n_leaves.bit_length()))]
+    offsets = np.cumsum([0] + rows[:-1])
+    t = np.arange(n_leaves + 1)
+    low = t & -t
+    j = np.bitwise_count(np.maximum(low - 1, 0)).astype(np.int64)  # ctz(t) for t >= 1
+    node = np.where(t > 0, offsets[j] + (t >> j), 0)
+    return node.astype(np.int64), (t - low).astype(np.int64)
+
+
 def tree_prefix_noise(levels: list[np.ndarray], n_leaves: int) -> np.ndarray:
     """Noise of the noisy prefix after ``t = 0..n_leaves`` items, shape (n_leaves + 1, E).
 
     Row ``t`` is ``sum_{(j, k) in D(t)} Z_{j,k}`` (row 0 is zero). Computed with the recursion
     ``S(t) = S(t - lowbit(t)) + Z_{j, t >> j}``, ``j = ctz(t)`` (the lowest set bit of ``t`` is
-    the last node of ``D(t)``), one popcount layer at a time. Levels with leading (batch) axes
-    (:func:`draw_tree_nodes` with ``batch``) give those axes in front, each tree's rows the same
-    sums as alone.
+    the last node of ``D(t)``; :func:`tree_recursion`), one popcount layer at a time. Levels
+    with leading (batch) axes (:func:`draw_tree_nodes` with ``batch``) give those axes in front,
+    each tree's rows the same sums as alone.
     """
     flat = np.concatenate(levels, axis=-2)
-    offsets = np.cumsum([0] + [z.shape[-2] for z in levels[:-1]])
+    node, parent = tree_recursion(n_leaves)
     t = np.arange(1, n_leaves + 1)
-    low = t & -t
-    j = np.bitwise_count(low - 1).astype(np.int64)  # ctz(t)
-    node = offsets[j] + (t >> j)
-    parent = t - low
+    node, parent = node[1:], parent[1:]
     pc = np.bitwise_count(t)
     out = np.zeros((*flat.shape[:-2], n_leaves + 1, flat.shape[-1]))
     for p in range(1, int(pc.max(initial=0)) + 1):
