@@ -34,6 +34,21 @@ JOB = textwrap.dedent(
         sys.exit(3)
     if snakemake.rule == "sleep":
         time.sleep(60)
+    if snakemake.rule == "malloc":  # where a 64-MiB array's memory comes from (glibc)
+        import ctypes
+        import numpy as np
+
+        class Info(ctypes.Structure):
+            _fields_ = [(name, ctypes.c_size_t) for name in (
+                "arena", "ordblks", "smblks", "hblks", "hblkhd", "usmblks", "fsmblks",
+                "uordblks", "fordblks", "keepcost")]
+
+        libc = ctypes.CDLL(None)
+        libc.mallinfo2.restype = Info
+        a = np.ones(1 << 23)
+        info = libc.mallinfo2()
+        with open("malloc.txt", "w") as f:
+            f.write(f"{info.hblkhd} {info.arena} {a.nbytes}")
     if snakemake.rule == "notebook":
         from dpbandits.notebooks import execute
 
@@ -119,6 +134,21 @@ def test_a_job_runs_in_a_child_of_the_worker_with_the_clients_directory_env_and_
     assert (value, rule) == ("from-the-client", "ok")
     assert out == "to stdout\n" and err == "to stderr\n"  # the client's own streams
     assert f"worker: job {pid} ok: exit 0" in (folder / "worker.log").read_text()
+
+
+@pytest.mark.skipif(
+    not sys.platform.startswith("linux") or os.confstr("CS_GNU_LIBC_VERSION") is None,
+    reason="glibc's allocator settings: Linux with glibc only",
+)
+def test_a_jobs_large_arrays_come_from_the_heap(served, tmp_path):
+    """The worker starts with :data:`dpbandits.worker.ALLOCATOR_ENV`, so a job it forks takes a
+    64-MiB array from the heap (reused after it is freed), not from a fresh mmap."""
+    folder, _, _ = served
+    client = _client(folder, tmp_path, "malloc")
+    _, err = client.communicate(timeout=60)
+    assert client.returncode == 0, err
+    mmapped, heap, size = map(int, (tmp_path / "malloc.txt").read_text().split())
+    assert mmapped < size <= heap
 
 
 @pytest.mark.parametrize(("rule", "code"), [("fail", 1), ("exit3", 3)])
