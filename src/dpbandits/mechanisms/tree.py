@@ -29,6 +29,12 @@ def dyadic_decomposition(t: int) -> list[tuple[int, int]]:
     return [(j, t >> j) for j in range(t.bit_length()) if (t >> j) & 1]
 
 
+def level_rows(n_leaves: int) -> list[int]:
+    """Rows of each level's node array, ``(n_leaves >> j) + 1`` for ``j = 0, 1, ...`` (at least
+    one level): the layout :func:`draw_tree_nodes` draws and :func:`tree_recursion` indexes."""
+    return [(n_leaves >> j) + 1 for j in range(max(1, n_leaves.bit_length()))]
+
+
 def draw_tree_nodes(
     rng: np.random.Generator, n_leaves: int, scales: np.ndarray, batch: int | None = None
 ) -> list[np.ndarray]:
@@ -42,7 +48,7 @@ def draw_tree_nodes(
     holds exactly the values the ``b``-th of ``batch`` calls without ``batch`` would draw (the
     generator's draws are consumed in the same order, one tree after another), in one call.
     """
-    rows = [(n_leaves >> j) + 1 for j in range(max(1, n_leaves.bit_length()))]
+    rows = level_rows(n_leaves)
     if batch is None:
         return [rng.standard_normal((r, scales.shape[0])) * scales for r in rows]
     z = rng.standard_normal((batch, sum(rows), scales.shape[0])) * scales
@@ -54,7 +60,7 @@ def tree_recursion(n_leaves: int) -> tuple[np.ndarray, np.ndarray]:
     ``parent[t] = t - lowbit(t)`` plus node ``node[t]`` of the levels concatenated in order
     (the node ``(ctz(t), t >> ctz(t))``, the last of ``D(t)``); ``parent[t] < t``. Entries of
     ``t = 0`` are 0 (row 0 is zero)."""
-    rows = [(n_leaves >> j) + 1 for j in range(max(1, n_leaves.bit_length()))]
+    rows = level_rows(n_leaves)
     offsets = np.cumsum([0] + rows[:-1])
     t = np.arange(n_leaves + 1)
     low = t & -t
