@@ -482,6 +482,19 @@ class Cell:
         cost ~1 s of every workflow parse (5000 calls)."""
         return {name: _plain_copy(getattr(self, name)) for name in _CELL_FIELDS}
 
+    def computation_key(self) -> str:
+        """The cell's simulation, as canonical JSON: every field except the labels that place
+        a figure cell (:data:`LABEL_FIELDS`), plus the panel name its noise streams are keyed
+        by (:attr:`seed_panel`). Every number of a cell's results is a function of these
+        (the instances, reward and noise streams, the policy and its calibrated options, the
+        horizon, trials and checkpoints), so two cells with the same key give the same values
+        (:meth:`Experiment.shared_sources`); the labels only name where the file goes."""
+        d = self.as_dict()
+        for name in LABEL_FIELDS:
+            del d[name]
+        d["seed_panel"] = self.seed_panel
+        return json.dumps(d, sort_keys=True)
+
     def config_hash(self) -> str:
         """SHA-256 of the cell's canonical JSON: changes iff a setting of this cell changes."""
         from .io import settings_hash
@@ -517,6 +530,11 @@ class Cell:
 
 #: Field names of :class:`Cell` in declaration order (its ``as_dict`` keys).
 _CELL_FIELDS = tuple(f.name for f in fields(Cell))
+
+#: Fields of a figure cell that only name it: where its file goes and how it is drawn. The
+#: simulation reads none of them (its noise streams read the panel through
+#: :attr:`Cell.seed_panel`, which :meth:`Cell.computation_key` keeps).
+LABEL_FIELDS = ("figure", "panel", "configuration")
 
 
 @dataclass(frozen=True)
@@ -720,6 +738,7 @@ class Experiment:
     figures: list[FigureSpec]
     sweeps: list[SweepSpec] = field(default_factory=list)
     calibrations: list[CalibrationSpec] = field(default_factory=list)
+    _shared: dict | None = field(default=None, repr=False, compare=False)
 
     def figure(self, fig_id: str) -> FigureSpec:
         """Figure by id."""
@@ -750,6 +769,42 @@ class Experiment:
         out: dict[tuple[str, str], list[Cell]] = {}
         for cell in self.cells:
             out.setdefault((cell.figure, cell.configuration), []).append(cell)
+        return out
+
+    def shared_sources(self) -> dict[str, tuple[Cell, tuple[str, str]]]:
+        """Cells whose simulation an earlier job already runs: ``{stem: (source, job)}``, with
+        ``job`` the source's key in :meth:`jobs`.
+
+        Two figure cells with the same :meth:`Cell.computation_key` give the same values (the
+        seeds leave the configuration out on purpose, so that configurations are paired;
+        ``noise_key: settings`` does the same across panels). Such repeats are common: a
+        configuration that changes one series (paper 003's R2 changes only LinUCB-SDP-Vec of
+        two panels) repeats every other series of the primary one. The job of a repeat copies
+        the source's results file and relabels it (:func:`dpbandits.pipeline.copy_cell`)
+        instead of simulating again; the values are the same as simulated, only the time is
+        saved.
+
+        The source is the cell with that key in the earliest job (in the order of
+        :meth:`jobs`), so a job only takes files from earlier jobs and the dependencies have no
+        cycle; repeats inside one job are simulated each.
+        """
+        if self._shared is not None:
+            return self._shared
+        jobs = list(self.jobs().items())
+        first: dict[str, tuple[int, Cell]] = {}
+        for index, (_, cells) in enumerate(jobs):
+            for cell in cells:
+                if cell.kind == "figure":
+                    first.setdefault(cell.computation_key(), (index, cell))
+        out = {}
+        for index, (_, cells) in enumerate(jobs):
+            for cell in cells:
+                if cell.kind != "figure":
+                    continue
+                where, source = first[cell.computation_key()]
+                if where < index:
+                    out[cell.stem] = (source, jobs[where][0])
+        self._shared = out
         return out
 
     @property

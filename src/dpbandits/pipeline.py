@@ -163,7 +163,10 @@ def _match_calibration(spec, out: str | Path) -> int:
 
 
 def run_cells(
-    cells: list[Cell], outs: list[str | Path], calibrated: dict[str, float] | None = None
+    cells: list[Cell],
+    outs: list[str | Path],
+    calibrated: dict[str, float] | None = None,
+    shared: dict[str, tuple[Cell, str | Path, float]] | None = None,
 ) -> list[float]:
     """Simulate several cells (one job), drawing shared inputs once.
 
@@ -171,12 +174,31 @@ def run_cells(
     their longest horizon (a shorter horizon's table is its prefix, :func:`reward_tables`);
     the numbers are the same as cell by cell.
 
+    Parameters
+    ----------
+    cells, outs : the job's cells and their output files
+    calibrated : chosen values of the calibrations the cells' options refer to
+    shared : ``{stem: (source, source_file, source_seconds)}`` for the cells an earlier job
+        already simulated (:meth:`dpbandits.config.Experiment.shared_sources`): written by
+        :func:`copy_cell` from the source's file, with the source's wall seconds.
+
     Returns
     -------
     list of float
         Wall seconds of each cell's simulation, in the order of ``cells``.
     """
     seconds = {}
+    cells_in = list(cells)
+    shared = shared or {}
+    for cell, out in zip(cells, outs, strict=True):
+        if cell.stem in shared:
+            source, source_file, source_seconds = shared[cell.stem]
+            copy_cell(cell, out, source, source_file)
+            seconds[cell.stem] = source_seconds
+    todo = [(c, o) for c, o in zip(cells, outs, strict=True) if c.stem not in shared]
+    if not todo:
+        return [seconds[c.stem] for c in cells_in]
+    cells, outs = [c for c, _ in todo], [o for _, o in todo]
     _warm_up(cells, calibrated)
     groups: dict[tuple, list[tuple[Cell, str | Path]]] = {}
     for cell, out in zip(cells, outs, strict=True):
@@ -215,7 +237,94 @@ def run_cells(
             seconds[cell.stem] = meta["seconds"]
             bar.update()
     bar.close()
-    return [seconds[c.stem] for c in cells]
+    return [seconds[c.stem] for c in cells_in]
+
+
+def copy_cell(cell: Cell, out: str | Path, source: Cell, source_file: str | Path) -> None:
+    """Write ``cell``'s results file from ``source_file``, the results of ``source``, a cell
+    with the same :meth:`~dpbandits.config.Cell.computation_key` (the same simulation).
+
+    The file is what :func:`run_cell` would write for ``cell``, byte for byte in the same
+    environment: the source's table with the label columns (figure, panel, configuration) set
+    to ``cell``'s, and its metadata with ``cell`` and ``config_hash`` replaced (every other
+    entry, seeds, constants, checkpoints, phase logs, is a function of the computation key).
+
+    Raises
+    ------
+    ValueError
+        If the two cells do not share a computation key, or ``source_file`` was not written
+        for ``source`` (a stale or misplaced input).
+    """
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from .config import LABEL_FIELDS
+    from .io import META_KEY
+
+    start = time.perf_counter()
+    if cell.computation_key() != source.computation_key():
+        raise ValueError(f"{cell.stem} is not a repeat of {source.stem}: their settings differ")
+    table = pq.read_table(source_file)
+    meta = json.loads(table.schema.metadata[META_KEY])
+    if meta.get("cell") != source.as_dict():
+        raise ValueError(f"{source_file} was not written for {source.stem}; rebuild it")
+    for key in ("schema_version", "package_version", "provenance"):  # write_result adds them
+        meta.pop(key, None)
+    meta["cell"] = cell.as_dict()
+    meta["config_hash"] = cell.config_hash()
+    table = table.replace_schema_metadata(None)
+    for name in LABEL_FIELDS:
+        i = table.schema.get_field_index(name)
+        field = table.schema.field(i)
+        table = table.set_column(
+            i, field, pa.array([getattr(cell, name)] * table.num_rows, type=field.type)
+        )
+    write_result(out, table, meta)
+    log.info(
+        "wrote %s: the results of %s relabelled (the same simulation; %.1f s)",
+        out,
+        source.stem,
+        time.perf_counter() - start,
+    )
+
+
+def read_shared(
+    cells: list[Cell], sources: list[dict | None], files, timing_files
+) -> dict[str, tuple[Cell, str, float]]:
+    """The argument ``shared`` of :func:`run_cells` for a simulation job.
+
+    Parameters
+    ----------
+    cells : the job's cells
+    sources : per cell, the ``as_dict()`` of its source cell, or None (simulated here)
+    files : the sources' results files, in the order of the non-None ``sources``
+    timing_files : the timing tables of the sources' jobs (any order)
+
+    Returns
+    -------
+    dict
+        ``{stem: (source, source_file, source_seconds)}``; the seconds are those the source's
+        job measured for it.
+    """
+    measured = {}
+    for path in timing_files:
+        with open(path, newline="") as fh:
+            for row in csv.DictReader(fh):
+                measured[(row["configuration"], row["panel"], row["series"])] = float(
+                    row["seconds"]
+                )
+    pairs = [(c, Cell.from_dict(s)) for c, s in zip(cells, sources, strict=True) if s]
+    if len(pairs) != len(files):
+        raise ValueError(f"{len(pairs)} shared cells but {len(files)} source files")
+    out = {}
+    for (cell, source), path in zip(pairs, files, strict=True):
+        if Path(path) != Path(source.path):
+            raise ValueError(f"source file {path} does not belong to {source.stem}")
+        key = (source.configuration, source.panel, source.series)
+        if key not in measured:
+            raise ValueError(f"no timing row for {source.stem} in {list(timing_files)}")
+        out[cell.stem] = (source, str(path), measured[key])
+    return out
 
 
 def _warm_up(cells: list[Cell], calibrated) -> None:

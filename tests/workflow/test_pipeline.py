@@ -272,6 +272,32 @@ def test_rebuilds_are_byte_identical_with_any_cores_warm_or_cold(project):
     assert _sha(paths) == first
 
 
+def test_a_configuration_that_repeats_the_primary_copies_its_results(project):
+    """Paper 003's R2 changes nothing in Fig. 2(b): its job takes R1's files and relabels them
+    (dpbandits.config.Experiment.shared_sources), with R1's measured seconds; the values are
+    those of simulating R2 (the pipeline's own engine run in this process)."""
+    from dpbandits.config import Cell
+    from dpbandits.pipeline import run_cell
+
+    target = "results/quick/sim/cz22/cz22_fig2b/r2/LinUCB-LDP.parquet"
+    out = snakemake(project, "-n", target, "--config", "scale=quick").stdout
+    assert sorted(re.findall(r"rule (simulate_\w+):", out)) == [
+        "simulate_cz22_fig2b_r1",
+        "simulate_cz22_fig2b_r2",
+    ]
+    snakemake(project, "--cores", "1", target, "--config", "scale=quick")
+    log = (project / "logs/quick/sim/cz22/cz22_fig2b/r2.log").read_text()
+    assert log.count("relabelled") == 5 and "trials" not in log, log  # nothing simulated
+    timing = pd.read_csv(project / "results/quick/timing/cz22/cz22_fig2b/r2.csv")
+    primary = pd.read_csv(project / "results/quick/timing/cz22/cz22_fig2b/r1.csv")
+    assert list(timing.configuration) == ["r2"] * 5
+    assert list(timing.seconds) == list(primary.seconds)
+    cell = Cell.from_dict(read_metadata(project / target)["cell"])
+    assert cell.configuration == "r2"
+    run_cell(cell, project / "direct.parquet")
+    assert comparable(project / "direct.parquet") == comparable(project / target)
+
+
 @pytest.mark.e2e
 def test_quick_audit_builds_the_report(project):
     snakemake(project, "--cores", "2", "audit", "--config", "scale=quick")

@@ -1,17 +1,24 @@
 # One simulation job per (panel, configuration), named simulate_<panel>_<configuration> (or per
 # (figure, configuration), simulate_<figure>_<configuration>, in an experiment file with
 # `simulation_jobs: figure`): all trials of every series, one parquet file per cell. (Each job is
-# a process with ~1.5 s of start-up; dpbandits.config.Experiment.jobs.)
+# a process with ~1.5 s of start-up; dpbandits.config.Experiment.jobs.) A cell that repeats the
+# simulation of a cell in an earlier job (the same settings and seeds under another
+# configuration's name; dpbandits.config.Experiment.shared_sources) takes that cell's file as
+# input and relabels it, with its measured seconds, instead of simulating it again.
 
 
 for _name, _exp in EXPERIMENTS.items():
+    _shared = _exp.shared_sources()
     for (_group, _conf), _cells in _exp.jobs().items():
+        _sources = [_shared.get(c.stem) for c in _cells]
 
         rule:
             name:
                 f"simulate_{_group}_{_conf}"
             input:
                 calibrations=calibration_inputs(_name, _cells),
+                shared=[s[0].path for s in _sources if s],
+                shared_timing=sorted({timing_file(_name, *s[1]) for s in _sources if s}),
             output:
                 parquet=[c.path for c in _cells],
                 timing=timing_file(_name, _group, _conf),
@@ -28,6 +35,7 @@ for _name, _exp in EXPERIMENTS.items():
             params:
                 code=code_fingerprint("simulation"),  # reruns when the library code changes
                 cells=[c.as_dict() for c in _cells],
+                sources=[s[0].as_dict() if s else None for s in _sources],
             script:
                 "../scripts/simulate.py"
 

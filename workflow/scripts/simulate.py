@@ -11,7 +11,7 @@ hand_off(snakemake, __file__)  # in a local run: run in the warm worker (dpbandi
 
 from dpbandits.config import Cell
 from dpbandits.joblog import job_log
-from dpbandits.pipeline import read_calibrations, run_cells, write_timings
+from dpbandits.pipeline import read_calibrations, read_shared, run_cells, write_timings
 
 with job_log(snakemake.log[0]):
     cells = [Cell.from_dict(c) for c in snakemake.params.cells]
@@ -20,5 +20,12 @@ with job_log(snakemake.log[0]):
         if cell.path != out:
             raise RuntimeError(f"output {out} does not belong to cell {cell.stem}")
     calibrated = read_calibrations(snakemake.input.calibrations)
-    seconds = run_cells(cells, outs, calibrated)
+    # cells an earlier job simulated (figure jobs only; a sweep job has no such inputs)
+    shared = read_shared(
+        cells,
+        snakemake.params.get("sources") or [None] * len(cells),
+        snakemake.input.get("shared", []),
+        snakemake.input.get("shared_timing", []),
+    )
+    seconds = run_cells(cells, outs, calibrated, shared)
     write_timings(cells, seconds, snakemake.output.timing)
