@@ -52,42 +52,6 @@ def _reset(Vinv_b, V_b, U_b, theta_b):
 
 
 @njit(cache=True)
-def arm_indices(X, Vinv, theta_hat, theta_star, rb, XT, srow, mk, qk, idx, means):
-    """The round's UCB indices ``<x_k, theta_hat> + rb sqrt(max(x_k^T V^{-1} x_k, 0))`` and
-    true means ``<x_k, theta*>`` of the ``K`` fresh arms ``X`` (K, d), written to ``idx`` and
-    ``means``.
-
-    Each arm's sums run over the coordinates in the same order as an arm-by-arm loop (the
-    inner ``sum_q V^{-1}_pq x_kq`` from 0.0, then ``p`` in order), so every value is the same
-    bit for bit; the loops over arms are innermost and unit-stride on the transposed copy
-    ``XT`` (d, K), so they run side by side (SIMD). ``srow``, ``mk``, ``qk`` are length-K work
-    arrays.
-    """
-    K, d = X.shape
-    for k in range(K):
-        for p_ in range(d):
-            XT[p_, k] = X[k, p_]
-    mk[:] = 0.0
-    qk[:] = 0.0
-    means[:] = 0.0
-    for p_ in range(d):
-        srow[:] = 0.0
-        for q_ in range(d):
-            v = Vinv[p_, q_]
-            for k in range(K):
-                srow[k] += v * XT[q_, k]
-        tp = theta_hat[p_]
-        sp = theta_star[p_]
-        for k in range(K):
-            xp = XT[p_, k]
-            mk[k] += xp * tp
-            means[k] += xp * sp
-            qk[k] += xp * srow[k]
-    for k in range(K):
-        idx[k] = mk[k] + rb * math.sqrt(max(qk[k], 0.0))
-
-
-@njit(cache=True)
 def run_contextual(
     arms,
     theta_star,
@@ -149,10 +113,6 @@ def run_contextual(
     theta_ogd = np.zeros((M, d))
     means = np.zeros(K)
     idx = np.zeros(K)
-    XT = np.zeros((d, K))
-    srow = np.zeros(K)
-    mk = np.zeros(K)
-    qk = np.zeros(K)
     theta_t = np.zeros(d)
     xt = np.zeros(d)
     g = np.zeros(d)
@@ -226,7 +186,20 @@ def run_contextual(
             rb = math.sqrt(rad)
             Vb = Vinv[b]
             th = theta_hat[b]
-            arm_indices(X, Vb, th, theta_star[i], rb, XT, srow, mk, qk, idx, means)
+            for k in range(K):
+                mk = 0.0
+                qk = 0.0
+                mt = 0.0
+                for p_ in range(d):
+                    xp = X[k, p_]
+                    mk += xp * th[p_]
+                    mt += xp * theta_star[i, p_]
+                    s = 0.0
+                    for q_ in range(d):
+                        s += Vb[p_, q_] * X[k, q_]
+                    qk += xp * s
+                idx[k] = mk + rb * math.sqrt(max(qk, 0.0))
+                means[k] = mt
             a = argmax_first(idx, ARGMAX_RTOL)
             kb = 0
             for k in range(1, K):
