@@ -1,4 +1,5 @@
-"""The parameters cell papermill injects into the pipeline's notebooks.
+"""The parameters cell papermill injects into the pipeline's notebooks, and when it writes the
+executed notebook.
 
 ``dpbandits.notebooks.execute`` registers a translator under the pipeline's kernel name so that
 papermill writes its plain ``name = value`` lines instead of passing them through Black (about 2 s
@@ -97,3 +98,37 @@ def test_executed_notebook_carries_the_plain_cell(tmp_path, black_forbidden):
     injected = [c for c in done.cells if "injected-parameters" in c.metadata.get("tags", [])]
     assert injected[0].source == '# Parameters\npaper = "cz22"\nratio = 0.25\n'
     assert done.cells[-1].outputs[0]["text"] == "cz22 0.25\n"
+
+
+def test_the_executed_notebook_is_written_once_and_on_failure(tmp_path, monkeypatch):
+    """papermill writes the output notebook before and after every cell by default (a growing
+    file of images, rewritten ~2 x cells times); ``execute`` has it written once, at the end,
+    and still when a cell fails (with the error, before the exception propagates)."""
+    import papermill.engines
+    import papermill.execute
+    import papermill.iorw
+
+    writes = []
+    real = papermill.iorw.write_ipynb
+
+    def counted(nb, path):
+        writes.append(path)
+        return real(nb, path)
+
+    monkeypatch.setattr(papermill.iorw, "write_ipynb", counted)
+    for module in (papermill.execute, papermill.engines):  # where papermill calls it
+        monkeypatch.setattr(module, "write_ipynb", counted)
+    cells = [new_code_cell("x = 0", metadata={"tags": ["parameters"]})]
+    nb = new_notebook(cells=cells + [new_code_cell(f"x += {i}") for i in range(5)])
+    nb.metadata["kernelspec"] = {"name": "python3", "language": "python"}
+    src, out = tmp_path / "in.ipynb", tmp_path / "out.ipynb"
+    nbformat.write(nb, src)
+    notebooks.execute(src, out, {"x": 1})
+    assert writes == [str(out)]
+    assert nbformat.read(out, as_version=4).cells[-1].execution_count is not None
+    writes.clear()
+    nb.cells.append(new_code_cell("raise ValueError('a failing cell')"))
+    nbformat.write(nb, src)
+    with pytest.raises(Exception, match="a failing cell"):
+        notebooks.execute(src, out, {"x": 1})
+    assert writes == [str(out)] and "a failing cell" in out.read_text()

@@ -95,6 +95,10 @@ def execute(notebook: str | Path, output: str | Path, parameters: dict) -> None:
                 kernel_name=KERNEL_NAME,
                 language="python",
                 progress_bar=False,
+                # written once, when it is done (or has failed), not before and after every
+                # cell: the same file, without rewriting a growing notebook of images ~2 x
+                # cells times (7 s of the quick DAG's job time; docs/performance.md)
+                request_save_on_cell_execute=False,
             )
         finally:
             if old is None:

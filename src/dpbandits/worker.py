@@ -69,13 +69,16 @@ ALLOCATOR_ENV = {"MALLOC_MMAP_THRESHOLD_": str(1 << 30), "MALLOC_TRIM_THRESHOLD_
 
 #: What the worker imports besides the scripts' and notebooks' own imports: the jobs' Snakemake
 #: objects, what pyarrow imports on its first table, what the notebook jobs import inside
-#: functions, and the notebooks' kernel.
+#: functions, the notebooks' kernel, and Matplotlib's PDF writer, which every figure and audit
+#: page imports on its first ``savefig(...pdf)`` (0.3 s a job, 9 s of the quick DAG's job time
+#: before it was warmed here; docs/performance.md, 2026-11-25).
 LIBRARIES = (
     "snakemake.iocontainers",
     "pyarrow.pandas_compat",
     "papermill",
     "nbconvert",
     "ipykernel.kernelapp",
+    "matplotlib.backends.backend_pdf",
 )
 
 _HEADER = struct.Struct("!Q")  # payload length
