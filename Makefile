@@ -72,7 +72,7 @@ test-e2e: $(STAMP)
 
 # The whole quick DAG on a single-node SLURM cluster set up on this machine (root; Debian
 # packages), compared byte for byte with a local run (workflow/slurm/check.sh; ~35 min;
-# SLURM_TARGETS=smoke for 13 jobs, ~4 min).
+# SLURM_TARGETS=smoke for 15 jobs, ~4 min).
 slurm-test: $(STAMP)
 	bash workflow/slurm/check.sh
 

@@ -13,14 +13,16 @@
 # 4. the daemons are shut down (also on failure).
 #
 # SLURM_TARGETS: the targets (default: the whole quick DAG, 181 jobs, about 35 min on 2 CPUs;
-# `smoke`: one simulation of every paper, one figure through papermill and the privacy table,
-# 13 jobs, about 4 min; or a list of targets). Must run as root.
+# `smoke`: one simulation of every paper, one figure through papermill, a configuration whose
+# job copies another's results (paper 003's R2) and the privacy table, 15 jobs, about 4 min; or
+# a list of targets). Must run as root.
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 PY=${PYTHON:-$ROOT/.venv/bin/python}
 SMOKE_TARGETS=(
     cz22_fig1b
+    results/quick/sim/cz22/cz22_fig2b/r2/LinUCB-LDP.parquet
     results/quick/sim/op24/e1_I1b.parquet
     results/quick/sim/op24/e3_C1_d5_jdp.parquet
     results/quick/sim/olucb/worst/onlineucb_w/eps1_T500.parquet
