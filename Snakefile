@@ -9,7 +9,7 @@ import time
 from snakemake.utils import min_version, validate
 
 from dpbandits.report_captions import workflow_description
-from dpbandits import worker
+from dpbandits import rate_limit, worker
 from dpbandits.run_summary import build_summary
 
 min_version("9.0")
@@ -42,6 +42,8 @@ _WORKER = []
 
 
 onstart:
+    # Snakemake's default job-rate limit only costs a local run time (dpbandits.rate_limit)
+    rate_limit.drop(workflow)
     if worker.wanted(workflow, config.get("warm_worker", True)):
         sources = [
             f"{workflow.basedir}/{d}" for d in ("workflow/scripts", "notebooks")

@@ -18,6 +18,7 @@ import pandas as pd
 import pytest
 import yaml
 
+from dpbandits import rate_limit
 from dpbandits.compare import comparable
 from dpbandits.io import read_metadata, read_results
 
@@ -259,7 +260,9 @@ def test_rebuilds_are_byte_identical_with_any_cores_warm_or_cold(project):
         f"results/quick/sim/plasso/e1_F2_d100_K2_s5_private_lasso{s}.parquet"
         for s in ("", "_episodes")
     ]
-    snakemake(project, "--cores", "1", *targets, "--config", "scale=quick")
+    proc = snakemake(project, "--cores", "1", *targets, "--config", "scale=quick")
+    # the Snakefile's start hook turned off Snakemake's default job-rate limit (a local run)
+    assert rate_limit.MESSAGE in proc.stderr
     paths = [project / t for t in targets]
     first = _sha(paths)
     log = (project / "logs/quick/worker.log").read_text()
