@@ -4,6 +4,7 @@ Run `snakemake --cores all` (or `make reproduce`); `snakemake --list-target-rule
 target. Configuration: config/config.yaml and config/experiments/*.yaml (see README.md).
 """
 
+import gc
 import time
 
 from snakemake.utils import min_version, validate
@@ -13,6 +14,13 @@ from dpbandits import rate_limit, worker
 from dpbandits.run_summary import build_summary
 
 min_version("9.0")
+# Snakemake's process keeps what it imported, and then the rules and configuration this file
+# builds, until it exits. Freezing them (gc.freeze: Python's cyclic garbage collector skips
+# them from now on) spares the collector walking them at every collection while this file is
+# read and the DAG built: `snakemake -n` ~0.6 s faster (docs/performance.md). Nothing else
+# changes: objects are still freed when no longer referenced; only a reference cycle among
+# frozen objects would stay until the process exits.
+gc.freeze()
 
 
 configfile: "config/config.yaml"
@@ -42,6 +50,7 @@ _WORKER = []
 
 
 onstart:
+    gc.freeze()  # the DAG's jobs, kept until the run ends (see gc.freeze() at the top)
     # Snakemake's default job-rate limit only costs a local run time (dpbandits.rate_limit)
     rate_limit.drop(workflow)
     if worker.wanted(workflow, config.get("warm_worker", True)):
@@ -74,3 +83,7 @@ rule all:
         rules.privacy.input,
         [f for name in EXPERIMENTS for f in paper_table_outputs(name).values()],
         arena_outputs().values() if ARENA else [],
+
+
+# the rules and configuration built above, kept until the process exits (see the top)
+gc.freeze()
