@@ -305,6 +305,10 @@ def test_a_configuration_that_repeats_the_primary_copies_its_results(project):
 def test_quick_audit_builds_the_report(project):
     snakemake(project, "--cores", "2", "audit", "--config", "scale=quick")
     res = project / "results/quick/audit"
+    # the configuration's keys in another order (warm_worker set first) rerun nothing: the
+    # privacy job's configuration parameter is written with sorted keys
+    again = snakemake(project, "-n", "audit", "--config", "warm_worker=true", "scale=quick")
+    assert "Nothing to be done" in again.stdout + again.stderr, again.stdout
 
     rates = pd.read_csv(res / "rates.csv")
     summary = rates[rates["schedule"] == "all"].set_index("claim_id")["verdict"]

@@ -103,6 +103,18 @@ FIGURES = {fig.id: fig for exp in EXPERIMENTS.values() for fig in exp.figures}
 # (tests/workflow/test_output_paths.py keeps the other rules files free of path literals).
 
 
+def sorted_config(value):
+    """``value`` with every mapping's keys sorted: a rule parameter that holds configuration
+    then reads the same whatever order its keys were set in (Snakemake compares parameters by
+    their text, and ``--config scale=paper`` puts `scale` before the file's keys, which made
+    such a job rerun)."""
+    if isinstance(value, dict):
+        return {k: sorted_config(value[k]) for k in sorted(value)}
+    if isinstance(value, list):
+        return [sorted_config(v) for v in value]
+    return value
+
+
 def timing_file(name, group, entry):
     """Timing table of one simulation job of figure paper ``name`` (panel and configuration,
     or sweep and schedule); kept out of the byte-reproducible parquet."""

@@ -37,7 +37,7 @@ rule privacy_delivered:
         runtime=20,
     params:
         code=code_fingerprint("privacy"),  # reruns when the library code changes
-        config=config,
+        config=sorted_config(config),  # the same text whatever the keys' order
         tier=config["tier"],
         experiment_schema=f"{SCHEMAS}/experiment.schema.yaml",
         plan_schemas={
