@@ -10,8 +10,9 @@ CZ22 at paper scale (sweeps and fits, two processes) and the three Figure 1 pane
 of paper 004 (configurations F and T, T = 10^6, 20 runs, with the calibration of U; two
 processes) and the core tier of paper 001's PrivateLASSO audit (two processes): the workloads
 the paper registry names (:mod:`dpbandits.papers`); then AdaC-OFUL as the arena's fresh point at
-d = 10 runs it, against its literal reference loop. ``dpb bench --only PREFIX`` times one
-paper's workload (``--only cz22``: the panel and the rate audit).
+d = 10 runs it, against its literal reference loop; then ``snakemake -n`` in the project at
+both scales (:func:`bench_dry_run`). ``dpb bench --only PREFIX`` times one paper's workload
+(``--only cz22``: the panel and the rate audit).
 """
 
 # ruff: noqa: E402  (the thread variables below must be set before numpy is imported)
@@ -471,6 +472,35 @@ def bench_shuffle_accounting(d: int = 10, query: float = 1e-5) -> None:
     )
 
 
+def bench_dry_run(root: Path, runs: int = 3) -> None:
+    """Time ``snakemake -n`` in ``root`` (parsing the Snakefile and building the DAG; the
+    issue-23 target is 2 s on a built tree) at quick and paper scale, ``runs`` times each; the
+    median is recorded. Whether the tree was built (Snakemake's "Nothing to be done") is
+    printed: on an unbuilt tree the DAG has jobs to list and takes longer."""
+    import statistics
+    import subprocess
+
+    print("\nsnakemake -n (parse + DAG):")
+    for scale in ("quick", "paper"):
+        times, built = [], True
+        for _ in range(runs):
+            start = time.perf_counter()
+            proc = subprocess.run(
+                [sys.executable, "-m", "snakemake", "-n", "--config", f"scale={scale}"],
+                cwd=root,
+                capture_output=True,
+                text=True,
+            )
+            times.append(time.perf_counter() - start)
+            if proc.returncode != 0:
+                raise RuntimeError(f"snakemake -n failed in {root}:\n{proc.stderr[-2000:]}")
+            built &= "Nothing to be done" in proc.stdout + proc.stderr
+        state = "built tree" if built else "tree NOT built: jobs listed"
+        span = f"{min(times):.2f}-{max(times):.2f} s over {runs} runs"
+        print(f"  {scale:6s} median {statistics.median(times):.2f} s ({span}; {state})")
+        _record(f"snakemake -n, {scale} scale ({state})", statistics.median(times), 2.0, span)
+
+
 #: The per-paper workloads the registry's ``bench`` entries name (besides the engine panel).
 PAPER_WORKLOADS = {"bench_olucb": bench_olucb, "bench_dpdpe": bench_dpdpe,
                    "bench_plasso": bench_plasso}  # fmt: skip
@@ -516,6 +546,7 @@ def main(argv: list[str] | None = None) -> int:
     if not args.only:  # the arena's costliest algorithm, the privacy audit's costliest accounting
         bench_adac_oful()
         bench_shuffle_accounting()
+        bench_dry_run(args.root)  # the Snakefile and the DAG
     if args.command == "bench":
         print("\n" + summary_table())
     return 0
