@@ -76,8 +76,10 @@ test-e2e: $(STAMP)
 slurm-test: $(STAMP)
 	bash workflow/slurm/check.sh
 
+# AUTHORS_SCRIPT=path also times paper 003's public script (dpbandits.authors_script).
+AUTHORS_SCRIPT ?=
 bench: $(STAMP)
-	$(BIN)/dpb bench
+	$(BIN)/dpb bench $(if $(AUTHORS_SCRIPT),--authors-script $(AUTHORS_SCRIPT))
 
 # Mutation testing with cosmic-ray, on demand only (not in CI or `make test`; docs/mutation.md).
 # Mutants live in temporary copies of the tree, never in src/. MUTATION_MODULES overrides the

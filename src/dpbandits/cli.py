@@ -40,6 +40,7 @@ from pathlib import Path
 import numpy as np
 
 from dpbandits.audit.rates import evaluate_rate_claims
+from dpbandits.authors_script import load_script, time_script
 from dpbandits.claims import load_claims
 from dpbandits.config import load_experiment, load_yaml
 from dpbandits.engine import checkpoint_rounds, draw_raw, simulate
@@ -111,8 +112,12 @@ def warmup() -> None:
     print("numba kernels compiled and cached")
 
 
-def bench(trials: int, T: int, d: int, ref_trials: int, ref_T: int) -> None:
-    """Time the engine on one Figure 1 panel and the reference loop on a reduced workload."""
+def bench(
+    trials: int, T: int, d: int, ref_trials: int, ref_T: int, authors_script: Path | None = None
+) -> None:
+    """Time the engine on one Figure 1 panel and the reference loop on a reduced workload, and
+    the authors' public script on the same reduced workload when its path is given
+    (:mod:`dpbandits.authors_script`)."""
     warmup()
     inst = script_instances(trials, 100, d)
     cps = checkpoint_rounds(T, 200)
@@ -159,6 +164,16 @@ def bench(trials: int, T: int, d: int, ref_trials: int, ref_T: int) -> None:
             f"   {1e6 * sec / (ref_trials * ref_T):7.1f} us/round/trial"
         )
     ref_us = 1e6 * ref_total / (len(FIG1_ALGORITHMS) * ref_trials * ref_T)
+    reference = f"{ref_us / fast_us:.0f}x faster per round than the reference loop"
+    if authors_script is None:
+        print("\nThe authors' public script: not timed (dpb bench --authors-script PATH)")
+    else:
+        print(f"\nThe authors' script ({authors_script}): same reduced workload")
+        costs = time_script(authors_script, ref_trials, ref_T, d)
+        for algorithm, us in costs.items():
+            print(f"  {algorithm:12s} {us:7.1f} us/round/trial")
+        script_us = sum(costs.values()) / len(costs)
+        reference += f", {script_us / fast_us:.0f}x than the authors' script"
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     print(
         f"\nSpeed: engine {fast_us:.2f} us/round/trial, reference {ref_us:.1f} us/round/trial, "
@@ -168,7 +183,7 @@ def bench(trials: int, T: int, d: int, ref_trials: int, ref_T: int) -> None:
         f"cz22 Figure 1 panel ({len(FIG1_ALGORITHMS)} alg x {trials} x T={T}, d={d})",
         total,
         3.0,
-        f"{ref_us / fast_us:.0f}x faster per round than the reference loop",
+        reference,
     )
     print(f"Peak memory of this process: {peak:.0f} MiB (target per job <= 2048 MiB)")
 
@@ -522,11 +537,22 @@ def main(argv: list[str] | None = None) -> int:
     b.add_argument("--no-audit", action="store_true", help="skip the rate-audit timing")
     b.add_argument("--root", type=Path, default=Path.cwd(), help="project root (config/)")
     b.add_argument(
+        "--authors-script",
+        type=Path,
+        help="the authors' public experiment script of paper 003 (cz22), to time it on the "
+        "reference loop's reduced workload (not part of the project; dpbandits.authors_script)",
+    )
+    b.add_argument(
         "--only",
         choices=[p.prefix for p in papers() if p.bench],
         help="time only this paper's workload (the registry's bench entry, dpbandits.papers)",
     )
     args = parser.parse_args(argv)
+    if getattr(args, "authors_script", None) is not None:
+        try:  # a wrong path or file fails here, before anything is timed
+            load_script(args.authors_script)
+        except (OSError, ValueError) as err:
+            parser.error(str(err))
     workloads = {p.prefix: p.bench for p in papers() if p.bench}
     if args.command == "warmup":
         warmup()
@@ -538,7 +564,7 @@ def main(argv: list[str] | None = None) -> int:
         chosen = list(workloads.values())
     for name in chosen:
         if name == "bench":  # the engine panel, then the rate audit of the same paper
-            bench(args.trials, args.T, args.d, args.ref_trials, args.ref_T)
+            bench(args.trials, args.T, args.d, args.ref_trials, args.ref_T, args.authors_script)
             if not args.no_audit:
                 bench_audit(args.root)
         else:
