@@ -84,3 +84,11 @@ def test_the_bench_refuses_a_wrong_path_before_timing_anything(tmp_path, capsys)
         main(["bench", "--authors-script", str(tmp_path / "missing.py")])
     assert exit_.value.code == 2
     assert "--authors-script: no file" in capsys.readouterr().err
+
+
+def test_the_bench_refuses_the_script_with_another_papers_workload(stand_in, capsys):
+    with pytest.raises(SystemExit) as exit_:
+        main(["bench", "--only", "olucb", "--authors-script", str(stand_in)])
+    assert exit_.value.code == 2
+    err = capsys.readouterr().err
+    assert "leaves out; use --only cz22" in err

@@ -547,12 +547,18 @@ def main(argv: list[str] | None = None) -> int:
         help="time only this paper's workload (the registry's bench entry, dpbandits.papers)",
     )
     args = parser.parse_args(argv)
+    workloads = {p.prefix: p.bench for p in papers() if p.bench}
     if getattr(args, "authors_script", None) is not None:
+        if args.only and workloads[args.only] != "bench":
+            parser.error(
+                f"--authors-script times paper 003's Figure 1 panel, which --only {args.only} "
+                f"leaves out; use --only {next(k for k, v in workloads.items() if v == 'bench')} "
+                "or no --only"
+            )
         try:  # a wrong path or file fails here, before anything is timed
             load_script(args.authors_script)
         except (OSError, ValueError) as err:
             parser.error(str(err))
-    workloads = {p.prefix: p.bench for p in papers() if p.bench}
     if args.command == "warmup":
         warmup()
         return 0
