@@ -110,6 +110,19 @@ def test_analytic_gaussian_matches_closed_form_and_library():
     assert gaussian_delta(1.0, 1.0, 1.0) == pytest.approx(0.126936737, abs=1e-8)
 
 
+def test_analytic_gaussian_is_dp_accountings_value_once_per_ratio():
+    import dp_accounting
+
+    from dpbandits.privacy.accounting import _epsilon_of_ratio
+
+    _epsilon_of_ratio.cache_clear()
+    first = gaussian_epsilon(1.5, 3.0, 1e-5)
+    again = gaussian_epsilon(0.5, 1.0, 1e-5)  # the same mechanism: sigma / sensitivity = 0.5
+    assert first == again == float(dp_accounting.get_epsilon_gaussian(0.5, 1e-5))
+    assert _epsilon_of_ratio.cache_info().hits == 1
+    assert gaussian_epsilon(0.5, 1.0, 1e-6) > first  # another delta is another value
+
+
 def test_composition_laplace_gaussian_and_zcdp():
     # k identical Gaussians = one Gaussian with sqrt(k) sensitivity (exact)
     comp = composed_epsilon([Component("gaussian", 2.0, 1.0, count=9)], 1e-5)

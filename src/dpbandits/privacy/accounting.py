@@ -21,6 +21,7 @@ Library first (``dp-accounting``, Google's differential privacy accounting libra
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -68,8 +69,6 @@ def gaussian_epsilon(sigma: float, sensitivity: float, delta: float) -> float:
         ``dp_accounting.get_epsilon_gaussian(sigma / sensitivity, delta)``: exact up to the
         bisection tolerance (1e-12); 0 when ``delta(0) <= delta``.
     """
-    import dp_accounting
-
     _check_delta(delta)
     if sensitivity < 0:
         raise ValueError(f"sensitivity = {sensitivity!r}: must be >= 0")
@@ -77,7 +76,16 @@ def gaussian_epsilon(sigma: float, sensitivity: float, delta: float) -> float:
         return 0.0
     if not sigma > 0:
         return math.inf
-    return float(dp_accounting.get_epsilon_gaussian(sigma / sensitivity, delta))
+    return _epsilon_of_ratio(sigma / sensitivity, delta)
+
+
+@functools.lru_cache(maxsize=8192)
+def _epsilon_of_ratio(ratio: float, delta: float) -> float:
+    """``dp_accounting.get_epsilon_gaussian(ratio, delta)``, once per value: the privacy audit
+    asks for the same mechanism many times (1695 calls, 668 distinct, 1.8 s at paper scale)."""
+    import dp_accounting
+
+    return float(dp_accounting.get_epsilon_gaussian(ratio, delta))
 
 
 def laplace_epsilon(scale: float, sensitivity: float, delta: float = 0.0) -> float:
