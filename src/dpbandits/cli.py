@@ -39,6 +39,7 @@ from pathlib import Path
 
 import numpy as np
 
+from dpbandits.audit.fits import bootstrap_means
 from dpbandits.audit.rates import evaluate_rate_claims
 from dpbandits.authors_script import load_script, time_script
 from dpbandits.claims import load_claims
@@ -109,6 +110,7 @@ def warmup() -> None:
             )
     # PrivateLASSO (paper 001): the TBAP round kernel and the trust-region solver
     plasso_cell("PL-E1", "F1", 10, 2, 2, 16, "private_lasso", 1e4, 3, 1)
+    bootstrap_means(np.ones((2, 2)), 2, np.random.default_rng(0))  # the rate audit's resampling
     print("numba kernels compiled and cached")
 
 
