@@ -139,6 +139,12 @@ def test_ratio_with_curve_and_wall_time_rows():
         ([3.0, 3.0], "FAIL"),  # equal times: not faster
         ([math.nan, 3.0], "FAIL"),  # a timing missing: not shown to be faster
         ([3.0, math.nan], "FAIL"),
+        ([0.5, math.nan], "FAIL"),
+        ([0.01, 0.03], "WEAK"),  # milliseconds: too short to time, either way
+        ([0.03, 0.01], "WEAK"),
+        ([0.99, 0.999], "WEAK"),
+        ([0.5, 1.0], "PASS"),  # the slower one ran for MIN_TIMED_SECONDS: decided
+        ([1.0, 0.5], "FAIL"),
     ],
 )
 def test_faster_needs_a_strictly_smaller_known_time(seconds, verdict):
