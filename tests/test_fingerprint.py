@@ -26,10 +26,12 @@ def _edit(path):
     "module,changed",
     [
         ("engine/kernels.py", {"simulation"}),
-        ("policies/dpdpe.py", {"simulation", "privacy", "arena"}),
+        ("policies/dpdpe.py", {"simulation", "privacy", "arena", "audit"}),
         ("plotting.py", {"figures", "audit", "arena"}),
         ("audit/fits.py", {"tables", "audit", "privacy"}),
-        ("privacy/accounting.py", {"privacy", "arena"}),
+        ("privacy/accounting.py", {"privacy", "arena", "audit"}),
+        # the findings of paper 000's audit page
+        ("papers/olucb/findings.py", {"audit"}),
         ("envs/linear.py", {"simulation", "audit", "arena"}),
         ("cpu.py", set(fp.CODE)),  # the instruction-set pin: every number of every kind
     ],

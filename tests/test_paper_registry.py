@@ -56,6 +56,17 @@ def test_cross_paper_lists_come_from_the_registry():
     assert len(set(numbers)) == len(numbers)
 
 
+def test_the_papers_whose_pages_read_figure_files_are_those_with_findings():
+    # the audit page of a paper reads its figure cells' files only for its findings
+    # (workflow/rules/common.smk: page_figure_cells)
+    from dpbandits.papers.olucb.findings import FINDINGS
+
+    flagged = {
+        p.prefix for p in papers("figures") if getattr(p.module, "FINDINGS_READ_FIGURES", False)
+    }
+    assert flagged == set(FINDINGS)
+
+
 def test_an_unknown_paper_or_kind_is_named_in_the_error():
     with pytest.raises(KeyError, match="registered: cz22, olucb, dpdpe, op24, plasso"):
         paper("nope")

@@ -50,6 +50,8 @@ CODE = {
     "audit": (
         *_PAGES, "audit", "claims.py", "bound_claims.py", "config.py", "pipeline.py", "envs",
         "run_summary.py", "regret_stats.py",
+        # the findings on paper 000's page and what they compute with
+        "papers/olucb", "policies", "privacy",
     ),
     "privacy": (*_BASE, "privacy", "mechanisms", "policies", "audit", "config.py",
                 "papers/study.py", "papers/op24/plan.py", "papers/plasso/plan.py", "textsafe.py"),

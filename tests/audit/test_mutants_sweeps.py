@@ -9,12 +9,13 @@ random play loses ``Delta_T / 2`` a round, so the cap at horizon ``T`` is ``T De
 ``T = 400`` gives ``Delta = 0.05`` and a cap of 10 (up to rounding).
 """
 
+import pandas as pd
 import pyarrow as pa
 import pytest
 
-from dpbandits.audit.sweeps import read_sweeps
+from dpbandits.audit.sweeps import read_finals, read_sweeps, write_finals
 from dpbandits.config import Cell
-from dpbandits.io import ResultMismatchError, write_result
+from dpbandits.io import ResultMismatchError, read_results, write_result
 
 
 def _cell(T, schedule="sched_a", options=None, trials=2):
@@ -49,17 +50,20 @@ def _cell(T, schedule="sched_a", options=None, trials=2):
     )
 
 
-def _write(path, cell, trials=(0, 1)):
-    """Two checkpoints (T/2 and T) per trial; regret = 100 * trial + t."""
+def _write(path, cell, trials=(0, 1), extra=False):
+    """Two checkpoints (T/2 and T) per trial; regret = 100 * trial + t; ``extra``: also a
+    string and an integer column that the other files lack."""
     rows = [(i, t) for i in trials for t in (cell.T // 2, cell.T)]
-    table = pa.table(
-        {
-            "trial": pa.array([i for i, _ in rows], pa.int64()),
-            "t": pa.array([t for _, t in rows], pa.int64()),
-            "T": pa.array([cell.T] * len(rows), pa.int64()),
-            "regret_pseudo": pa.array([100.0 * i + t for i, t in rows]),
-        }
-    )
+    cols = {
+        "trial": pa.array([i for i, _ in rows], pa.int64()),
+        "t": pa.array([t for _, t in rows], pa.int64()),
+        "T": pa.array([cell.T] * len(rows), pa.int64()),
+        "regret_pseudo": pa.array([100.0 * i + t for i, t in rows]),
+    }
+    if extra:
+        cols["series"] = pa.array([f"s{i}" for i, _ in rows])
+        cols["comm_bits"] = pa.array([7 * t for _, t in rows], pa.int64())
+    table = pa.table(cols)
     write_result(path, table, {"cell": cell.as_dict()})
     return str(path)
 
@@ -105,3 +109,22 @@ def test_a_file_holding_another_cell_is_refused(tmp_path):
     path = _write(tmp_path / "x.parquet", _cell(100))
     with pytest.raises(ResultMismatchError):
         read_sweeps([path], expect={path: _cell(400).as_dict()})
+
+
+def test_the_pages_finals_are_the_sweep_files_final_rows(tmp_path):
+    # The audit page reads the fit job's finals file instead of the sweep files: it must get
+    # the frame it got from the files themselves (values, dtypes, column order), the cap aside.
+    # The third file has two columns the others lack (NaN-filled on concatenation).
+    cells = (_cell(100), _cell(400), _cell(100, schedule="sched_b"))
+    paths = [_write(tmp_path / f"{i}.parquet", cell, extra=i == 2) for i, cell in enumerate(cells)]
+    df, _ = read_sweeps(paths)
+    write_finals(df, tmp_path / "finals.parquet", "dpdpe")
+    got = read_finals(tmp_path / "finals.parquet")
+    want = read_results(paths, at_horizon=True)
+    assert "cap" not in got and list(got.columns) == list(want.columns)
+    pd.testing.assert_frame_equal(got, want, check_exact=True)
+
+
+def test_a_paper_without_sweeps_has_no_finals(tmp_path):
+    write_finals(None, tmp_path / "finals.parquet", "cz22")
+    assert read_finals(tmp_path / "finals.parquet") is None

@@ -123,9 +123,11 @@ def timing_file(name, group, entry):
 
 def audit_outputs(name):
     """Every output of figure paper ``name``'s audit: the rate fits and their controls (CSV
-    and Markdown), the audit page and its executed notebook."""
+    and Markdown), the sweeps' final rows the fits read (parquet, for the page), the audit page
+    and its executed notebook."""
     stem = f"{RESULTS}/audit/{name}"
     return {
+        "finals": f"{stem}_finals.parquet",
         "rates_csv": f"{stem}_rates.csv",
         "rates_md": f"{stem}_rates.md",
         "controls_csv": f"{stem}_controls.csv",
@@ -288,6 +290,14 @@ def expected_settings(cells):
 def sweep_files(name):
     """Every sweep parquet file of a paper."""
     return [c.path for sw in EXPERIMENTS[name].sweeps for c in sw.cells]
+
+
+def page_figure_cells(name):
+    """The figure cells whose files the audit page of paper ``name`` reads: every one when the
+    page shows findings computed from them (``FINDINGS_READ_FIGURES`` of the paper's package,
+    e.g. ``dpbandits.papers.olucb``), else none."""
+    reads = getattr(paper(name).module, "FINDINGS_READ_FIGURES", False)
+    return list(EXPERIMENTS[name].cells) if reads else []
 
 
 ALL_TARGETS = [f for fig in FIGURES.values() for f in figure_outputs(fig).values()] + [

@@ -1,4 +1,5 @@
-"""Snakemake job: fit every rate claim of one paper on its horizon sweeps."""
+"""Snakemake job: fit every rate claim of one paper on its horizon sweeps, and write the sweeps'
+final rows (with each instance's saturation cap) for the audit page."""
 
 # `snakemake` is injected by Snakemake's script directive.
 # ruff: noqa: F821, E402
@@ -12,7 +13,7 @@ import pandas as pd
 
 from dpbandits.audit.controls import CONTROL_COLUMNS
 from dpbandits.audit.rates import evaluate_rate_claims
-from dpbandits.audit.sweeps import read_sweeps
+from dpbandits.audit.sweeps import read_sweeps, write_finals
 from dpbandits.claims import load_claims
 from dpbandits.joblog import job_log
 from dpbandits.tables import write_table
@@ -21,6 +22,7 @@ with job_log(snakemake.log[0]) as log:
     p = snakemake.params
     claims = load_claims(snakemake.input.claims, p.claims_schema)
     df, options = read_sweeps(list(snakemake.input.sweeps), expect=p.expected)
+    write_finals(df, snakemake.output.finals, p.experiment)  # before the fits: as read
     controls = []
     rates = evaluate_rate_claims(
         claims,

@@ -38,3 +38,30 @@ def read_sweeps(paths, expect: dict | None = None) -> tuple[pd.DataFrame | None,
             raise ValueError(f"{path}: trials {trial.min()}..{trial.max()} outside the cell's")
         frames.append(df.assign(cap=np.asarray(cap)[trial]))
     return pd.concat(frames, ignore_index=True), options
+
+
+def write_finals(finals: pd.DataFrame | None, path, experiment: str) -> None:
+    """Write the rows :func:`read_sweeps` returned (``None``: no sweeps) as one results file.
+
+    The audit page reads this file (:func:`read_finals`) instead of every sweep file: the fit
+    job has already checked each file's identity, and a page job with one input instead of
+    hundreds keeps Snakemake from hashing each of those inputs once for every one of the page's
+    60-68 outputs when it records the job (42 000 of the quick build's 54 000 input checksums;
+    docs/performance.md, fifteenth session).
+    """
+    import pyarrow as pa
+
+    from ..io import write_result
+
+    frame = pd.DataFrame() if finals is None else finals
+    table = pa.Table.from_pandas(frame, preserve_index=False)
+    write_result(path, table, {"finals": {"experiment": experiment, "rows": len(frame)}})
+
+
+def read_finals(path) -> pd.DataFrame | None:
+    """The sweeps' final rows as :func:`dpbandits.io.read_results` reads the sweep files
+    (``read_results(paths, at_horizon=True)``: the same columns, values and dtypes; the
+    saturation cap dropped), or ``None`` when the paper has no sweeps."""
+    if read_metadata(path)["finals"]["rows"] == 0:
+        return None
+    return read_results(path, required=("trial", "t", "T", "cap")).drop(columns="cap")

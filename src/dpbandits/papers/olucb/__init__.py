@@ -6,3 +6,8 @@ audit page reports: delivered privacy of Algorithm 1's noise, the hidden 1/epsil
 of the played arms, the combiner's grid) and :mod:`.robustness` (the on-demand study of the failed
 Figure 1 ordering). Its policies (OnlineUCB, the combiner) are in :mod:`dpbandits.policies`.
 """
+
+#: The audit page's findings (:mod:`.findings`) read the figure cells' final rows as well as the
+#: sweeps', so this paper's page depends on its figure cells' files (a paper without the flag:
+#: its page does not read them; workflow/rules/common.smk, ``page_figure_cells``).
+FINDINGS_READ_FIGURES = True
