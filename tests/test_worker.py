@@ -246,15 +246,21 @@ def test_the_worker_imports_what_the_scripts_and_notebooks_import(tmp_path):
 def test_a_notebook_kernel_forked_from_the_worker_runs_as_a_cold_one(served, tmp_path):
     """A job's notebook runs in a kernel forked from the worker (not a new interpreter), with
     the same outputs as a cold kernel's: Matplotlib's inline backend (an open figure shown),
-    pandas' display width, the same import path."""
+    pandas' display width, the same import path; and like a cold kernel it knows it was started
+    by a kernel manager, so it prints no stand-alone banner into the build's output."""
     folder, _, proc = served
+    deadline = time.monotonic() + 120  # a fully warm worker: it has imported ipykernel
+    while "warm after" not in (folder / "worker.log").read_text():
+        assert time.monotonic() < deadline, "the worker did not finish warming up"
+        time.sleep(0.2)
     outputs = {}
     for how, socket_path in (("warm", None), ("cold", "")):
         run = tmp_path / how
         run.mkdir()
         client = _client(folder, run, "notebook", socket_path=socket_path)
-        _, err = client.communicate(timeout=120)
+        out, err = client.communicate(timeout=120)
         assert client.returncode == 0, err
+        assert "To connect another client to this kernel" not in out + err, (how, out)
         pid, ppid = map(int, (run / "kernel.txt").read_text().split())
         assert (ppid == proc.pid) == (how == "warm"), (how, ppid, proc.pid)
         cell = json.loads((run / "out.ipynb").read_text())["cells"][1]

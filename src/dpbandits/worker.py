@@ -496,6 +496,12 @@ def _run_kernel(argv: list[str]) -> None:
     its inline backend before the notebook imports Matplotlib, which reads it on import; pandas
     registers ``display.max_columns`` as 20 in a Jupyter kernel, 0 (fit the terminal) elsewhere.
     And the launcher removes the working directory from the front of the import path.
+    ipykernel reads the pid of the kernel manager's process (``JPY_PARENT_PID``) into a default
+    when it is imported, which the worker did without it: a warm kernel thought it had been
+    started by hand and printed its stand-alone banner (ten lines, "To connect another client
+    to this kernel ...") into the build's output, once per notebook job; it is passed as the
+    option a cold kernel would have read it as (its parent poller then watches the worker, the
+    kernel's parent).
     ``tests/test_worker.py`` and the figure test of ``tests/workflow/test_pipeline.py`` compare
     warm kernels' outputs with cold ones'.
     """
@@ -506,6 +512,8 @@ def _run_kernel(argv: list[str]) -> None:
         sys.modules["pandas"].set_option("display.max_columns", 20)
     if sys.path and (sys.path[0] == "" or Path(sys.path[0]) == Path.cwd()):
         del sys.path[0]
+    if os.environ.get("JPY_PARENT_PID"):
+        argv = [*argv, f"--IPKernelApp.parent_handle={os.environ['JPY_PARENT_PID']}"]
     sys.argv = ["ipykernel_launcher", *argv]
     from ipykernel import kernelapp
 
