@@ -76,6 +76,8 @@ def execute(notebook: str | Path, output: str | Path, parameters: dict) -> None:
     """
     import papermill as pm
 
+    from dpbandits.kernels import Manager
+
     check_parameters(notebook, parameters)
     _register_translator()
     with tempfile.TemporaryDirectory() as tmp:
@@ -99,6 +101,8 @@ def execute(notebook: str | Path, output: str | Path, parameters: dict) -> None:
                 # cell: the same file, without rewriting a growing notebook of images ~2 x
                 # cells times (7 s of the quick DAG's job time; docs/performance.md)
                 request_save_on_cell_execute=False,
+                # jupyter_client's manager without its waits on a clock (~0.3 s a job)
+                kernel_manager_class=Manager,
             )
         finally:
             if old is None:

@@ -1,0 +1,111 @@
+"""The notebook jobs' kernel manager: jupyter_client's, without its waits on a clock.
+
+papermill runs a notebook through nbclient, which starts, waits for and shuts down the kernel
+with jupyter_client's ``AsyncKernelManager``. Three of its steps wait on a clock instead of on
+the kernel. In each of them the job's core idles, and a notebook job waited about 0.3 s of its
+0.8 s in a probe of a two-cell notebook (docs/performance.md, 2026-11-25):
+
+- Once the kernel has answered ``kernel_info``, the client reads IOPub until it has been
+  silent for 0.2 s (``KernelClient.wait_for_ready``). :class:`ReadyClient` stops at the
+  kernel's ``idle`` status for that request instead. ipykernel publishes it after the reply, so
+  IOPub is connected and every message the kernel sent before it has been read.
+- At shutdown the manager polls every 0.1 s for the kernel's process to exit. :class:`Manager`
+  polls every 0.01 s, with the same time limits before SIGTERM and SIGKILL.
+- Before asking the kernel to shut down, the manager interrupts it (SIGINT). The kernel is
+  idle then: papermill shuts it down after the last cell, or after the cell that failed. An
+  interrupt that lands while ipykernel handles a message also printed "KeyboardInterrupt caught
+  in kernel." into the build's output. :class:`Manager` skips the interrupt at shutdown only;
+  an interrupt asked for at any other time is sent as before.
+
+None of this changes what a notebook computes or records. nbclient takes only the messages
+whose parent is its own request, and the kernel's own shutdown (its ``shutdown_request``) is
+unchanged. tests/test_notebooks.py runs notebooks through this manager and checks the
+behaviour of each step.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from queue import Empty
+
+from jupyter_client.asynchronous import AsyncKernelClient
+from jupyter_client.manager import AsyncKernelManager
+from traitlets import DottedObjectName, Type
+
+#: How long to wait for IOPub messages after a ``kernel_info`` reply before asking again
+#: (jupyter_client's own value: an IOPub not yet connected loses the kernel's messages).
+IOPUB_WAIT = 0.2
+#: How often to check whether the kernel's process has exited after ``shutdown_request``.
+EXIT_POLL = 0.01
+
+
+class ReadyClient(AsyncKernelClient):
+    """An ``AsyncKernelClient`` whose :meth:`wait_for_ready` ends at the kernel's ``idle``."""
+
+    async def wait_for_ready(self, timeout: float | None = None) -> None:
+        """Wait until the kernel answers ``kernel_info`` on the shell channel and its ``idle``
+        status for that request arrives on IOPub (then IOPub is connected).
+
+        Parameters
+        ----------
+        timeout : float, optional
+            Seconds before giving up (no limit if None).
+
+        Raises
+        ------
+        RuntimeError
+            If the kernel dies or does not answer in time (as jupyter_client's method).
+        """
+        deadline = time.monotonic() + (math.inf if timeout is None else timeout)
+        while True:
+            request = self.kernel_info()
+            try:
+                reply = await self.shell_channel.get_msg(timeout=1)
+            except Empty:
+                reply = None
+            if (
+                reply is not None
+                and reply["msg_type"] == "kernel_info_reply"
+                and reply["parent_header"].get("msg_id") == request
+                and await self._idle_after(request)
+            ):
+                self._handle_kernel_info_reply(reply)
+                return
+            if not await self.is_alive():
+                raise RuntimeError("Kernel died before replying to kernel_info")
+            if time.monotonic() > deadline:
+                raise RuntimeError(f"Kernel didn't respond in {timeout:g} seconds")
+
+    async def _idle_after(self, request: str) -> bool:
+        """Read IOPub up to the kernel's ``idle`` status for ``request``; False if IOPub stays
+        silent for :data:`IOPUB_WAIT` seconds first (not connected yet: ask again)."""
+        while True:
+            try:
+                msg = await self.iopub_channel.get_msg(timeout=IOPUB_WAIT)
+            except Empty:
+                return False
+            if (
+                msg["msg_type"] == "status"
+                and msg["parent_header"].get("msg_id") == request
+                and msg["content"].get("execution_state") == "idle"
+            ):
+                return True
+
+
+class Manager(AsyncKernelManager):
+    """An ``AsyncKernelManager`` with :class:`ReadyClient`, no interrupt before a shutdown and
+    a 0.01-s poll for the kernel's exit."""
+
+    client_class = DottedObjectName(f"{__name__}.ReadyClient")
+    client_factory = Type(ReadyClient, klass=AsyncKernelClient)
+
+    async def _async_interrupt_kernel(self) -> None:
+        if self.shutting_down:  # the kernel is idle: papermill has finished or failed a cell
+            return
+        await super()._async_interrupt_kernel()
+
+    async def _async_finish_shutdown(
+        self, waittime: float | None = None, pollinterval: float = EXIT_POLL, restart=False
+    ) -> None:
+        await super()._async_finish_shutdown(waittime, pollinterval, restart)
