@@ -9,6 +9,8 @@ that shows the check sees a wait for silence. The manager is checked on real ker
 import asyncio
 import json
 import signal
+import tempfile
+from pathlib import Path
 from queue import Empty
 
 import pytest
@@ -204,3 +206,46 @@ def test_an_interrupt_outside_a_shutdown_is_still_sent(signals):
 
     asyncio.run(run())
     assert sent == [signal.SIGINT]
+
+
+def test_kernels_talk_over_private_unix_sockets_that_are_removed_after(tmp_path, monkeypatch):
+    """Two kernels at once get their own socket directories (jupyter_client's default for IPC,
+    "kernel-ipc" in the working directory, would give both the same files), the kernels serve
+    on them, and shutting a kernel down removes its directory."""
+    monkeypatch.chdir(tmp_path)
+
+    async def run():
+        managers = [kernels.Manager(kernel_name="python3") for _ in range(2)]
+        for km in managers:
+            await km.start_kernel()
+        folders = [Path(km.ip).parent for km in managers]
+        try:
+            for km in managers:
+                client = km.client()
+                client.start_channels()
+                await client.wait_for_ready(timeout=60)
+                client.stop_channels()
+            seen = [sorted(p.name for p in folder.iterdir()) for folder in folders]
+        finally:
+            for km in managers:
+                await km.shutdown_kernel()
+        return managers, folders, seen
+
+    managers, folders, seen = asyncio.run(run())
+    assert all(km.transport == "ipc" for km in managers)
+    assert folders[0] != folders[1] and list(tmp_path.iterdir()) == []
+    assert seen == [[f"ipc-{n}" for n in range(1, 6)]] * 2  # shell, iopub, stdin, hb, control
+    assert not any(folder.exists() for folder in folders)
+
+
+def test_a_long_temporary_directory_falls_back_to_tmp(tmp_path, monkeypatch):
+    long = tmp_path / ("d" * 120)
+    long.mkdir()
+    monkeypatch.setenv("TMPDIR", str(long))
+    monkeypatch.setattr(tempfile, "tempdir", None)  # re-read TMPDIR
+    ip = Path(kernels.Manager(kernel_name="python3").ip)
+    try:
+        assert ip.parent.parent == Path("/tmp") and len(str(ip)) <= kernels.IPC_PATH_MAX
+        assert list(long.iterdir()) == []  # the too-long directory was removed
+    finally:
+        ip.parent.rmdir()

@@ -17,27 +17,38 @@ the kernel. In each of them the job's core idles, and a notebook job waited abou
   in kernel." into the build's output. :class:`Manager` skips the interrupt at shutdown only;
   an interrupt asked for at any other time is sent as before.
 
+The manager also talks to the kernel over Unix sockets (ZeroMQ's IPC transport) in a private
+temporary directory instead of TCP on localhost. Other users of the machine cannot reach the
+sockets, and ipykernel no longer logs, once per notebook job, that it "is running over TCP
+without encryption".
+
 None of this changes what a notebook computes or records. nbclient takes only the messages
 whose parent is its own request, and the kernel's own shutdown (its ``shutdown_request``) is
-unchanged. tests/test_notebooks.py runs notebooks through this manager and checks the
-behaviour of each step.
+unchanged. tests/test_kernels.py runs notebooks through this manager and checks the behaviour
+of each step.
 """
 
 from __future__ import annotations
 
 import math
+import shutil
+import tempfile
 import time
+from pathlib import Path
 from queue import Empty
 
 from jupyter_client.asynchronous import AsyncKernelClient
 from jupyter_client.manager import AsyncKernelManager
-from traitlets import DottedObjectName, Type
+from traitlets import CaselessStrEnum, DottedObjectName, Type, default
 
 #: How long to wait for IOPub messages after a ``kernel_info`` reply before asking again
 #: (jupyter_client's own value: an IOPub not yet connected loses the kernel's messages).
 IOPUB_WAIT = 0.2
 #: How often to check whether the kernel's process has exited after ``shutdown_request``.
 EXIT_POLL = 0.01
+#: The longest prefix of a kernel's socket files: a Unix socket's path has at most 107 bytes on
+#: Linux, and jupyter_client appends "-<n>".
+IPC_PATH_MAX = 100
 
 
 class ReadyClient(AsyncKernelClient):
@@ -94,11 +105,32 @@ class ReadyClient(AsyncKernelClient):
 
 
 class Manager(AsyncKernelManager):
-    """An ``AsyncKernelManager`` with :class:`ReadyClient`, no interrupt before a shutdown and
-    a 0.01-s poll for the kernel's exit."""
+    """An ``AsyncKernelManager`` with :class:`ReadyClient`, no interrupt before a shutdown, a
+    0.01-s poll for the kernel's exit, and IPC sockets in a directory of the kernel's own
+    (removed with the kernel's other files)."""
 
+    transport = CaselessStrEnum(["tcp", "ipc"], default_value="ipc", config=True)
     client_class = DottedObjectName(f"{__name__}.ReadyClient")
     client_factory = Type(ReadyClient, klass=AsyncKernelClient)
+
+    @default("ip")
+    def _ip_default(self) -> str:
+        if self.transport != "ipc":
+            return super()._ip_default()
+        # the sockets' files in a directory of this kernel's own: jupyter_client's default
+        # ("kernel-ipc" in the working directory) lets two jobs' kernels pick the same files.
+        # A socket's path has at most 107 bytes on Linux: a long TMPDIR falls back to /tmp.
+        for where in (None, "/tmp"):
+            path = Path(tempfile.mkdtemp(prefix="dpbandits-kernel-", dir=where)) / "ipc"
+            if len(str(path).encode()) <= IPC_PATH_MAX:
+                return str(path)
+            path.parent.rmdir()
+        raise OSError(f"no directory short enough for a kernel's socket files ({path})")
+
+    async def _async_cleanup_resources(self, restart: bool = False) -> None:
+        await super()._async_cleanup_resources(restart=restart)
+        if self.transport == "ipc" and not restart:
+            shutil.rmtree(Path(self.ip).parent, ignore_errors=True)
 
     async def _async_interrupt_kernel(self) -> None:
         if self.shutting_down:  # the kernel is idle: papermill has finished or failed a cell
