@@ -249,3 +249,12 @@ def test_a_long_temporary_directory_falls_back_to_tmp(tmp_path, monkeypatch):
         assert list(long.iterdir()) == []  # the too-long directory was removed
     finally:
         ip.parent.rmdir()
+
+
+def test_a_socket_path_the_user_chose_is_left_alone(tmp_path):
+    """Only the directory the manager made is removed: an ``ip`` given by the user is not."""
+    mine = tmp_path / "mine"
+    mine.mkdir()
+    km = kernels.Manager(kernel_name="python3", ip=str(mine / "ipc"))
+    asyncio.run(km.cleanup_resources())
+    assert mine.is_dir()

@@ -123,14 +123,18 @@ class Manager(AsyncKernelManager):
         for where in (None, "/tmp"):
             path = Path(tempfile.mkdtemp(prefix="dpbandits-kernel-", dir=where)) / "ipc"
             if len(str(path).encode()) <= IPC_PATH_MAX:
+                self._ipc_folder = path.parent
                 return str(path)
             path.parent.rmdir()
         raise OSError(f"no directory short enough for a kernel's socket files ({path})")
 
     async def _async_cleanup_resources(self, restart: bool = False) -> None:
         await super()._async_cleanup_resources(restart=restart)
-        if self.transport == "ipc" and not restart:
-            shutil.rmtree(Path(self.ip).parent, ignore_errors=True)
+        folder = getattr(self, "_ipc_folder", None)  # only the folder made above, never a user's
+        if folder is not None and not restart:
+            shutil.rmtree(folder, ignore_errors=True)
+
+    cleanup_resources = _async_cleanup_resources  # the public name too (nbclient calls it)
 
     async def _async_interrupt_kernel(self) -> None:
         if self.shutting_down:  # the kernel is idle: papermill has finished or failed a cell
