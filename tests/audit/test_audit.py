@@ -177,3 +177,23 @@ def test_spearman_decreasing_needs_both_a_low_correlation_and_means_that_are_not
     assert ("flat" in row["comparison"]) == flat
     assert row["verdict"] == verdict
     assert res[res.comparison == "all"]["verdict"].iloc[0] == verdict
+
+
+def test_spearman_decreasing_with_equal_means_is_flat_and_has_no_correlation(recwarn):
+    """Means equal at every epsilon (an algorithm whose regret does not depend on epsilon at
+    this horizon): no correlation (NaN, without scipy's warning), flat, FAIL."""
+    claim = {
+        "id": "x.spearman",
+        "kind": "ordering",
+        "audit": {
+            "check": "spearman_decreasing",
+            "panels": ["p0", "p1", "p2", "p3"],
+            "series": ["A"],
+            "threshold": -0.8,
+        },
+    }
+    res = evaluate_orderings([claim], _eps_frame([100.0] * 4, 1.0))
+    row = res[(res.metric == "realized") & (res.comparison != "all")].iloc[0]
+    assert np.isnan(row["mean_diff"]) and "flat" in row["comparison"]
+    assert row["verdict"] == "FAIL"
+    assert not [w for w in recwarn if "constant" in str(w.message)]
