@@ -145,6 +145,18 @@ def _eps_frame(means: list[float], sd: float, eps=(0.5, 1.0, 2.0, 4.0)) -> pd.Da
     return df
 
 
+SPEARMAN_CLAIM = {
+    "id": "x.spearman",
+    "kind": "ordering",
+    "audit": {
+        "check": "spearman_decreasing",
+        "panels": ["p0", "p1", "p2", "p3"],
+        "series": ["A"],
+        "threshold": -0.8,
+    },
+}
+
+
 @pytest.mark.parametrize(
     "means,sd,verdict,flat",
     [
@@ -160,17 +172,7 @@ def test_spearman_decreasing_needs_both_a_low_correlation_and_means_that_are_not
     """spearman_decreasing (checklist docstring): PASS iff Spearman(epsilon, mean R(T)) <=
     threshold AND the means do not all agree within one standard deviation. The two middle
     cases each satisfy exactly one of the two conditions."""
-    claim = {
-        "id": "x.spearman",
-        "kind": "ordering",
-        "audit": {
-            "check": "spearman_decreasing",
-            "panels": ["p0", "p1", "p2", "p3"],
-            "series": ["A"],
-            "threshold": -0.8,
-        },
-    }
-    res = evaluate_orderings([claim], _eps_frame(means, sd))
+    res = evaluate_orderings([SPEARMAN_CLAIM], _eps_frame(means, sd))
     res = res[res.metric == "realized"]
     row = res[res.comparison != "all"].iloc[0]
     assert row["mean_diff"] == pytest.approx(-1.0 if means[0] > means[-1] else 1.0)
@@ -182,17 +184,7 @@ def test_spearman_decreasing_needs_both_a_low_correlation_and_means_that_are_not
 def test_spearman_decreasing_with_equal_means_is_flat_and_has_no_correlation(recwarn):
     """Means equal at every epsilon (an algorithm whose regret does not depend on epsilon at
     this horizon): no correlation (NaN, without scipy's warning), flat, FAIL."""
-    claim = {
-        "id": "x.spearman",
-        "kind": "ordering",
-        "audit": {
-            "check": "spearman_decreasing",
-            "panels": ["p0", "p1", "p2", "p3"],
-            "series": ["A"],
-            "threshold": -0.8,
-        },
-    }
-    res = evaluate_orderings([claim], _eps_frame([100.0] * 4, 1.0))
+    res = evaluate_orderings([SPEARMAN_CLAIM], _eps_frame([100.0] * 4, 1.0))
     row = res[(res.metric == "realized") & (res.comparison != "all")].iloc[0]
     assert np.isnan(row["mean_diff"]) and "flat" in row["comparison"]
     assert row["verdict"] == "FAIL"
