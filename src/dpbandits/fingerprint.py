@@ -34,7 +34,7 @@ PACKAGE = Path(__file__).resolve().parent
 _BASE = ("__init__.py", "cpu.py")
 _SIM = (
     *_BASE, "engine", "envs", "learners", "mechanisms", "policies", "design.py", "seeds.py",
-    "config.py", "pipeline.py", "io.py", "result_columns.py", "sizes.py", "joblog.py",
+    "config.py", "pipeline.py", "io.py", "result_columns.py", "sizes.py", "joblog.py", "normals.py",
     "papers/__init__.py", "papers/study.py", "papers/op24/__init__.py", "papers/op24/plan.py",
     "papers/op24/runs.py", "papers/plasso/__init__.py", "papers/plasso/plan.py",
     "papers/plasso/runs.py",
@@ -51,13 +51,14 @@ CODE = {
         *_PAGES, "audit", "claims.py", "bound_claims.py", "config.py", "pipeline.py", "envs",
         "run_summary.py", "regret_stats.py",
         # the findings on paper 000's page and what they compute with
-        "papers/olucb", "policies", "privacy",
+        "papers/olucb", "policies", "privacy", "normals.py",
     ),
     "privacy": (*_BASE, "privacy", "mechanisms", "policies", "audit", "config.py",
-                "papers/study.py", "papers/op24/plan.py", "papers/plasso/plan.py", "textsafe.py"),
+                "papers/study.py", "papers/op24/plan.py", "papers/plasso/plan.py", "textsafe.py",
+                "normals.py"),
     "arena": (*_BASE, "arena", "audit/ordering.py", "audit/privacy.py", "privacy", "mechanisms",
               "policies", "envs", "pipeline.py", "config.py", "io.py", "plotting.py", "textsafe.py",
-              "tables.py"),
+              "tables.py", "normals.py"),
 }  # fmt: skip
 
 

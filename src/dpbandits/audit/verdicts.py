@@ -32,6 +32,8 @@ import math
 
 import numpy as np
 
+from ..normals import standard_normal
+
 VERDICTS = ("consistent", "exceeds", "below", "inconclusive", "untestable")
 REGIMES = ("learning", "saturated", "pre-asymptotic")
 #: A level whose mean regret reaches this share of its cap is saturated (issue 19).
@@ -136,7 +138,7 @@ def detectable_excess(
         return math.inf
     xc = lx - lx.mean()
     w = xc / (xc**2).sum()
-    e = np.random.default_rng(seed).standard_normal((n_draws, lx.size)) @ (w * sd)
+    e = standard_normal(np.random.default_rng(seed), (n_draws, lx.size)) @ (w * sd)
     return float(tol + half_width - np.quantile(e, 1.0 - power))
 
 

@@ -21,6 +21,7 @@ from ..mechanisms.tree import (
     tree_prefix_noise,
     tree_recursion,
 )
+from ..normals import standard_normal
 from ..policies.base import Policy
 from .kernels import prefix_rows, tree_rows
 
@@ -48,16 +49,16 @@ def draw_raw(policy: Policy, rng: np.random.Generator) -> dict[str, object]:
         return {}
     if scheme == "combiner":  # standard normal zeta (scaled by each base's Delta), eta_x, eta_y
         return {
-            "zeta": rng.standard_normal((s.T, s.d)),
-            "noise_x": rng.standard_normal((s.T, s.d)) * policy.sigma,
-            "noise_y": rng.standard_normal(s.T) * policy.sigma,
+            "zeta": standard_normal(rng, (s.T, s.d)),
+            "noise_x": standard_normal(rng, (s.T, s.d)) * policy.sigma,
+            "noise_y": standard_normal(rng, s.T) * policy.sigma,
         }
     if scheme == "onlineucb":  # zeta (Delta^2 > 0 only), then eta_x, then eta_y
-        zeta = rng.standard_normal((s.T if policy.Delta2 > 0 else 0, s.d)) * np.sqrt(policy.Delta2)
+        zeta = standard_normal(rng, (s.T if policy.Delta2 > 0 else 0, s.d)) * np.sqrt(policy.Delta2)
         return {
             "zeta": zeta,
-            "noise_x": rng.standard_normal((s.T, s.d)) * policy.sigma,
-            "noise_y": rng.standard_normal(s.T) * policy.sigma,
+            "noise_x": standard_normal(rng, (s.T, s.d)) * policy.sigma,
+            "noise_y": standard_normal(rng, s.T) * policy.sigma,
         }
     if scheme == "vec":
         v = policy.vec

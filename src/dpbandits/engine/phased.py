@@ -22,6 +22,7 @@ from numba import njit
 
 from ..design import Design, g_optimal_design
 from ..mechanisms.shuffle_sum import analyze_scalar, analyze_vector, count_ones, scalar_params
+from ..normals import standard_normal
 
 #: Metrics recorded at every checkpoint (cumulative up to the checkpoint round, except
 #: ``active_actions``: the size of the active set in the phase containing that round).
@@ -188,9 +189,9 @@ def dpdpe_aggregate(policy, mean_s, Xs, counts, n, env, noise) -> np.ndarray:
     # eta_bar_u(x) ~ N(0, 1/T_l(x)) independent over (u, x) (disjoint rounds); xi_u is one
     # d-vector per client, shared by its coordinates. Reports are clipped to [-B, B]
     # (Sec. 2 bounds |y| by B; docs/papers/dpdpe.md) before the privatizer.
-    xi = env.standard_normal((n, d))
+    xi = standard_normal(env, (n, d))
     xi *= sigma  # in place: the same products as ``standard_normal(...) * sigma``
-    z = np.asarray(env.standard_normal((n, s)), dtype=float)  # eta_bar = z / sqrt(T_l(x))
+    z = np.asarray(standard_normal(env, (n, s)), dtype=float)  # eta_bar = z / sqrt(T_l(x))
     signal = np.ascontiguousarray(xi @ Xs.T, dtype=float)  # (n, s): <xi_u, x>
     sqrt_counts = np.sqrt(counts).astype(float)
     mean_s = np.asarray(mean_s, dtype=float)

@@ -53,6 +53,7 @@ import numpy as np
 from numba import njit
 
 from ..envs.sparse import algorithm_streams, make_instance
+from ..normals import standard_normal
 from ..policies.private_lasso import (
     DEFAULTS,
     PlassoConstants,
@@ -84,7 +85,7 @@ TREES = ("full", "support_block")
 def symmetric_gaussian(rng: np.random.Generator, count: int, size: int) -> np.ndarray:
     """``count`` symmetric standard Gaussian matrices of side ``size`` (TBAP's Gaussian
     nodes: full draw, row-major, upper triangle mirrored)."""
-    G = rng.standard_normal((count, size, size))
+    G = standard_normal(rng, (count, size, size))
     return np.triu(G) + np.swapaxes(np.triu(G, 1), -1, -2)
 
 

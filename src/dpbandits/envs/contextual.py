@@ -26,6 +26,7 @@ from typing import ClassVar
 import numpy as np
 
 from ..cache_files import write_atomically
+from ..normals import standard_normal
 
 FAMILY = "fresh_sphere"
 THETA_RADIUS = 0.5
@@ -35,7 +36,7 @@ LAMBDA_MIN_DRAWS = 100_000
 
 def unit_sphere(rng: np.random.Generator, shape: tuple[int, ...], d: int) -> np.ndarray:
     """Points uniform on the unit sphere of ``R^d`` (normalised standard normals)."""
-    g = rng.standard_normal((*shape, d))
+    g = standard_normal(rng, (*shape, d))
     return g / np.linalg.norm(g, axis=-1, keepdims=True)
 
 
@@ -57,7 +58,7 @@ def fill_unit_sphere(rng: np.random.Generator, out: np.ndarray) -> np.ndarray:
     for lo in range(0, rounds, block):
         hi = min(rounds, lo + block)
         g, sq, nrm = out[lo:hi], squares[: hi - lo], norms[: hi - lo]
-        rng.standard_normal(out=g)
+        standard_normal(rng, out=g)
         np.multiply(g, g, out=sq)
         np.add.reduce(sq, axis=-1, keepdims=True, out=nrm)
         np.sqrt(nrm, out=nrm)

@@ -14,6 +14,8 @@ from typing import ClassVar
 
 import numpy as np
 
+from ..normals import standard_normal
+
 FAMILIES = (
     "script",
     "paper_text",
@@ -193,7 +195,7 @@ def population_lambda_min(family: str, d: int, K: int | None = None) -> float:
 
 
 def _unit_rows(rng: np.random.Generator, m: int, d: int) -> np.ndarray:
-    g = rng.standard_normal((m, d))
+    g = standard_normal(rng, (m, d))
     return g / np.linalg.norm(g, axis=1, keepdims=True)
 
 

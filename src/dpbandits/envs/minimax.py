@@ -24,6 +24,7 @@ import math
 
 import numpy as np
 
+from ..normals import standard_normal
 from .contextual import unit_sphere
 
 ROOT = 2002
@@ -120,7 +121,7 @@ def decision_sets(ctx: str, T: int, K: int, d: int, rng: np.random.Generator) ->
     if ctx == "C1":
         return unit_sphere(rng, (T, K), d)
     if ctx == "C2":
-        a = 0.1 * rng.standard_normal((T, K, d))
+        a = 0.1 * standard_normal(rng, (T, K, d))
         a[..., 0] += 1.0
         return a / np.linalg.norm(a, axis=-1, keepdims=True)
     raise ValueError(f"unknown context family {ctx!r}; allowed C1, C2")

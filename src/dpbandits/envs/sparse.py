@@ -22,6 +22,8 @@ from typing import ClassVar
 
 import numpy as np
 
+from ..normals import standard_normal
+
 ROOT = 1001
 EXPERIMENTS = {"PL-E1": 1, "PL-E2": 2, "arena": 3}
 FAMILIES = {"F1": 1, "F2": 2, "F3": 3}
@@ -110,7 +112,7 @@ class SparseInstance:
         _, g_ctx, g_noise, g_a, g_v, g_h = self.streams
         K, d, S = self.K, self.d, self.support
         if self.family == "F1":
-            X = g_ctx.standard_normal((n, K, d))
+            X = standard_normal(g_ctx, (n, K, d))
         else:
             X = g_ctx.uniform(-SQRT3, SQRT3, (n, K, d))
         eta = g_noise.uniform(-self.sigma * SQRT3, self.sigma * SQRT3, (n, K))

@@ -21,6 +21,7 @@ import math
 
 import numpy as np
 
+from ..normals import standard_normal
 from .packing import is_diagonal, unpack
 
 CONVENTIONS = ("upper_mirror", "half_sum", "ss18")
@@ -55,7 +56,7 @@ def entry_scales(d: int, std: float, convention: str) -> np.ndarray:
 
 def draw_packed(rng: np.random.Generator, rows: int, scales: np.ndarray) -> np.ndarray:
     """``rows`` independent packed noise draws with the given per-entry stds, shape (rows, E)."""
-    return rng.standard_normal((rows, scales.shape[0])) * scales
+    return standard_normal(rng, (rows, scales.shape[0])) * scales
 
 
 def gaussian_randomizer(

@@ -13,6 +13,8 @@ import math
 
 import numpy as np
 
+from ..normals import standard_normal
+
 
 def n_levels(T: int) -> int:
     """SS18's ``m = 1 + ceil(log2 T)``: the number of tree nodes any leaf belongs to (at most)."""
@@ -50,8 +52,8 @@ def draw_tree_nodes(
     """
     rows = level_rows(n_leaves)
     if batch is None:
-        return [rng.standard_normal((r, scales.shape[0])) * scales for r in rows]
-    z = rng.standard_normal((batch, sum(rows), scales.shape[0])) * scales
+        return [standard_normal(rng, (r, scales.shape[0])) * scales for r in rows]
+    z = standard_normal(rng, (batch, sum(rows), scales.shape[0])) * scales
     return np.split(z, np.cumsum(rows)[:-1], axis=1)
 
 

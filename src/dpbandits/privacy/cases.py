@@ -27,6 +27,7 @@ from ..mechanisms.svt import sparse_vector_counts
 from ..mechanisms.tree import draw_tree_nodes, n_levels, sigma_zcdp_node, tree_prefix_noise
 from ..mechanisms.vec import encode, vec_params_experiment
 from ..mechanisms.zcdp import dp_to_zcdp
+from ..normals import standard_normal
 from ..policies.dpdpe import sigma_nc, sigma_nl
 from ..policies.onlineucb import onlineucb_sigma
 from ..policies.private_lasso import lambda_t, plasso_constants
@@ -190,7 +191,7 @@ def _gaussian_pair_case(
     delivered = gaussian_epsilon(sigma, float(np.linalg.norm(m1 - m0)), delta)
 
     def sampler(which, k, rng):
-        return (m0, m1)[which] + rng.standard_normal((k, m0.size)) * sigma
+        return (m0, m1)[which] + standard_normal(rng, (k, m0.size)) * sigma
 
     return Case(name, represents, eps, delta, delivered, sampler)
 
