@@ -1,7 +1,7 @@
 """`make bench` ends with one table: every workload, its time now, its target and the ratio, so a
 missed target is visible at a glance (issue 23)."""
 
-from dpbandits.cli import summary_table
+from dpbandits.cli import machine_line, summary_table
 
 
 def test_the_table_flags_a_missed_target_and_gives_the_ratio():
@@ -14,3 +14,11 @@ def test_the_table_flags_a_missed_target_and_gives_the_ratio():
     assert panel.split()[1:4] == ["6.0", "3.0", "2.00"] and panel.endswith("MISSED")
     assert "70x faster" in panel
     assert audit.split()[1:4] == ["30.0", "600.0", "0.05"] and "MISSED" not in audit
+
+
+def test_the_machine_line_says_how_this_machine_compares():
+    """The targets were set on one machine; the bench says how fast the machine it runs on is."""
+    assert "about 1.6x slower" in machine_line(1.30, (0.69, 0.94))
+    assert "about 2.0x faster" in machine_line(0.41, (0.69, 0.94))
+    assert "as fast as" in machine_line(0.80, (0.69, 0.94))
+    assert "took 1.30 s (0.69-0.94 s" in machine_line(1.30, (0.69, 0.94))

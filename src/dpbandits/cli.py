@@ -48,9 +48,11 @@ from dpbandits.engine import checkpoint_rounds, draw_raw, simulate
 from dpbandits.engine.private_lasso import simulate_cell as plasso_cell
 from dpbandits.envs import bernoulli_reward_table, make_instances, reward_tables, script_instances
 from dpbandits.io import read_results
+from dpbandits.normals import MIN_COMPILED, standard_normal
 from dpbandits.papers import papers
 from dpbandits.pipeline import run_cells
 from dpbandits.policies import Quirks, Setting, make_policy
+from dpbandits.privacy.accounting import Component, composed_epsilon, pmf_pair_epsilon
 from dpbandits.reference_loops import reference_run
 from dpbandits.seeds import noise_generator
 
@@ -77,6 +79,43 @@ def summary_table(rows=None) -> str:
     return "\n".join(lines)
 
 
+#: Seconds a pure-Python loop of 10^7 additions took on the machine where the dated timings of
+#: docs/performance.md up to 2026-11-25 were measured (its usual range): a bench run on another
+#: machine prints its own time for the same loop, so that its table can be read against those.
+REFERENCE_LOOP_SECONDS = (0.69, 0.94)
+
+
+#: The loop, run at module level (global names, as ``python -c`` runs it, which is how the
+#: reference times were taken; inside a function it runs about 3x faster).
+_LOOP = compile("total = 0\nfor i in range(10_000_000):\n    total += i\n", "<loop>", "exec")
+
+
+def machine_loop_seconds(repeats: int = 3) -> float:
+    """The fastest of ``repeats`` runs of a pure-Python loop of 10^7 additions (seconds)."""
+    best = math.inf
+    for _ in range(repeats):
+        start = time.perf_counter()
+        exec(_LOOP, {})
+        best = min(best, time.perf_counter() - start)
+    return best
+
+
+def machine_line(seconds: float, reference: tuple[float, float] = REFERENCE_LOOP_SECONDS) -> str:
+    """One line saying how fast this machine is against the reference machine's loop."""
+    lo, hi = reference
+    mid = (lo + hi) / 2
+    if seconds > hi:
+        pace = f"about {seconds / mid:.1f}x slower than"
+    elif seconds < lo:
+        pace = f"about {mid / seconds:.1f}x faster than"
+    else:
+        pace = "as fast as"
+    return (
+        f"Machine: a Python loop of 10^7 additions took {seconds:.2f} s ({lo:.2f}-{hi:.2f} s where "
+        f"the dated timings were measured): this machine runs {pace} that one"
+    )
+
+
 def _policies(T: int, d: int, epsilon: float):
     setting = Setting(T=T, d=d, epsilon=epsilon, delta=0.1, B=20)
     return [
@@ -85,8 +124,48 @@ def _policies(T: int, d: int, epsilon: float):
     ]
 
 
+#: Cached kernels that only the tests call from Python (the batched Maler the learners' tests
+#: drive; the pipeline's OnlineUCB runs Maler inside its compiled round loop): :func:`warmup`
+#: leaves them to the tests (tests/test_warmup.py checks that it compiles every other one).
+TEST_ONLY_KERNELS = frozenset(
+    {"dpbandits.learners.maler._predict_all", "dpbandits.learners.maler._update_all"}
+)
+
+
+def cached_kernels() -> dict:
+    """Every ``njit(cache=True)`` function defined in a module of the package, by full name
+    (what :func:`warmup` must compile; tests/test_warmup.py)."""
+    import importlib
+    import pkgutil
+
+    from numba.core.registry import CPUDispatcher
+
+    import dpbandits
+
+    found = {}
+    for info in pkgutil.walk_packages(dpbandits.__path__, "dpbandits."):
+        module = importlib.import_module(info.name)
+        for name, obj in vars(module).items():
+            if isinstance(obj, CPUDispatcher) and obj.__module__ == info.name:
+                if type(obj._cache).__name__ != "NullCache":  # cache=True
+                    found[f"{info.name}.{name}"] = obj
+    return found
+
+
+def _warm_run(policy, instances, T: int) -> None:
+    simulate(
+        policy,
+        instances,
+        [0],
+        [noise_generator(0, "warmup", "p", policy.algorithm, 0)],
+        checkpoint_rounds(T, 2),
+    )
+
+
 def warmup() -> None:
-    """Compile (and cache) every numba kernel with a tiny run."""
+    """Compile (and cache) every numba kernel with a tiny run, with the argument types the
+    pipeline passes: a build after ``make install`` compiles nothing (tests/test_warmup.py; on a
+    fresh clone the build had compiled 12 signatures, about 20 s of job time, 2026-11-27)."""
     inst = script_instances(1, 10, 3)
     setting = Setting(T=40, d=3, epsilon=1.0, delta=0.1)
     olucb = [
@@ -101,16 +180,31 @@ def warmup() -> None:
                 continue
             if instances.contextual and policy.opts.get("radius_mode") == "oracle":
                 continue
-            simulate(
-                policy,
-                instances,
-                [0],
-                [noise_generator(0, "warmup", "p", policy.algorithm, 0)],
-                checkpoint_rounds(40, 2),
-            )
+            _warm_run(policy, instances, 40)
+    # the tree mechanism (paper 003's JDP; the arena), DP-DPE's clients (paper 004: the clipped
+    # reports' mean and the shuffle protocol's counts), paper 002's fresh-arm contestants (the
+    # arena's AdaC-OFUL, LinUCB and JDP-LinUCB under the op24/zCDP calibrations)
+    T = 200
+    small = Setting(T=T, d=3, epsilon=1.0, delta=0.1)
+    _warm_run(make_policy("jdp_tree", small, "experiment", Quirks.from_fidelity("script")), inst, T)
+    fixed = make_instances("fixed_sphere", 1, 10, 3, 2)
+    for algorithm in ("ldp_dpe", "sdp_dpe"):
+        policy = make_policy(algorithm, Setting(T=T, d=3, epsilon=1.0, delta=0.1, B=1, K=10))
+        _warm_run(policy, fixed, T)
+    fresh = make_instances("fresh_sphere", 1, 10, 3, 2)
+    for algorithm, calibration in (("adac_oful", "zcdp"), ("linucb", "op24")):
+        _warm_run(make_policy(algorithm, small, calibration), fresh, T)
     # PrivateLASSO (paper 001): the TBAP round kernel and the trust-region solver
     plasso_cell("PL-E1", "F1", 10, 2, 2, 16, "private_lasso", 1e4, 3, 1)
-    bootstrap_means(np.ones((2, 2)), 2, np.random.default_rng(0))  # the rate audit's resampling
+    # the rate audit's resampling, on a writable and on a read-only table (as read from parquet)
+    frozen = np.ones((2, 2))
+    frozen.flags.writeable = False
+    for Y in (np.ones((2, 2)), frozen):
+        bootstrap_means(Y, 2, np.random.default_rng(0))
+    # the privacy audit's compiled epsilon search: a dense composed PLD, a pair of pmfs
+    composed_epsilon([Component("laplace", 1.0, 1.0, 3)], 1e-5)
+    pmf_pair_epsilon(np.array([0.5, 0.5]), np.array([0.4, 0.6]), 1e-5, 2)
+    standard_normal(np.random.default_rng(0), MIN_COMPILED)  # the compiled normals
     print("numba kernels compiled and cached")
 
 
@@ -578,7 +672,8 @@ def main(argv: list[str] | None = None) -> int:
         bench_shuffle_accounting()
         bench_dry_run(args.root)  # the Snakefile and the DAG
     if args.command == "bench":
-        print("\n" + summary_table())
+        print("\n" + machine_line(machine_loop_seconds()))
+        print(summary_table())
     return 0
 
 
