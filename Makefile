@@ -66,7 +66,8 @@ PYTEST_PARALLEL := -n auto --maxprocesses 8 --dist worksteal
 test: $(STAMP)
 	$(BIN)/python -m pytest $(PYTEST_PARALLEL)
 
-# The end-to-end quick builds of whole papers (marker e2e), left out of `make test`.
+# The end-to-end checks (marker e2e: quick builds of whole papers, the warm-up from an empty
+# numba cache), left out of `make test`.
 test-e2e: $(STAMP)
 	$(BIN)/python -m pytest -m e2e $(PYTEST_PARALLEL)
 

@@ -82,7 +82,7 @@ LIBRARIES = (
     # imported inside functions by many jobs: the progress bar, parquet reads, the privacy
     # accounting (about 1.4 s of the quick DAG's job time, 2026-11-27); scikit-learn's Lasso,
     # which only paper 001's jobs import (2 s each), is left to them: it adds 113 MB to the
-    # resident memory of every job forked from the worker
+    # resident memory of every job forked from the worker (docs/performance.md, 2026-11-27)
     "tqdm",
     "pyarrow.dataset",
     "dp_accounting.pld.privacy_loss_distribution",
