@@ -112,12 +112,25 @@ def test_ready_asks_again_while_iopub_is_not_connected():
     assert client.requests == 2 and client._iopub.silences == 1
 
 
-def test_a_reply_to_an_earlier_request_does_not_count():
-    shell = [SILENCE, _reply("k1"), _reply("k3")]  # k1's reply arrives late, during k2
-    iopub = [_status("k3", "idle")]
+def test_a_late_first_reply_does_not_stall_the_wait():
+    """The kernel answers every request in turn and its first answer comes after the first
+    second: each later request then reads the reply to the one before it. The wait ends at the
+    first reply and the idle status of a request of its own (it used to ask until the timeout)."""
+    shell = [SILENCE, _reply("k1"), _reply("k2"), _reply("k3"), _reply("k4")]
+    iopub = [_status("k1", "busy"), _status("k1", "idle"), _status("k2", "busy")]
     client = _scripted(kernels.ReadyClient, shell, iopub)
     asyncio.run(client.wait_for_ready(timeout=5))
-    assert client.requests == 3
+    assert client.requests == 2 and client._shell.calls == 2
+
+
+def test_replies_and_statuses_of_other_requests_do_not_count():
+    """Messages whose parent is not one of the client's requests (another client's, a kernel's
+    start-up status) neither end the wait nor count as its idle status."""
+    shell = [_reply("other"), _reply("k2")]
+    iopub = [_status(None, "idle"), _status("other", "idle"), _status("k2", "idle")]
+    client = _scripted(kernels.ReadyClient, shell, iopub)
+    asyncio.run(client.wait_for_ready(timeout=5))
+    assert client.requests == 2 and client._iopub.calls == 3
 
 
 @pytest.mark.parametrize("alive, timeout, message", [(False, 5, "died"), (True, 0, "respond")])

@@ -116,7 +116,7 @@ def machine_line(
     return (
         f"Machine: a Python loop of 10^7 additions took {start:.2f} s at the start and {end:.2f} s "
         f"at the end ({lo:.2f}-{hi:.2f} s where the dated timings were measured): at this loop, "
-        f"this machine runs {pace} that one; the rows below vary with it and with more than it"
+        f"this machine runs {pace} that one (the rows below depend on more than this loop)"
     )
 
 
@@ -187,7 +187,7 @@ def warmup() -> None:
             _warm_run(policy, instances, 40)
     # the tree mechanism (paper 003's JDP; the arena), DP-DPE's clients (paper 004: the clipped
     # reports' mean and the shuffle protocol's counts), paper 002's fresh-arm contestants (the
-    # arena's AdaC-OFUL, LinUCB and JDP-LinUCB under the op24/zCDP calibrations)
+    # arena's AdaC-OFUL under zCDP and LinUCB under op24; its JDP-LinUCB runs the same kernels)
     T = 200
     small = Setting(T=T, d=3, epsilon=1.0, delta=0.1)
     _warm_run(make_policy("jdp_tree", small, "experiment", Quirks.from_fidelity("script")), inst, T)

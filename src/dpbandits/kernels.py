@@ -7,7 +7,8 @@ the kernel. In each of them the job's core idles, and a notebook job waited abou
 
 - Once the kernel has answered ``kernel_info``, the client reads IOPub until it has been
   silent for 0.2 s (``KernelClient.wait_for_ready``). :class:`ReadyClient` stops at the
-  kernel's ``idle`` status for that request instead. ipykernel publishes it after the reply, so
+  kernel's ``idle`` status for its request instead (for one of its requests, when it asked
+  more than once). ipykernel publishes it after the reply, so
   IOPub is connected and every message the kernel sent before it has been read.
 - At shutdown the manager polls every 0.1 s for the kernel's process to exit. :class:`Manager`
   polls every 0.01 s, with the same time limits before SIGTERM and SIGKILL.
@@ -55,8 +56,14 @@ class ReadyClient(AsyncKernelClient):
     """An ``AsyncKernelClient`` whose :meth:`wait_for_ready` ends at the kernel's ``idle``."""
 
     async def wait_for_ready(self, timeout: float | None = None) -> None:
-        """Wait until the kernel answers ``kernel_info`` on the shell channel and its ``idle``
-        status for that request arrives on IOPub (then IOPub is connected).
+        """Wait until the kernel answers ``kernel_info`` on the shell channel and the ``idle``
+        status of one of these requests arrives on IOPub (then IOPub is connected).
+
+        A request is sent each time the shell channel stays silent for a second or IOPub for
+        :data:`IOPUB_WAIT`, and the kernel answers every one of them in turn: a reply to any of
+        them counts. (Counting only the last request's reply never caught up once a reply came
+        late: each new request read the reply to the one before it, until the timeout, which a
+        loaded machine hit on 2026-11-27.)
 
         Parameters
         ----------
@@ -69,8 +76,9 @@ class ReadyClient(AsyncKernelClient):
             If the kernel dies or does not answer in time (as jupyter_client's method).
         """
         deadline = time.monotonic() + (math.inf if timeout is None else timeout)
+        sent: set[str] = set()
         while True:
-            request = self.kernel_info()
+            sent.add(self.kernel_info())
             try:
                 reply = await self.shell_channel.get_msg(timeout=1)
             except Empty:
@@ -78,8 +86,8 @@ class ReadyClient(AsyncKernelClient):
             if (
                 reply is not None
                 and reply["msg_type"] == "kernel_info_reply"
-                and reply["parent_header"].get("msg_id") == request
-                and await self._idle_after(request)
+                and reply["parent_header"].get("msg_id") in sent
+                and await self._idle_after(sent)
             ):
                 self._handle_kernel_info_reply(reply)
                 return
@@ -88,9 +96,9 @@ class ReadyClient(AsyncKernelClient):
             if time.monotonic() > deadline:
                 raise RuntimeError(f"Kernel didn't respond in {timeout:g} seconds")
 
-    async def _idle_after(self, request: str) -> bool:
-        """Read IOPub up to the kernel's ``idle`` status for ``request``; False if IOPub stays
-        silent for :data:`IOPUB_WAIT` seconds first (not connected yet: ask again)."""
+    async def _idle_after(self, requests: set[str]) -> bool:
+        """Read IOPub up to the kernel's ``idle`` status for one of ``requests``; False if IOPub
+        stays silent for :data:`IOPUB_WAIT` seconds first (not connected yet: ask again)."""
         while True:
             try:
                 msg = await self.iopub_channel.get_msg(timeout=IOPUB_WAIT)
@@ -98,7 +106,7 @@ class ReadyClient(AsyncKernelClient):
                 return False
             if (
                 msg["msg_type"] == "status"
-                and msg["parent_header"].get("msg_id") == request
+                and msg["parent_header"].get("msg_id") in requests
                 and msg["content"].get("execution_state") == "idle"
             ):
                 return True
