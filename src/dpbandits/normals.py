@@ -4,15 +4,16 @@
 same order, and leaves ``rng`` in the same state: the seeds stay the one source of every number,
 and the canonical run does not move. For an array of at least :data:`MIN_COMPILED` entries it
 fills the array in a compiled loop with numba's implementation of ``Generator.standard_normal``,
-which is NumPy's (the same 256-level ziggurat, the same calls to the generator's own bit
-generator, the same arithmetic, ``log1p`` and ``exp`` from the same C library); smaller draws go
-to NumPy, whose call is cheaper than numba's hand-over of the generator.
+which is a port of NumPy's C code (the same 256-level ziggurat, the same calls to the
+generator's own bit generator, the same arithmetic); smaller draws go to NumPy, whose call is
+cheaper than numba's hand-over of the generator.
 
 Measured on the build machine (2026-11-27, docs/performance.md): 10.1 ns per normal against
 NumPy's 11.8 ns (PCG64, a warm buffer of 10^6), a hand-over of about 12 µs per call, so the two
-break even near 8000 draws; six long simulation jobs took 8 % less time. The equality with NumPy
-is checked by ``tests/test_normals.py`` on every bit generator NumPy offers and on enough draws
-to pass through the ziggurat's rare branches (the wedges and the tail).
+break even near 8000 draws; six of the longest simulation jobs took 8 % less time. The equality
+with NumPy (every number and the generator's state after) is checked by
+``tests/test_normals.py`` on every bit generator NumPy offers and on enough draws to pass through
+the ziggurat's rare branches (the wedges and the tail).
 
 Unlike NumPy's call, the compiled loop does not take the bit generator's lock: a generator must
 not be shared between threads while it draws (the pipeline's jobs are single-threaded).
