@@ -2,7 +2,8 @@
 #   make reproduce   set up .venv, build every figure and table (snakemake --cores all) and
 #                    compare them with the canonical run (make verify)
 #   make test        set up .venv and run the test suite
-# Also: make quick (same DAG, small), make report (one HTML report of every output),
+# Also: make quick (same DAG, small), make pages (check a build's pages in headless Chromium,
+#       with screenshots; ROOT=results/quick for the quick build), make report (one HTML report of every output),
 #       make test-e2e (quick builds of whole papers, ~3 min), make slurm-test (the whole quick
 #       DAG on a single-node SLURM cluster set up on this machine, ~35 min), make bench,
 #       make lint, make mutation (mutation testing, on demand), make clean.
@@ -36,9 +37,22 @@ lock: $(STAMP)
 	$(BIN)/uv pip compile pyproject.toml --extra dev --generate-hashes --no-annotate \
 		--python $(BIN)/python --custom-compile-command "make lock" -o $(LOCK)
 
-.PHONY: install lock reproduce verify quick report test test-e2e slurm-test bench lint mutation clean
+.PHONY: install browser pages lock reproduce verify quick report test test-e2e slurm-test bench lint mutation clean
 
 install: $(STAMP)
+
+# Debian's Chromium, for the page tests (headless, offline): installed once per machine (root).
+CHROMIUM := /usr/bin/chromium
+browser: $(CHROMIUM)
+$(CHROMIUM):
+	apt-get update -qq
+	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends chromium
+
+# Every HTML page of a build checked in the browser (markup shown as text, links, network
+# requests, claim statuses against the scoreboard); screenshots in $(ROOT)/screenshots/.
+ROOT ?= results
+pages: $(STAMP) browser
+	$(BIN)/dpb pages $(ROOT)
 
 # Builds everything, then compares it with the committed canonical run (make verify).
 reproduce: $(STAMP)
@@ -57,18 +71,18 @@ quick: $(STAMP)
 # Builds what is missing, then Snakemake's report of every output marked with report().
 report: $(STAMP)
 	$(BIN)/snakemake --cores all
-	$(BIN)/snakemake --report results/report.html
+	$(BIN)/snakemake --report results/report.html --report-metadata workflow/report/metadata.yaml
 
 # On every core, at most 8 (pytest-xdist; tests are handed out one at a time, idle workers take
 # waiting ones; each pipeline test runs Snakemake on 2 cores). One file alone:
 # .venv/bin/python -m pytest tests/test_cpu.py
 PYTEST_PARALLEL := -n auto --maxprocesses 8 --dist worksteal
-test: $(STAMP)
+test: $(STAMP) browser
 	$(BIN)/python -m pytest $(PYTEST_PARALLEL)
 
 # The end-to-end checks (marker e2e: quick builds of whole papers, the warm-up from an empty
 # numba cache), left out of `make test`.
-test-e2e: $(STAMP)
+test-e2e: $(STAMP) browser
 	$(BIN)/python -m pytest -m e2e $(PYTEST_PARALLEL)
 
 # The whole quick DAG on a single-node SLURM cluster set up on this machine (root; Debian

@@ -7,7 +7,7 @@ target. Configuration: config/config.yaml and config/experiments/*.yaml (see REA
 import gc
 import time
 
-from snakemake.utils import min_version, validate
+from snakemake.utils import min_version
 
 from dpbandits.report_captions import workflow_description
 from dpbandits import rate_limit, worker
@@ -29,12 +29,9 @@ configfile: "config/config.yaml"
 report: workflow_description("workflow/report/workflow.rst")
 
 
+# common.smk validates every config file (config/config.yaml and --config included) against its
+# schema and prints a refusal as its own message, before any job (config/README.md)
 include: "workflow/rules/common.smk"
-
-
-validate(config, "workflow/schemas/config.schema.yaml")
-
-
 include: "workflow/rules/simulate.smk"
 include: "workflow/rules/figures.smk"
 include: "workflow/rules/papers.smk"
@@ -42,6 +39,7 @@ include: "workflow/rules/audit.smk"
 include: "workflow/rules/studies.smk"
 include: "workflow/rules/privacy.smk"
 include: "workflow/rules/arena.smk"
+include: "workflow/rules/front.smk"
 
 
 _STARTED = time.time()
@@ -67,11 +65,21 @@ onerror:
 onsuccess:
     worker.stop(_WORKER.pop() if _WORKER else None)
     # what this run wrote and where (dpbandits.run_summary), and the command of the HTML report
+    meta = "--report-metadata workflow/report/metadata.yaml"
     if config["scale"] == "paper":
-        command = f"snakemake --report {RESULTS}/report.html  (or make report)"
+        command = (
+            f"snakemake --report {RESULTS}/report.html {meta}  (or make report)"
+        )
     else:
-        command = f"snakemake --report {RESULTS}/report.html --config scale={config['scale']}"
-    print(build_summary(RESULTS, _STARTED, report=command))
+        command = f"snakemake --report {RESULTS}/report.html {meta} --config scale={config['scale']}"
+    # the report lists every marked file: hint at it only when the whole DAG is there
+    whole = all(os.path.exists(f) for f in rules.all.input)
+    quick = config["scale"] == "quick"
+    print(
+        build_summary(
+            RESULTS, _STARTED, report=command if whole else None, quick=quick
+        )
+    )
 
 
 rule all:
@@ -83,6 +91,7 @@ rule all:
         rules.privacy.input,
         [f for name in EXPERIMENTS for f in paper_table_outputs(name).values()],
         arena_outputs().values() if ARENA else [],
+        FRONT_PAGE,
 
 
 # the rules and configuration built above, kept until the process exits (see the top)

@@ -52,28 +52,30 @@ def test_rst_text_escapes_every_ascii_punctuation_mark():
     assert rst_text("é ± ≥ 3") == "é ± ≥ 3"  # not markup in reStructuredText
 
 
-def test_notebook_pages_are_sanitised_and_keep_badges(tmp_path):
+def test_notebook_pages_escape_configuration_text_and_keep_their_own_markup(tmp_path):
+    """Text from the configuration is escaped where a notebook inserts it (md_text in Markdown,
+    html_text in HTML); the page's own markup (headings, badges) stays markup, and the page
+    loads no script at all (no CDN)."""
+    hostile = "caption <script>alert(1)</script> [x](javascript:alert(2)) <p onclick='a()'>"
     nb = nbformat.v4.new_notebook()
     cell = nbformat.v4.new_code_cell("display(...)")
     cell.outputs = [
+        nbformat.v4.new_output("display_data", {"text/markdown": md_text(hostile)}),
         nbformat.v4.new_output(
             "display_data",
-            {
-                "text/markdown": "caption <script>alert(1)</script> [x](javascript:alert(2))",
-                "text/html": f"<p onclick='alert(3)'>t</p>{badge('consistent')}"
-                "<script>alert(4)</script>",
-            },
-        )
+            {"text/html": f"<p>{html_text(hostile)}</p>{badge('consistent')}"},
+        ),
     ]
-    nb.cells = [nbformat.v4.new_markdown_cell("# Page <script>alert(5)</script>"), cell]
+    nb.cells = [nbformat.v4.new_markdown_cell("# Page of one paper"), cell]
     path = tmp_path / "page.ipynb"
     nbformat.write(nb, path)
     page = render_html(path, tmp_path / "page.html")
     body = page[page.index("<body") :]
-    assert "<script>alert" not in body  # the page's own scripts (MathJax, require) stay
+    assert "<script" not in page  # no hostile script, and no script of the page's own
     assert not re.search(r"<[^>]*\son[a-z]+=", body)  # no event handler in any tag
     assert not re.search(r"<a [^>]*href=.javascript:", body)
-    assert "&lt;script&gt;alert(4)" in body  # the hostile text is shown, as text
+    assert body.count("&lt;script&gt;alert(1)") == 2  # the hostile text is shown, as text
+    assert re.search(r"<h1[^>]*>Page of one paper", body)  # the page's own heading renders
     assert 'class="badge badge-consistent"' in body  # badges survive as classes
     assert ".badge.badge-consistent{background:#1a7f37}" in page  # and are styled
 

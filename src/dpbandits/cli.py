@@ -627,6 +627,11 @@ def main(argv: list[str] | None = None) -> int:
     )
     sub = parser.add_subparsers(dest="command", required=True)
     sub.add_parser("warmup", help="compile and cache the numba kernels")
+    pg = sub.add_parser(
+        "pages",
+        help="check a build's HTML pages in headless Chromium (offline) and keep screenshots",
+    )
+    pg.add_argument("root", type=Path, nargs="?", default=Path("results"))
     b = sub.add_parser("bench", help="time one Figure 1 panel (engine) and the reference loop")
     b.add_argument("--trials", type=int, default=50)
     b.add_argument("--T", type=int, default=20000)
@@ -662,6 +667,13 @@ def main(argv: list[str] | None = None) -> int:
     if args.command == "warmup":
         warmup()
         return 0
+    if args.command == "pages":
+        from dpbandits.page_check import check_build
+
+        found = check_build(args.root)
+        print("\n".join(found) if found else f"every page under {args.root}/ reads: no problem")
+        print(f"screenshots: {args.root}/screenshots/")
+        return 1 if found else 0
     warmup()  # once, so that no workload times numba's compilation
     loop_start = machine_loop_seconds()
     chosen = [workloads[args.only]] if args.only else list(workloads.values())

@@ -35,30 +35,33 @@ _BASE = ("__init__.py", "cpu.py")
 _SIM = (
     *_BASE, "engine", "envs", "learners", "mechanisms", "policies", "design.py", "seeds.py",
     "config.py", "pipeline.py", "io.py", "result_columns.py", "sizes.py", "joblog.py", "normals.py",
+    "settings_params.py",
     "papers/__init__.py", "papers/study.py", "papers/op24/__init__.py", "papers/op24/plan.py",
     "papers/op24/runs.py", "papers/plasso/__init__.py", "papers/plasso/plan.py",
     "papers/plasso/runs.py",
 )  # fmt: skip
-_PAGES = (*_BASE, "notebooks.py", "textsafe.py", "plotting.py", "io.py", "report_captions.py")
+_PAGES = (*_BASE, "notebooks.py", "pages.py", "textsafe.py", "plotting.py", "io.py",
+          "report_captions.py")
 
 #: Library code per kind of job (paths relative to the package; a directory means every
 #: ``*.py`` under it).
 CODE = {
     "simulation": _SIM,
     "figures": (*_PAGES, "regret_stats.py", "config.py"),
-    "tables": (*_BASE, "tables.py", "regret_stats.py", "claims.py", "config.py", "io.py", "audit"),
+    "tables": (*_BASE, "tables.py", "regret_stats.py", "claims.py", "config.py", "io.py", "audit",
+               "pages.py"),
     "audit": (
         *_PAGES, "audit", "claims.py", "bound_claims.py", "config.py", "pipeline.py", "envs",
-        "run_summary.py", "regret_stats.py",
+        "run_summary.py", "regret_stats.py", "front_page.py",
         # the findings on paper 000's page and what they compute with
         "papers/olucb", "policies", "privacy", "normals.py",
     ),
     "privacy": (*_BASE, "privacy", "mechanisms", "policies", "audit", "config.py",
                 "papers/study.py", "papers/op24/plan.py", "papers/plasso/plan.py", "textsafe.py",
-                "normals.py"),
+                "pages.py", "normals.py"),
     "arena": (*_BASE, "arena", "audit/ordering.py", "audit/privacy.py", "privacy", "mechanisms",
               "policies", "envs", "pipeline.py", "config.py", "io.py", "plotting.py", "textsafe.py",
-              "tables.py", "normals.py"),
+              "pages.py", "tables.py", "normals.py"),
 }  # fmt: skip
 
 

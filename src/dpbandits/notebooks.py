@@ -116,10 +116,28 @@ def execute(notebook: str | Path, output: str | Path, parameters: dict) -> None:
 PARAMETER_TAGS = ("parameters", "injected-parameters")
 
 
+#: The pages' template: nbconvert's ``lab`` page without the scripts it loads from a CDN
+#: (require.js, MathJax, Mermaid), so that a page makes no network request (the pipeline's pages
+#: hold no widgets, TeX or diagrams), and with the page's banner (:func:`render_html`) first in
+#: its body.
+PAGE_TEMPLATE = """{%- extends 'index.html.j2' -%}
+{%- block html_head_js -%}{%- endblock html_head_js -%}
+{%- block html_head_js_mathjax -%}{%- endblock html_head_js_mathjax -%}
+{%- block html_head_js_mermaidjs -%}{%- endblock html_head_js_mermaidjs -%}
+{%- block body_header -%}{{ super() }}{{ resources.get('dpb_banner', '') }}{%- endblock -%}
+"""
+
+
 @functools.cache
 def _exporter():
     """The pages' HTML exporter, made once per process: its compiled Jinja templates are kept
-    between pages (an exporter renders any number of notebooks, as ``jupyter nbconvert`` does)."""
+    between pages (an exporter renders any number of notebooks, as ``jupyter nbconvert`` does).
+
+    The page is not sanitised as a whole: the project's own markup (headings, tables, badges)
+    stays markup, and text from the configuration is escaped where a notebook inserts it
+    (:mod:`dpbandits.textsafe`; the pandas tables escape their cells).
+    """
+    from jinja2 import DictLoader
     from nbconvert import HTMLExporter
     from traitlets.config import Config
 
@@ -129,8 +147,12 @@ def _exporter():
     config.HTMLExporter.exclude_input = True
     config.HTMLExporter.exclude_input_prompt = True
     config.HTMLExporter.exclude_output_prompt = True
-    config.HTMLExporter.sanitize_html = True
-    return HTMLExporter(config=config)
+    config.HTMLExporter.sanitize_html = False
+    config.HTMLExporter.template_name = "lab"
+    config.HTMLExporter.template_file = "dpbandits_page.html.j2"
+    return HTMLExporter(
+        config=config, extra_loaders=[DictLoader({"dpbandits_page.html.j2": PAGE_TEMPLATE})]
+    )
 
 
 def warm_up_html() -> None:
@@ -150,19 +172,20 @@ def warm_up_html() -> None:
     _exporter().from_notebook_node(nb)
 
 
-def render_html(ipynb: str | Path, html: str | Path) -> str:
+def render_html(ipynb: str | Path, html: str | Path, banner: str = "") -> str:
     """Export the executed notebook ``ipynb`` to ``html`` as a report; return the page.
 
     The page keeps the markdown cells and the outputs, without the code cells' inputs and their
     In/Out prompts, and drops the cells tagged :data:`PARAMETER_TAGS` (input and output); the
     executed ``.ipynb`` keeps everything. The same notebook gives the same page (nbconvert adds no
-    timestamp). Pages are sanitised (nbconvert's ``sanitize_html``: no scripts, event handlers,
-    inline styles or unsafe links in Markdown or HTML outputs, whatever text from the
-    configuration they show); the verdict badges' style is added to the page's head.
+    timestamp). The page is self-contained (:data:`PAGE_TEMPLATE`: no script from the network;
+    figures are embedded). ``banner`` (HTML, e.g. :func:`dpbandits.pages.scale_banner`) opens the
+    body; the verdict badges' and the banner's style are added to the page's head.
     """
-    body, _ = _exporter().from_filename(str(ipynb))
     from dpbandits.audit.badges import BADGE_CSS
+    from dpbandits.pages import PAGE_CSS
 
-    body = body.replace("</head>", f"<style>{BADGE_CSS}</style>\n</head>", 1)
+    body, _ = _exporter().from_filename(str(ipynb), resources={"dpb_banner": banner})
+    body = body.replace("</head>", f"<style>{BADGE_CSS}{PAGE_CSS}</style>\n</head>", 1)
     Path(html).write_text(body, encoding="utf-8")
     return body

@@ -81,8 +81,9 @@ def _label(value) -> str:
 
 
 def figure_entries(fig, paper: str) -> dict[str, Entry]:
-    """Entries of the PNG images one figure notebook writes (the combined figure per metric and
-    every single panel), keyed like :func:`figure_outputs` in ``workflow/rules/common.smk``.
+    """Entries of the combined PNG image per metric that one figure notebook writes (with every
+    panel's caption), keyed like :func:`figure_outputs` in ``workflow/rules/common.smk``. The
+    single panels' images stay out of the report (the combined figure shows them).
 
     Parameters
     ----------
@@ -101,17 +102,14 @@ def figure_entries(fig, paper: str) -> dict[str, Entry]:
     for metric in fig.metrics:
         combined, panels = fig.names(metric)
         letters = ", ".join(f"({p.letter})" for p in fig.panels)
+        each = " ".join(p.caption for p in fig.panels if p.caption)  # "(a) epsilon = ..."
         out[f"{combined}_png"] = Entry(
-            f"{paper}. {fig.title}: panels {letters}, {METRICS.get(metric, metric)}. {fig.caption}",
+            f"{paper}. {fig.title}: panels {letters}, {METRICS.get(metric, metric)}. "
+            f"{each + ' ' if each else ''}{fig.caption}",
             {**base, "panel": "all", "metric": metric},
         )
-        if fig.panel_images(metric):
-            for spec, name in zip(fig.panels, panels, strict=True):
-                out[f"{name}_png"] = Entry(
-                    f"{paper}. {fig.title}, panel ({spec.letter}), "
-                    f"{METRICS.get(metric, metric)}: {spec.caption} {fig.caption}",
-                    {**base, "panel": spec.letter, "metric": metric},
-                )
+        # the single panels stay out of the report (the combined figure shows them; the files
+        # are in results/figures/): the report stays small enough to open
     return {
         key: Entry(e.caption, {n: _label(v) for n, v in e.labels.items()}) for key, e in out.items()
     }

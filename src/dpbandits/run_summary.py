@@ -9,9 +9,11 @@ from pathlib import Path
 
 #: Pages to open first, relative to the results root, with what they are.
 ENTRY_POINTS = (
+    ("index.html", "front page: every paper's figures, claims and pages, privacy, the arena"),
     ("audit/scoreboard.md", "scoreboard: one status per claim of every paper, with the reason"),
     ("audit/report.html", "claim audit: verdicts of every paper, links to each paper's page"),
     ("audit/privacy.html", "privacy audit: delivered vs nominal epsilon, empirical bounds"),
+    ("arena/arena.html", "arena: every private linear bandit on shared instances"),
     ("full/audit/privacy.html", "privacy audit, full tier"),
     ("figures", "every figure (PDF and PNG)"),
     ("tables", "every table (CSV, Markdown, LaTeX)"),
@@ -32,7 +34,9 @@ def built_files(root: str | Path, since: float) -> list[Path]:
     return out
 
 
-def build_summary(root: str | Path, since: float, report: str = "make report") -> str:
+def build_summary(
+    root: str | Path, since: float, report: str | None = "make report", quick: bool = False
+) -> str:
     """A few lines saying what this run wrote under ``root`` (per top folder: how many files of
     which kinds) and which pages to open.
 
@@ -42,8 +46,11 @@ def build_summary(root: str | Path, since: float, report: str = "make report") -
         The results root of the run (``results`` or ``results/quick``).
     since : float
         When the run started (files modified since then count as built).
-    report : str
-        The command that builds the single HTML report.
+    report : str or None
+        The command that builds the single HTML report; None leaves the hint out (a run that
+        did not build the whole DAG: the report needs every file it lists).
+    quick : bool
+        A quick build: the scoreboard's counts are marked as a smoke test.
     """
     root = Path(root)
     files = built_files(root, since) if root.exists() else []
@@ -65,8 +72,12 @@ def build_summary(root: str | Path, since: float, report: str = "make report") -
         lines.append("Open:")
         width = max(len(str(root / p)) for p, _ in present)
         lines.extend(f"  {str(root / p):<{width}}  {what}" for p, what in present)
-    lines.extend(scoreboard_lines(root / "audit" / "scoreboard.csv"))
-    lines.append(f"One HTML report of every figure, table and audit page: {report}")
+    board = scoreboard_lines(root / "audit" / "scoreboard.csv")
+    if board and quick:
+        board[0] = "Scoreboard of a QUICK build (a 5-trial smoke test, not findings):"
+    lines.extend(board)
+    if report:
+        lines.append(f"One HTML report of every figure, table and audit page: {report}")
     return "\n".join(lines)
 
 

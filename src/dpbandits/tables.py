@@ -39,11 +39,20 @@ def write_table(
     df: pd.DataFrame, csv: str | Path, md: str | Path | None = None, title: str = "", note: str = ""
 ) -> None:
     """Write a table as CSV (full precision) and optionally Markdown (rounded, ending with the
-    provenance line of :func:`dpbandits.provenance.one_line`)."""
+    provenance line of :func:`dpbandits.provenance.one_line`).
+
+    A Markdown table of the quick build (under ``results/quick``,
+    :func:`dpbandits.pages.quick_path`) says so: its title ends in ``[QUICK]`` and the smoke-test
+    note opens it.
+    """
+    from dpbandits.pages import QUICK_NOTE, quick_path
     from dpbandits.provenance import one_line
 
     df.to_csv(csv, index=False)
     if md is not None:
+        if quick_path(md):
+            title = f"{title} [QUICK]" if title else "[QUICK]"
+            note = f"**{QUICK_NOTE}**" + (f"\n\n{note}" if note else "")
         text = (f"# {title}\n\n" if title else "") + (f"{note}\n\n" if note else "")
         text += df.to_markdown(index=False, floatfmt=".4g") + "\n"
         text += f"\nMade by {one_line()}.\n"

@@ -212,14 +212,18 @@ def test_report_overview_summary_and_index(tmp_path):
         "x.order": "PASS",
         "x.priv": "not audited",
     }
-    text = plain_summary(overview, rates, "r1")
-    assert "`x.rate`" in text and "finite-horizon" in text and "1 exceeds" in text
+    from dpbandits.audit.scoreboard import scoreboard
+
+    board = scoreboard([("x", overview)])
+    text = plain_summary(board, rates, "r1")
+    assert "`x.rate`" in text and "finite-horizon" in text and "1 contradicted" in text
     out = tmp_path / "report.html"
     write_index(
-        [{"experiment": "x", "title": "Paper X", "page": "x.html", "overview": overview}], str(out)
+        board, [{"name": "x", "title": "Paper X", "page": "x.html"}], str(out), str(tmp_path)
     )
     page = out.read_text()
-    assert 'href="x.html"' in page and "x.priv" in page and "consistent" in page
+    assert 'href="x.html"' in page and "x.priv" in page and "supported" in page
+    assert 'data-claim="x.rate" data-status="contradicted"' in page
 
 
 def test_overview_marks_a_comparison_whose_verdict_depends_on_the_configuration():

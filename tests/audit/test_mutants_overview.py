@@ -10,6 +10,7 @@ tables are written out by hand, with the columns the overview reads.
 import pandas as pd
 
 from dpbandits.audit.overview import claim_overview, plain_summary
+from dpbandits.audit.scoreboard import scoreboard
 
 
 def _claim(cid, check, **audit):
@@ -55,7 +56,7 @@ def test_the_plain_summary_reports_only_the_plain_T_fits_of_a_schedule():
     # are other exponents and stay out
     rates = _rates()
     ov = claim_overview([RATE_CLAIM], rates, _orderings([]), "main")
-    lines = plain_summary(ov, rates, "main").splitlines()
+    lines = plain_summary(scoreboard([("p", ov)]), rates, "main").splitlines()
     assert "- Schedule `p`: fitted T-exponents 0.52 to 0.58 across epsilon (claimed 0.5)." in lines
     assert sum(line.startswith("- Schedule") for line in lines) == 1
 

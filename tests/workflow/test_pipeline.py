@@ -52,7 +52,9 @@ def snakemake(workdir: Path, *args: str, check: bool = True) -> subprocess.Compl
 def project(tmp_path_factory) -> Path:
     """A copy of the workflow files (the package itself is installed)."""
     dst = tmp_path_factory.mktemp("project")
-    for name in ("Snakefile", "workflow", "config", "notebooks", "environment.yml"):
+    # (docs and README: the pages link to them)
+    for name in ("Snakefile", "workflow", "config", "notebooks", "environment.yml", "docs",
+                 "README.md"):  # fmt: skip
         src = ROOT / name
         (shutil.copytree if src.is_dir() else shutil.copy)(src, dst / name)
     return dst
@@ -170,8 +172,9 @@ def test_quick_build_of_a_figure_1_panel_through_papermill(project):
     html = report.read_text()
     assert "Paper 003 (cz22)" in html and "Seeded, vectorised reproductions" in html
     assert "Made by dpbandits" in html and "numpy" in html  # the front page's provenance
-    assert "panel (b), cumulative realized regret: (b) epsilon = 1" in html
-    assert html.count('"figure": "cz22_fig1", "configuration": "r1"') == 5  # 3 panels, 2 combined
+    assert "panels (a), (b), (c), cumulative realized regret. (a) epsilon = 0.2" in html
+    # the combined figure of each metric; the single panels stay out of the report
+    assert html.count('"figure": "cz22_fig1", "configuration": "r1"') == 2
 
 
 @pytest.mark.e2e
@@ -303,12 +306,25 @@ def test_a_configuration_that_repeats_the_primary_copies_its_results(project):
 
 @pytest.mark.e2e
 def test_quick_audit_builds_the_report(project):
-    snakemake(project, "--cores", "2", "audit", "--config", "scale=quick")
+    """The whole quick DAG (the default target): the audit's tables and pages, and every page
+    of the build read in headless Chromium offline (dpbandits.page_check)."""
+    built = snakemake(project, "--cores", "2", "--config", "scale=quick")
     res = project / "results/quick/audit"
     # the configuration's keys in another order (warm_worker set first) rerun nothing: the
     # privacy job's configuration parameter is written with sorted keys
-    again = snakemake(project, "-n", "audit", "--config", "warm_worker=true", "scale=quick")
+    again = snakemake(project, "-n", "--config", "warm_worker=true", "scale=quick")
     assert "Nothing to be done" in again.stdout + again.stderr, again.stdout
+    # the pages: no markup shown as text, no network request, every link resolving, every
+    # claim's status the scoreboard's; the run's summary names the front page first
+    from dpbandits.page_check import MAIN_PAGES, check_build
+
+    assert check_build(project / "results/quick") == []
+    for rel in MAIN_PAGES:
+        shot = project / "results/quick/screenshots" / (rel.replace("/", "_")[:-5] + ".png")
+        assert shot.read_bytes()[:4] == b"\x89PNG"
+    summary = built.stdout + built.stderr
+    assert summary.split("Open:")[1].split()[0].endswith("results/quick/index.html")
+    assert "QUICK" in (project / "results/quick/index.html").read_text()
 
     rates = pd.read_csv(res / "rates.csv")
     summary = rates[rates["schedule"] == "all"].set_index("claim_id")["verdict"]
@@ -435,6 +451,10 @@ def test_editing_one_number_reruns_only_what_depends_on_it(project, tmp_path):
     out = snakemake(edit, "-n", "cz22_fig1", "--config", "scale=quick").stdout
     sims = re.findall(r"rule (simulate_\w+):", out)
     assert sims == ["simulate_cz22_fig1c_r1"]
+    # the reason names the setting that changed, not every setting of every cell
+    reason = next(line for line in out.splitlines() if "Params have changed" in line)
+    assert "cz22/cz22_fig1c/r1/LinUCB: epsilon = 8.0" in reason, reason
+    assert "epsilon = 10.0" in reason and "trials" not in reason, reason
     assert "rule cz22_fig1:" in out or "localrule cz22_fig1:" in out
     # every setting the figure's page and images depend on is a tracked param of its rule
     # (issue 20): an edit reruns the figure and nothing upstream of it

@@ -36,8 +36,9 @@ if ARENA:
                 mem_mb=job_mem_mb(_cells),  # from its size (dpbandits.sizes)
                 runtime=30,
             params:
+                **settings_params("cell", [c.as_dict() for c in _cells], _cells),
                 code=code_fingerprint("simulation"),  # reruns when the library code changes
-                cells=[c.as_dict() for c in _cells],
+                # one parameter per setting: a rerun's reason names the settings that changed
             script:
                 "../scripts/simulate.py"
 
@@ -119,6 +120,14 @@ if ARENA:
             root_seed=config["root_seed"],
             calibrations_built=sorted(EXPERIMENTS),
             expected=expected_settings(ARENA.cells),
+            links={
+                "Front page": os.path.relpath(
+                    FRONT_PAGE, os.path.dirname(arena_outputs()["page"])
+                ),
+                "How to read the arena (docs/arena.md)": os.path.relpath(
+                    "docs/arena.md", os.path.dirname(arena_outputs()["page"])
+                ),
+            },
         script:
             "../scripts/arena_results.py"
 

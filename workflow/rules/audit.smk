@@ -118,37 +118,13 @@ for _name, _exp in EXPERIMENTS.items():
             communication=list(communication_outputs(_name).values()),
             privacy_delivered=PRIVACY_FILES["delivered_csv"],
             privacy_empirical=PRIVACY_FILES["empirical_csv"],
+            status=status_file(_name),
+        # the page and its rate figures stay out of Snakemake's report (several MB each, which
+        # made the report too large to open): the front page links them
         output:
-            **reported(
-                {
-                    **audit_plots(_name),
-                    "ipynb": audit_outputs(_name)["ipynb"],
-                    "html": audit_outputs(_name)["page"],
-                },
-                _name,
-                "Audit",
-                entries(
-                    paper_title(_name),
-                    {
-                        "html": (
-                            f"{_name}.html",
-                            "Audit page: verdict of every claim (rates, orderings, "
-                            "communication), the fits, the calibrations used and the "
-                            "findings beyond the verdicts.",
-                        ),
-                        **{
-                            f"{c['id']}_png": (
-                                c["id"],
-                                f"Rate claim {c['id']} ({c.get('source', '')}, "
-                                f"{c.get('algorithm', '')}: {c.get('bound', '')}): the sweep's regret against T (and epsilon) "
-                                "on log-log axes with the fitted and the claimed slopes.",
-                            )
-                            for c in CLAIMS[_name]
-                            if f"{c['id']}_png" in audit_plots(_name)
-                        },
-                    },
-                ),
-            ),
+            **audit_plots(_name),
+            ipynb=audit_outputs(_name)["ipynb"],
+            html=audit_outputs(_name)["page"],
         log:
             f"{LOGS}/audit/{_name}.log",
         benchmark:
@@ -182,6 +158,9 @@ for _name, _exp in EXPERIMENTS.items():
                 "calibration_files": [cal.path for cal in _exp.calibrations],
                 "privacy_delivered_csv": PRIVACY_FILES["delivered_csv"],
                 "privacy_empirical_csv": PRIVACY_FILES["empirical_csv"],
+                "status_csv": status_file(_name),
+                "results_root": RESULTS,
+                "scale": config["scale"],
                 "communication": {
                     k: v
                     for k, v in communication_outputs(_name).items()
@@ -204,6 +183,43 @@ for _name, _exp in EXPERIMENTS.items():
             "../scripts/render_notebook.py"
 
 
+# Every claim's status, decided once per paper: the pages, the report and scoreboard.csv read it.
+for _name in [*EXPERIMENTS, *STUDY_PLANS]:
+
+    rule:
+        name:
+            f"audit_{_name}_status"
+        input:
+            **status_inputs(_name),
+        output:
+            csv=status_file(_name),
+        log:
+            f"{LOGS}/audit/{_name}_status.log",
+        benchmark:
+            f"{BENCH}/audit/{_name}_status.tsv"
+        conda:
+            CONDA_ENV
+        threads: 1
+        resources:
+            mem_mb=1024,
+            runtime=5,
+        params:
+            code=code_fingerprint("audit"),  # reruns when the library code changes
+            paper=_name,
+            bound_paper=_name in STUDY_PLANS,
+            primary=(
+                EXPERIMENTS[_name].data["primary"] if _name in EXPERIMENTS else None
+            ),
+            claims_schema=(
+                f"{SCHEMAS}/bound_claims.schema.yaml"
+                if _name in STUDY_PLANS
+                else f"{SCHEMAS}/claims.schema.yaml"
+            ),
+            evidence=claim_evidence(_name),
+        script:
+            "../scripts/audit_status.py"
+
+
 rule audit:
     input:
         [audit_outputs(name)["page"] for name in EXPERIMENTS],
@@ -212,8 +228,7 @@ rule audit:
         rates=[audit_outputs(name)["rates_csv"] for name in EXPERIMENTS],
         controls=[audit_outputs(name)["controls_csv"] for name in EXPERIMENTS],
         orderings=[table_outputs(name)["claims"] for name in EXPERIMENTS],
-        privacy_delivered=PRIVACY_FILES["delivered_csv"],
-        privacy_empirical=PRIVACY_FILES["empirical_csv"],
+        status=[status_file(name) for name in [*EXPERIMENTS, *STUDY_PLANS]],
     output:
         **reported(
             {
@@ -264,28 +279,15 @@ rule audit:
     params:
         code=code_fingerprint("audit"),  # reruns when the library code changes
         claims_schema=f"{SCHEMAS}/claims.schema.yaml",
-        experiments=[
-            {
-                "name": name,
-                "title": exp.data["title"],
-                "primary": exp.data["primary"],
-                "rates": audit_outputs(name)["rates_csv"],
-                "controls": audit_outputs(name)["controls_csv"],
-                "orderings": table_outputs(name)["claims"],
-                "claims": f"config/claims/{name}.yaml",
-                "page": f"{name}.html",
-            }
+        scale=config["scale"],
+        # per paper: its title and its page, relative to the report
+        papers=[
+            {"name": name, "title": exp.data["title"], "page": f"{name}.html"}
             for name, exp in EXPERIMENTS.items()
-        ],
-        bound_audits=study_pages(),
-        # registries whose privacy claims take the privacy audit's finding
-        privacy_registries=[
-            [name, f"config/claims/{name}.yaml", f"{SCHEMAS}/claims.schema.yaml"]
-            for name in EXPERIMENTS
         ]
         + [
-            [name, plan.claims, f"{SCHEMAS}/bound_claims.schema.yaml"]
-            for name, plan in STUDY_PLANS.items()
+            {"name": b["name"], "title": b["title"], "page": b["page"]}
+            for b in study_pages()
         ],
     script:
         "../scripts/audit_summary.py"

@@ -3,8 +3,7 @@
 
 import json
 import os
-
-from snakemake.exceptions import WorkflowError
+import sys
 
 from dpbandits.arena.spec import load_arena
 from dpbandits.bound_claims import load_bound_registry
@@ -14,7 +13,8 @@ from dpbandits.papers import study as study_layout
 from dpbandits.claims import check_claim_targets, load_registry
 from dpbandits.config import (
     ConfigError,
-    check_schema,
+    check_config,
+    config_refusal,
     job_mem_mb,
     load_experiment,
     load_yaml,
@@ -22,24 +22,40 @@ from dpbandits.config import (
     typed_overrides,
 )
 from dpbandits.report_captions import CATEGORIES, caption_file, entries, figure_entries
+from dpbandits.settings_params import flatten as flatten_settings
 
 SCHEMAS = "workflow/schemas"
 # The environment of every job (used with --sw-deployment-method conda; see README).
 CONDA_ENV = "../../environment.yml"
 
+
+def _shown(path):
+    """A config file's path as messages show it: relative to the working directory if inside."""
+    rel = os.path.relpath(path)
+    return path if rel.startswith("..") else rel
+
+
 try:
     # the config files as written: a repeated key or a syntax error is refused here
-    # (Snakemake's own loader keeps the last of two equal keys)
-    for _file in ["config/config.yaml", *workflow.configfiles]:
-        load_yaml(_file)
+    # (Snakemake's own loader keeps the last of two equal keys); each is a layer of `config`,
+    # so that a refusal names the file (and line), or --config, that set the bad key
+    _REPLACED = workflow.config_settings.replace_workflow_config
+    _CONFIG_FILES = [
+        *([] if _REPLACED else ["config/config.yaml"]),
+        *(_shown(str(_file)) for _file in workflow.config_settings.configfiles),
+    ]
+    _LAYERS = [(_file, load_yaml(_file)) for _file in _CONFIG_FILES]
+    _LAYERS.append(("--config", dict(workflow.config_settings.config)))
     typed_overrides(config, dict(workflow.config_settings.config))
     # the papers to build: every registered one unless `experiments` / `bound_audits` select
-    select_papers(config)
-    check_schema(
-        config,
-        f"{SCHEMAS}/config.schema.yaml",
-        "config/config.yaml (with --config overrides)",
-    )
+    try:
+        select_papers(config)
+    except ConfigError as exc:
+        # "config key experiments: ..." -> "<file>: experiments: ... (line <n>)"
+        _text = str(exc).removeprefix("config key ")
+        _key = "bound_audits" if _text.startswith("bound_audits") else "experiments"
+        raise ConfigError(config_refusal(_LAYERS, [_key], _text)) from None
+    check_config(config, f"{SCHEMAS}/config.schema.yaml", _LAYERS)
     EXPERIMENTS = {
         name: load_experiment(
             f"config/experiments/{name}.yaml",
@@ -84,7 +100,12 @@ try:
         else None
     )
 except ConfigError as exc:
-    raise WorkflowError(str(exc)) from None
+    # The message alone: it names the file (or --config), key, value and what is allowed.
+    # Raised, Snakemake would print it as "WorkflowError in file .../common.smk, line N" with a
+    # traceback line; SystemExit passes through Snakemake 9 as it is (exit status 1, no job
+    # run, nothing else printed).
+    print(exc, file=sys.stderr, flush=True)
+    sys.exit(1)
 
 # Generated files of a non-paper scale live under results/<scale>, logs/<scale>, benchmarks/<scale>.
 RESULTS = results_root(config["scale"])
@@ -358,6 +379,244 @@ def study_page_parameters(name):
     return study_layout.page_parameters(
         name, study(name), STUDY_PLANS[name], study_root(name)
     )
+
+
+def settings_params(prefix, items, cells):
+    """Rule parameters of ``items`` (cell settings, or None), one per setting, labelled with
+    ``cells``' stems (dpbandits.settings_params): a rerun's reason names what changed.
+    """
+    return flatten_settings(prefix, items, [c.stem for c in cells])
+
+
+def status_file(name):
+    """Paper ``name``'s rows of the scoreboard (every claim's status, decided once)."""
+    root = study_root(name) if name in STUDY_PLANS else RESULTS
+    return f"{root}/audit/{name}_status.csv"
+
+
+def status_inputs(name):
+    """What decides the statuses of paper ``name``'s claims: its registry, its verdicts (rate
+    fits and orderings, or a study's verdict table) and the privacy audit."""
+    out = {
+        "privacy_delivered": PRIVACY_FILES["delivered_csv"],
+        "privacy_empirical": PRIVACY_FILES["empirical_csv"],
+    }
+    if name in STUDY_PLANS:
+        out["claims"] = STUDY_PLANS[name].claims
+        out["verdicts"] = study_outputs(name)["claims_csv"]
+    else:
+        out["claims"] = f"config/claims/{name}.yaml"
+        out["rates"] = audit_outputs(name)["rates_csv"]
+        out["orderings"] = table_outputs(name)["claims"]
+    return out
+
+
+def panel_image(panel):
+    """The PNG that shows ``panel``: its own image, or its figure's combined image where the
+    panels are points of one plot (the first configuration that draws it)."""
+    for fig in FIGURES.values():
+        if any(p.id == panel for p in fig.panels):
+            own = panel in fig.image_names
+            return figure_image(panel if own else fig.image_names[0], "png")
+    return figure_image(panel, "png")
+
+
+def claim_evidence(name):
+    """Claim id -> the files that decide it, relative to the results folder: the rate fit's
+    plot, the figure panels and the ordering table, the communication audit, the privacy page
+    (privacy claims), a study's page."""
+    rel = lambda path: os.path.relpath(path, RESULTS)
+    out = {}
+    if name in STUDY_PLANS:
+        claims = load_bound_registry(
+            STUDY_PLANS[name].claims, f"{SCHEMAS}/bound_claims.schema.yaml"
+        )["claims"]
+        for c in claims:
+            out[c["id"]] = [rel(study_outputs(name)["page"])]
+    else:
+        claims = CLAIMS[name]
+        plots = audit_plots(name)
+        comm = communication_outputs(name)
+        comm_claims = set(
+            EXPERIMENTS[name].data.get("communication", {}).get("claims", {}).values()
+        )
+        for c in claims:
+            files = []
+            if f"{c['id']}_png" in plots:
+                files.append(rel(plots[f"{c['id']}_png"]))
+            for panel in c["audit"].get("panels", []):
+                image = panel_image(panel)
+                if rel(image) not in files:
+                    files.append(rel(image))
+            if c["audit"].get("panels"):
+                files.append(rel(table_outputs(name)["claims"]))
+            if c["id"] in comm_claims and comm:
+                files.append(rel(comm["summary_csv"]))
+            out[c["id"]] = files
+    for c in claims:
+        if c.get("kind") == "privacy" and c.get("audit", {}).get("privacy_audit"):
+            out[c["id"]] = [*out.get(c["id"], []), rel(PRIVACY_FILES["page"])]
+    return out
+
+
+#: The front door of a build: every paper's figures and claims, then privacy and the arena.
+FRONT_PAGE = f"{RESULTS}/index.html"
+
+
+def front_page_cards(name):
+    """The figure cards of figure paper ``name``: per figure, the image of the configuration
+    that matches the published figure (``published`` in its experiment file) and the others.
+    """
+    exp = EXPERIMENTS[name]
+    published = exp.data["published"]
+    configurations = exp.data["configurations"]
+    label = lambda conf: configurations.get(conf, {}).get("title", conf)
+    by_figure = {}
+    for fig in exp.figures:
+        by_figure.setdefault(fig.figure, []).append(fig)
+    cards = []
+    for figure, figs in by_figure.items():
+        order = sorted(
+            figs, key=lambda f: f.configuration != published["configuration"]
+        )
+        if order[0].configuration != published["configuration"]:
+            order = sorted(figs, key=lambda f: f.configuration != exp.data["primary"])
+        entries = [
+            {
+                "configuration": f.configuration,
+                "label": label(f.configuration),
+                "image": figure_image(f.image_names[0], "png"),
+                "notebook": figure_outputs(f)["html"],
+            }
+            for f in order
+        ]
+        main = order[0]
+        if main.configuration == published["configuration"]:
+            note = (
+                f"This configuration matches the published figure: {published['note']}"
+            )
+        else:
+            note = (
+                f"The configuration that matches the published figure "
+                f"({published['configuration']}) does not draw this figure; shown: the primary."
+            )
+        panels = {p.id for f in figs for p in f.panels} | {figure}
+        claims = [
+            c["id"] for c in CLAIMS[name] if panels & set(c["audit"].get("panels", []))
+        ]
+        cards.append(
+            {
+                "figure": figure,
+                "title": main.title,
+                "caption": " ".join(str(main.caption).split()),
+                "published_note": note,
+                "claims": claims,
+                "main": entries[0],
+                "others": entries[1:],
+            }
+        )
+    return cards
+
+
+def front_page_papers():
+    """Per paper (registry order) what the front page shows: title, audit page, docs, links
+    and the figure cards (a figure-less study: its audit figures)."""
+    out = []
+    for name, exp in EXPERIMENTS.items():
+        out.append(
+            {
+                "name": name,
+                "title": exp.data["title"],
+                "audit_page": audit_outputs(name)["page"],
+                "docs": f"docs/papers/{name}.md",
+                "links": {
+                    "final regret table": table_outputs(name)["final_md"],
+                    "ordering verdicts": table_outputs(name)["claims_md"],
+                    "rate fits": audit_outputs(name)["rates_md"],
+                    "simulated data (parquet)": f"{RESULTS}/sim/{name}",
+                },
+                "cards": front_page_cards(name),
+            }
+        )
+    for name, plan in STUDY_PLANS.items():
+        outs = study_outputs(name)
+        out.append(
+            {
+                "name": name,
+                "title": plan.title,
+                "audit_page": outs["page"],
+                "docs": f"docs/papers/{name}.md",
+                "links": {
+                    "claim verdicts": outs["claims_csv"],
+                    "simulated data (parquet)": f"{RESULTS}/sim/{name}",
+                },
+                "cards": [
+                    {
+                        "figure": f"{name}_{fig}",
+                        "title": f"{plan.title}: {fig}",
+                        "caption": " ".join(str(caption).split()),
+                        "published_note": "The paper has no figures: an audit figure of "
+                        "this project.",
+                        "claims": [],
+                        "main": {
+                            "configuration": plan.tier,
+                            "label": f"tier {plan.tier}",
+                            "image": outs[f"{fig}_png"],
+                            "notebook": outs["page"],
+                        },
+                        "others": [],
+                    }
+                    for fig, caption in study(name).figures.items()
+                ],
+            }
+        )
+    return out
+
+
+def front_page_sections():
+    """The sections after the papers: privacy, the arena, the claim report, the docs."""
+    out = [
+        {
+            "id": "privacy",
+            "title": "Privacy audit",
+            "text": "Delivered against nominal epsilon of every series of every figure, with "
+            "the empirical lower bounds.",
+            "links": {
+                "privacy page": PRIVACY_FILES["page"],
+                "privacy.csv": PRIVACY_FILES["delivered_csv"],
+            },
+        }
+    ]
+    if ARENA:
+        out.append(
+            {
+                "id": "arena",
+                "title": "Arena",
+                "text": "Every private linear bandit of the papers on shared instances at one "
+                "privacy target: leaderboard, frontier figures and the papers' pairwise claims.",
+                "links": {
+                    "arena page": arena_outputs()["page"],
+                    "leaderboard": arena_outputs()["leaderboard_md"],
+                    "docs/arena.md": "docs/arena.md",
+                },
+            }
+        )
+    out.append(
+        {
+            "id": "audit",
+            "title": "Claim audit and docs",
+            "text": "Every claim of every paper with its status, reason and evidence; how the "
+            "audit decides; how to run and extend the pipeline.",
+            "links": {
+                "claim report": SUMMARY_FILES["report"],
+                "scoreboard.csv": SUMMARY_FILES["scoreboard_csv"],
+                "docs/auditing.md": "docs/auditing.md",
+                "docs/running.md": "docs/running.md",
+                "README": "README.md",
+            },
+        }
+    )
+    return out
 
 
 def study_pages():

@@ -111,6 +111,7 @@ rule privacy_report:
         runtime=5,
     params:
         code=code_fingerprint("privacy"),  # reruns when the library code changes
+        front=os.path.relpath(FRONT_PAGE, os.path.dirname(PRIVACY_FILES["page"])),
     script:
         "../scripts/privacy_report.py"
 

@@ -33,9 +33,12 @@ for _name, _exp in EXPERIMENTS.items():
                 mem_mb=job_mem_mb(_cells),  # from its size (dpbandits.sizes)
                 runtime=30,
             params:
+                **settings_params("cell", [c.as_dict() for c in _cells], _cells),
+                **settings_params(
+                    "source", [s[0].as_dict() if s else None for s in _sources], _cells
+                ),
                 code=code_fingerprint("simulation"),  # reruns when the library code changes
-                cells=[c.as_dict() for c in _cells],
-                sources=[s[0].as_dict() if s else None for s in _sources],
+                # one parameter per setting: a rerun's reason names the settings that changed
             script:
                 "../scripts/simulate.py"
 
@@ -110,7 +113,12 @@ for _name, _exp in EXPERIMENTS.items():
                     mem_mb=job_mem_mb(_sweep.cells_of_entry(_sched)),
                     runtime=30,
                 params:
+                    **settings_params(
+                        "cell",
+                        [c.as_dict() for c in _sweep.cells_of_entry(_sched)],
+                        _sweep.cells_of_entry(_sched),
+                    ),
                     code=code_fingerprint("simulation"),  # reruns when the library code changes
-                    cells=[c.as_dict() for c in _sweep.cells_of_entry(_sched)],
+                    # one parameter per setting: a rerun's reason names the settings that changed
                 script:
                     "../scripts/simulate.py"

@@ -137,6 +137,7 @@ for _name, _plan in STUDY_PLANS.items():
             **_runs,
             notebook=f"notebooks/{_name}_audit.ipynb",
             tables=list(study_page_parameters(_name)["files"].values()),
+            status=status_file(_name),
         output:
             **reported(
                 {
@@ -153,10 +154,8 @@ for _name, _plan in STUDY_PLANS.items():
                 entries(
                     _plan.title,
                     {
-                        "html": (
-                            f"{_name}.html",
-                            f"{_study.page} (tier {_plan.tier})",
-                        ),
+                        # the page stays out of Snakemake's report (several MB; the front page
+                        # links it); its figures are in it
                         **{
                             f"{fig}_png": (f"{_name}_{fig}", caption)
                             for fig, caption in _study.figures.items()
@@ -178,7 +177,12 @@ for _name, _plan in STUDY_PLANS.items():
         params:
             code=code_fingerprint("audit"),  # reruns when the library code changes
             # a plain value: tracked by Snakemake, an edit reruns the page
-            parameters=study_page_parameters(_name),
+            parameters={
+                **study_page_parameters(_name),
+                "status_csv": status_file(_name),
+                "results_root": RESULTS,
+                "page_dir": os.path.dirname(_out["page"]),
+            },
         script:
             "../scripts/render_notebook.py"
 

@@ -67,6 +67,15 @@ with job_log(snakemake.log[0]) as log:
             getattr(out, f"{sid}_png"),
         )
         figures[sid] = getattr(out, f"{sid}_png")
-    write_page(arena, board, claims, rows, figures, out.page)
+    write_page(
+        arena,
+        board,
+        claims,
+        rows,
+        figures,
+        out.page,
+        scale=snakemake.params.scale,
+        links=dict(snakemake.params.links),
+    )
     for r in claims.itertuples():
         log.info("%s: %s (%d rows)", r.claim_id, r.status, r.rows)

@@ -14,4 +14,10 @@ from dpbandits.joblog import job_log
 
 with job_log(snakemake.log[0]):
     inp = snakemake.input
-    write_page(pd.read_csv(inp.delivered), pd.read_csv(inp.empirical), snakemake.output.html)
+    write_page(
+        pd.read_csv(inp.delivered),
+        pd.read_csv(inp.empirical),
+        snakemake.output.html,
+        scale=snakemake.config["scale"],
+        front=snakemake.params.front,
+    )

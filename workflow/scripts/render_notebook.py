@@ -15,11 +15,14 @@ hand_off(snakemake, __file__)  # in a local run: run in the warm worker (dpbandi
 
 from dpbandits.joblog import job_log
 from dpbandits.notebooks import execute, render_html
+from dpbandits.pages import scale_banner
 
 with job_log(snakemake.log[0]) as log:
     parameters = dict(snakemake.params.parameters)
     if "workers" in parameters:  # processes of the notebook: the job's threads
         parameters["workers"] = snakemake.threads
     execute(snakemake.input.notebook, snakemake.output.ipynb, parameters)
-    render_html(snakemake.output.ipynb, snakemake.output.html)
+    # a quick build's page opens with a banner saying its numbers are a smoke test
+    banner = scale_banner(snakemake.config["scale"])
+    render_html(snakemake.output.ipynb, snakemake.output.html, banner=banner)
     log.info("rendered %s", snakemake.output.ipynb)

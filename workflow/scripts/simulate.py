@@ -12,9 +12,14 @@ hand_off(snakemake, __file__)  # in a local run: run in the warm worker (dpbandi
 from dpbandits.config import Cell
 from dpbandits.joblog import job_log
 from dpbandits.pipeline import read_calibrations, read_shared, run_cells, write_timings
+from dpbandits.settings_params import unflatten
 
 with job_log(snakemake.log[0]):
-    cells = [Cell.from_dict(c) for c in snakemake.params.cells]
+    # the cells' settings, one rule parameter per setting (dpbandits.settings_params)
+    params = list(snakemake.params.items())
+    cells = [Cell.from_dict(c) for c in unflatten(params, "cell")]
+    if not cells:
+        raise RuntimeError("the rule passes no cell settings (parameters cell<i>__<key>)")
     outs = list(snakemake.output.parquet)
     for cell, out in zip(cells, outs, strict=True):
         if cell.path != out:
@@ -23,7 +28,7 @@ with job_log(snakemake.log[0]):
     # cells an earlier job simulated (figure jobs only; a sweep job has no such inputs)
     shared = read_shared(
         cells,
-        snakemake.params.get("sources") or [None] * len(cells),
+        unflatten(params, "source") or [None] * len(cells),
         snakemake.input.get("shared", []),
         snakemake.input.get("shared_timing", []),
     )

@@ -177,10 +177,14 @@ def claim_overview(
     return pd.DataFrame(rows)
 
 
-def plain_summary(overview: pd.DataFrame, rates: pd.DataFrame, primary: str) -> str:
-    """A short plain-language summary (Markdown) of what held and what did not."""
+def plain_summary(board: pd.DataFrame, rates: pd.DataFrame, primary: str) -> str:
+    """A short plain-language summary (Markdown) of what held and what did not.
+
+    ``board`` is the paper's rows of the scoreboard: the counts and the list of claims not
+    borne out are its statuses, never recomputed.
+    """
     lines = []
-    by_kind = pd.crosstab(overview["kind"], overview["verdict"])
+    by_kind = pd.crosstab(board["kind"], board["status"])
     for kind, counts in by_kind.iterrows():
         parts = ", ".join(f"{int(n)} {v}" for v, n in counts.items() if n)
         lines.append(f"- **{kind}** claims: {parts}.")
@@ -192,67 +196,79 @@ def plain_summary(overview: pd.DataFrame, rates: pd.DataFrame, primary: str) -> 
                 f"- Schedule `{sched}`: fitted T-exponents {g['slope'].min():.2f} to "
                 f"{g['slope'].max():.2f} across epsilon (claimed {', '.join(map(str, claimed))})."
             )
-    bad = overview[overview["verdict"].isin(["exceeds", "below", "FAIL"])]
+    bad = board[board["status"] == "contradicted"]
     if len(bad):
         lines.append("- Not borne out: " + ", ".join(f"`{c}`" for c in bad["claim_id"]) + ".")
     lines.append(
-        f"- Ordering verdicts above are for the primary configuration `{primary}`; the "
-        "ordering table has every configuration."
+        f"- A claim checked on several configurations is supported or contradicted only where "
+        f"every configuration agrees (the primary is `{primary}`); the ordering table below has "
+        "every configuration."
     )
     lines.append(f"- Every rate verdict is a {FINITE_T_CAVEAT}.")
     return "\n".join(lines)
 
 
-def write_index(pages: list[dict], out: str, board: pd.DataFrame | None = None) -> None:
-    """The report's index: the scoreboard's counts, then per paper a verdict count and a link
-    to its page.
+def write_index(
+    board: pd.DataFrame, papers: list[dict], out: str, results_root: str, scale: str = "paper"
+) -> None:
+    """The report's index: the scoreboard's counts, then per paper its counts, a link to its
+    page and every claim as the scoreboard states it.
 
     Parameters
     ----------
-    pages : list of dict
-        Keys ``experiment``, ``title``, ``page`` (relative link), ``overview`` (DataFrame).
+    board : DataFrame
+        The scoreboard (:func:`dpbandits.audit.scoreboard.scoreboard`): the only source of the
+        statuses and counts shown.
+    papers : list of dict
+        Keys ``name``, ``title``, ``page`` (link relative to ``out``), in the order shown.
     out : str
         HTML file to write.
-    board : DataFrame, optional
-        The scoreboard (:func:`dpbandits.audit.scoreboard.scoreboard`).
+    results_root : str
+        The build's results folder (the scoreboard's evidence paths are relative to it).
+    scale : str
+        The build's scale; a quick build's page says so (:func:`dpbandits.pages.scale_banner`).
     """
+    import os
+
+    from dpbandits.pages import PAGE_CSS, claim_rows_table, scale_banner, scale_title
     from dpbandits.provenance import one_line
 
-    body = ["<h1>Claim audit</h1>", f"<p><small>Made by {html.escape(one_line())}.</small></p>"]
-    if board is not None:
-        table = status_counts(board)
-        head = "".join(f"<th>{html.escape(str(c))}</th>" for c in table.columns)
-        rows = "".join(
-            "<tr>" + "".join(f"<td>{html.escape(str(v))}</td>" for v in r) + "</tr>"
-            for r in table.itertuples(index=False)
-        )
-        body.append(
-            "<h2>Scoreboard</h2><p>Claims per final status (scoreboard.csv has each claim "
-            f"with its reason).</p><table><tr>{head}</tr>{rows}</table>"
-        )
-    body.append(f"<p>{html.escape(VERDICT_SEMANTICS).replace('**', '')}</p>")
-    for p in pages:
-        counts = Counter(p["overview"]["verdict"])
-        chips = " ".join(f"{badge(v)}&nbsp;{n}" for v, n in sorted(counts.items()))
-        body.append(
-            f'<h2><a href="{html.escape(p["page"])}">{html.escape(p["title"])}</a> '
-            f"({html.escape(p['experiment'])})</h2><p>{chips}</p>"
-        )
-        rows = "".join(
-            f"<tr><td>{html.escape(r.claim_id)}</td><td>{html.escape(r.kind)}</td>"
-            f"<td>{html.escape(r.claimed)}</td><td>{badge(r.verdict)}</td></tr>"
-            for r in p["overview"].itertuples()
-        )
-        body.append(
-            "<table><tr><th>claim</th><th>kind</th><th>claimed</th><th>verdict</th></tr>"
-            f"{rows}</table>"
-        )
-    style = (
-        "body{font-family:sans-serif;max-width:60em;margin:2em auto}"
-        "td,th{padding:2px 8px;border-bottom:1px solid #ddd;text-align:left}" + BADGE_CSS
+    title = scale_title("Claim audit", scale)
+    page_dir = os.path.dirname(os.path.abspath(out))
+    root = os.path.abspath(results_root)
+    body = [
+        scale_banner(scale),
+        f"<h1>{html.escape(title)}</h1>",
+        f"<p><small>Made by {html.escape(one_line())}.</small></p>",
+        f'<p><a href="{html.escape(os.path.relpath(os.path.join(root, "index.html"), page_dir))}">'
+        "Front page</a></p>",
+    ]
+    table = status_counts(board)
+    head = "".join(f"<th>{html.escape(str(c))}</th>" for c in table.columns)
+    rows = "".join(
+        f'<tr data-paper="{html.escape(str(r[0]))}">'
+        + "".join(f"<td>{html.escape(str(v))}</td>" for v in r)
+        + "</tr>"
+        for r in table.itertuples(index=False)
     )
+    body.append(
+        "<h2>Scoreboard</h2><p>Claims per final status (scoreboard.csv has each claim with its "
+        f'reason).</p><table class="dpb-claims dpb-counts"><tr>{head}</tr>{rows}</table>'
+    )
+    body.append(f"<p>{html.escape(VERDICT_SEMANTICS).replace('**', '')}</p>")
+    for p in papers:
+        mine = board[board["paper"] == p["name"]]
+        chips = " ".join(
+            f"{badge(v)}&nbsp;{n}" for v, n in Counter(mine["status"]).most_common()
+        )
+        body.append(
+            f'<h2 id="{html.escape(p["name"])}"><a href="{html.escape(p["page"])}">'
+            f"{html.escape(p['title'])}</a> ({html.escape(p['name'])})</h2><p>{chips}</p>"
+        )
+        body.append(claim_rows_table(mine.to_dict("records"), page_dir, root))
+    style = "body{font-family:sans-serif;max-width:75em;margin:2em auto}" + BADGE_CSS + PAGE_CSS
     with open(out, "w") as fh:
         fh.write(
-            f"<!DOCTYPE html><html><head><meta charset='utf-8'><title>Claim audit</title>"
-            f"<style>{style}</style></head><body>{''.join(body)}</body></html>\n"
+            f"<!DOCTYPE html><html><head><meta charset='utf-8'><title>{html.escape(title)}"
+            f"</title><style>{style}</style></head><body>{''.join(body)}</body></html>\n"
         )

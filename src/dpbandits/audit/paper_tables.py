@@ -168,10 +168,12 @@ def write(table: dict, frame: pd.DataFrame, csv: str | Path, md: str | Path, tex
     for col in paper_columns[1:]:
         md_frame[col] = [f"${v}$" if _is_formula(v) else v for v in md_frame[col]]
     body = md_frame.to_markdown(index=False)
-    Path(md).write_text(
-        f"# {table['title']}\n\n{body}\n\n" + "".join(f"- {n}\n" for n in notes),
-        encoding="utf-8",
-    )
+    from dpbandits.pages import QUICK_NOTE, quick_path
+
+    head = f"# {table['title']}\n\n"
+    if quick_path(md):  # a quick build's table says so
+        head = f"# {table['title']} [QUICK]\n\n**{QUICK_NOTE}**\n\n"
+    Path(md).write_text(head + f"{body}\n\n" + "".join(f"- {n}\n" for n in notes), encoding="utf-8")
     cols = list(frame.columns)
     lines = [
         "% " + table["title"],

@@ -9,7 +9,17 @@ from multiprocessing import get_context
 import pandas as pd
 
 from ..config import grid_members
-from ..plotting import CYCLE, close, footnote, plt, rate_panel, save
+from ..plotting import (
+    CYCLE,
+    close,
+    footnote,
+    legend_below,
+    mark_all_coincident,
+    plt,
+    rate_panel,
+    save,
+    set_suptitle,
+)
 from .rates import (
     FINITE_T_CAVEAT,
     d_matrix,
@@ -92,8 +102,11 @@ def _render(task) -> None:
         claim["audit"]["check"], _draw_between
     )
     fig = draw(sweep, rows, baseline)
-    fig.suptitle((", ".join(members) + f": {claim['bound']}")[:160], fontsize=9)
-    footnote(fig, f"Verdict: {verdict}. {FINITE_T_CAVEAT}.")
+    note = mark_all_coincident(fig.axes, "identical points and fits")
+    for ax in fig.axes:
+        legend_below(ax, fontsize=7)
+    set_suptitle(fig, (", ".join(members) + f": {claim['bound']}")[:160], fontsize=9)
+    footnote(fig, f"Verdict: {verdict}. {FINITE_T_CAVEAT}. {note}")
     first = files[members[0]]
     save(fig, first["pdf"], first["png"], dpi=110)
     close(fig)
@@ -107,7 +120,7 @@ def _draw_trend(sweep: _Sweep, rows, baseline):
     audit, finals = sweep.audit, sweep.finals
     eps_levels = sorted(finals["epsilon"].dropna().unique()) or [None]
     n = len(eps_levels)
-    fig, axes = plt.subplots(1, n, figsize=(5.0 * n, 4.2), squeeze=False)
+    fig, axes = plt.subplots(1, n, figsize=(5.0 * n, 5.0), squeeze=False)
     for ax, eps in zip(axes[0], eps_levels, strict=True):
         for k, name in enumerate(audit["schedules"]):
             x, Y = sweep.levels(name, eps)
@@ -120,7 +133,6 @@ def _draw_trend(sweep: _Sweep, rows, baseline):
         ax.set_title(f"exponents must be {audit['trend']} along the schedules", fontsize=9)
         ax.set_xlabel("horizon T")
         ax.set_ylabel(sweep.ylabel)
-        ax.legend(fontsize=7)
     return fig
 
 
@@ -135,7 +147,7 @@ def _draw_slope(sweep: _Sweep, rows, baseline):
     }
     present = [v for v in _VARIABLES if len(groups[v])]
     ncols = max(1, len(present))
-    fig, axes = plt.subplots(1, ncols, figsize=(5.5 * ncols, 4.2), squeeze=False)
+    fig, axes = plt.subplots(1, ncols, figsize=(5.5 * ncols, 5.0), squeeze=False)
     gap_to = audit.get("baseline") if audit.get("T_fit") == "gap" else None
     for ax, var in zip(axes[0], present, strict=False):
         for k, r in enumerate(groups[var].itertuples()):
@@ -166,7 +178,6 @@ def _draw_slope(sweep: _Sweep, rows, baseline):
             ax.set_ylabel(f"{sweep.ylabel} minus {gap_to}'s")
         else:
             ax.set_ylabel(sweep.ylabel)
-        ax.legend(fontsize=7)
     return fig
 
 
@@ -177,7 +188,7 @@ def _draw_between(sweep: _Sweep, rows, baseline):
         finals.loc[finals["schedule"] == audit["lower"], "epsilon"].dropna().unique()
     )
     n = len(eps_levels)
-    fig, axes = plt.subplots(1, n, figsize=(4.6 * n, 4.2), squeeze=False)
+    fig, axes = plt.subplots(1, n, figsize=(4.6 * n, 5.0), squeeze=False)
     for ax, eps in zip(axes[0], eps_levels, strict=True):
         for k, name in enumerate([audit["lower"], *audit["schedules"], audit["upper"]]):
             x, Y = level_matrix(finals, name, eps)
@@ -186,7 +197,6 @@ def _draw_between(sweep: _Sweep, rows, baseline):
             rate_panel(ax, x, Y, fit.slope, fit.intercept, None, label, CYCLE[k % len(CYCLE)])
         ax.set_title(f"epsilon = {eps:g}")
         ax.set_xlabel("horizon T")
-        ax.legend(fontsize=7)
     axes[0][0].set_ylabel("mean final pseudo-regret")
     return fig
 

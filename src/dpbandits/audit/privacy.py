@@ -281,9 +281,21 @@ PAGE_INTRO = (
 )
 
 
-def write_page(delivered: pd.DataFrame, empirical: pd.DataFrame, out: str) -> None:
-    """The report page: the per-figure overview, the empirical audit and the full table."""
+def write_page(
+    delivered: pd.DataFrame,
+    empirical: pd.DataFrame,
+    out: str,
+    scale: str = "paper",
+    front: str | None = None,
+) -> None:
+    """The report page: the per-figure overview, the empirical audit and the full table.
+
+    ``scale``: a quick build's page says so (:func:`dpbandits.pages.scale_banner`); ``front``:
+    the link to the front page (relative to ``out``), if any.
+    """
     import html
+
+    from dpbandits.pages import PAGE_CSS, scale_banner, scale_title
 
     over = summary(delivered)
     over["delivered"] = [
@@ -294,9 +306,13 @@ def write_page(delivered: pd.DataFrame, empirical: pd.DataFrame, out: str) -> No
     style = (
         "body{font-family:sans-serif;max-width:80em;margin:2em auto}"
         "td,th{padding:2px 6px;border-bottom:1px solid #ddd;text-align:left;font-size:90%}"
+        + PAGE_CSS
     )
+    title = scale_title("Privacy audit: nominal vs delivered epsilon", scale)
     body = [
-        "<h1>Privacy audit: nominal vs delivered epsilon</h1>",
+        scale_banner(scale),
+        f"<h1>{html.escape(title)}</h1>",
+        f'<p><a href="{html.escape(front)}">Front page</a></p>' if front else "",
         f"<p>{html.escape(PAGE_INTRO)}</p>",
         "<h2>Per figure and series</h2>",
         over.to_html(index=False, float_format=lambda v: f"{v:.4g}"),
@@ -307,7 +323,7 @@ def write_page(delivered: pd.DataFrame, empirical: pd.DataFrame, out: str) -> No
     ]
     with open(out, "w") as fh:
         fh.write(
-            "<!DOCTYPE html><html><head><meta charset='utf-8'><title>Privacy audit</title>"
+            f"<!DOCTYPE html><html><head><meta charset='utf-8'><title>{html.escape(title)}</title>"
             f"<style>{style}</style></head><body>{''.join(body)}</body></html>\n"
         )
 

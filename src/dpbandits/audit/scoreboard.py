@@ -37,7 +37,17 @@ STATUS_OF = {
     ),
 }
 _LOOKUP = {word: status for status, words in STATUS_OF.items() for word in words}
-COLUMNS = ["paper", "claim_id", "kind", "status", "robustness", "verdict", "reason"]
+COLUMNS = [
+    "paper",
+    "claim_id",
+    "kind",
+    "status",
+    "robustness",
+    "verdict",
+    "reason",
+    "statement",
+    "evidence",
+]
 
 
 def status(word: str) -> str:
@@ -52,7 +62,11 @@ def status(word: str) -> str:
 
 
 def scoreboard(
-    overviews, privacy: pd.DataFrame | None = None, robustness: dict | None = None
+    overviews,
+    privacy: pd.DataFrame | None = None,
+    robustness: dict | None = None,
+    statements: dict | None = None,
+    evidence: dict | None = None,
 ) -> pd.DataFrame:
     """One row per (paper, claim) with its final status.
 
@@ -70,6 +84,11 @@ def scoreboard(
     robustness : dict, optional
         Claim id -> ``robust`` / ``fragile`` / ``untested``, overriding the overview's column; a
         contradicted claim with neither is ``untested``.
+    statements : dict, optional
+        Claim id -> the claim as the paper states it (:func:`dpbandits.pages.claim_statement`).
+    evidence : dict, optional
+        Claim id -> list of files (relative to the build's results folder) that decided it:
+        the rate fit's plot, the figure panels, the privacy page.
 
     Returns
     -------
@@ -90,6 +109,8 @@ def scoreboard(
                 "status": status(word),
                 "verdict": word,
                 "reason": reason,
+                "statement": (statements or {}).get(cid, ""),
+                "evidence": ";".join((evidence or {}).get(cid, [])),
             }
             if cid in found and found[cid]["status"] != "not audited":
                 row.update(
@@ -115,10 +136,16 @@ def counts(board: pd.DataFrame) -> pd.DataFrame:
     return table.reset_index()
 
 
-def markdown(board: pd.DataFrame) -> str:
-    """The scoreboard as Markdown: the per-paper counts, then every claim."""
-    lines = ["# Scoreboard: the status of every audited claim", ""]
+def markdown(board: pd.DataFrame, scale: str = "paper") -> str:
+    """The scoreboard as Markdown: the per-paper counts, then every claim (without its
+    evidence links); a quick build's says first that its verdicts are a smoke test."""
+    from dpbandits.pages import QUICK_NOTE, is_quick
+
+    title = "Scoreboard: the status of every audited claim"
+    lines = [f"# {title}" + (" [QUICK]" if is_quick(scale) else ""), ""]
+    if is_quick(scale):
+        lines += [f"> **{QUICK_NOTE}**", ""]
     lines.append(counts(board).to_markdown(index=False))
     lines += ["", "## Claims", ""]
-    lines.append(board.to_markdown(index=False))
+    lines.append(board.drop(columns=["evidence"], errors="ignore").to_markdown(index=False))
     return "\n".join(lines) + "\n"

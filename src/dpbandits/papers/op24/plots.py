@@ -11,7 +11,17 @@ import pandas as pd
 
 from dpbandits.engine.minimax import OP_E3_DELTA
 from dpbandits.mechanisms.zcdp import zcdp_to_dp
-from dpbandits.plotting import close, decade_labels, save, set_style
+from dpbandits.plotting import (
+    bold_headers,
+    close,
+    decade_labels,
+    footnote,
+    legend_below,
+    mark_all_coincident,
+    save,
+    section_handles,
+    set_style,
+)
 
 #: delta of the equivalent epsilon of a rho: JDP-LinUCB's delta in OP-E3 (docs/papers/op24.md).
 DELTA_EQUIV = OP_E3_DELTA
@@ -31,15 +41,23 @@ def _guide(ax, x, y0, slope, label, style="--"):
     ax.plot(x, y0 * (x / x[0]) ** slope, style, color="0.4", lw=1, label=label)
 
 
-def _curves(ax, df, title, guides=()):
-    m = _means(df)
-    privs = sorted(m["privacy"].unique())
-    cmap = plt.get_cmap("viridis")
+def _rho_colors(df: pd.DataFrame) -> dict:
+    """One colour per rho of ``df`` (viridis by rank, black for infinity), the same in every
+    panel of a figure."""
+    privs = sorted(df["privacy"].unique())
     finite = [p for p in privs if not math.isinf(p)]
-    for p in privs:
+    cmap = plt.get_cmap("viridis")
+    return {
+        p: "black" if math.isinf(p) else cmap(finite.index(p) / max(1, len(finite) - 1))
+        for p in privs
+    }
+
+
+def _curves(ax, df, title, colors, guides=()):
+    m = _means(df)
+    for p in sorted(m["privacy"].unique()):
         sub = m[m["privacy"] == p]
-        color = "black" if math.isinf(p) else cmap(finite.index(p) / max(1, len(finite) - 1))
-        ax.plot(sub["t"], sub["regret"], "o-", ms=3, color=color, label=_label("rho", p))
+        ax.plot(sub["t"], sub["regret"], "o-", ms=3, color=colors[p], label=_label("rho", p))
     for g in guides:
         g(ax)
     ax.set(xscale="log", yscale="log", xlabel="T", ylabel="regret", title=title)
@@ -55,28 +73,33 @@ def _excess(df: pd.DataFrame, ref: float = math.inf) -> pd.DataFrame:
 
 def finite_or_linear_figure(df: pd.DataFrame, experiment: str, out_pdf: str, out_png: str):
     """OP-E1 (I1, I2, I1b) or OP-E2 (J1, J2): regret vs T on the fixed-gap and the hard family
-    with the bounds' non-private terms as guides, excess vs T, excess at T_max vs rho."""
+    with the bounds' non-private terms as guides, excess vs T, excess at T_max vs rho.
+
+    The three top panels share one colour per rho; their legend fills the free bottom-right
+    panel, the bottom panels' legends sit under them. Coinciding curves are named in the note.
+    """
     fixed, hard = ("I1", "I2") if experiment == "OP-E1" else ("J1", "J2")
     set_style()
-    fig, axes = plt.subplots(2, 3, figsize=(15, 8.5))
+    fig, axes = plt.subplots(2, 3, figsize=(15, 9.5))
     dfx = df[df["instance"] == fixed]
     dfh = df[df["instance"] == hard]
     if not dfh.empty:  # the core configuration (K = 5, d = 5) when the full tier has several
         key = "K" if experiment == "OP-E1" else "d"
         values = sorted(dfh[key].unique())
         dfh = dfh[dfh[key] == (5 if 5 in values else values[0])]
-    _curves(axes[0, 0], dfx, f"{experiment}: regret on {fixed} (fixed gaps)")
+    colors = _rho_colors(pd.concat([dfx, dfh]))  # the rho of the top row
+    _curves(axes[0, 0], dfx, f"{experiment}: regret on {fixed} (fixed gaps)", colors)
     if not dfh.empty:
         T = np.sort(dfh["t"].unique()).astype(float)
         K, d = int(dfh["K"].iloc[0]), int(dfh["d"].iloc[0])
         if experiment == "OP-E1":
             up = lambda t: np.sqrt(K * t * np.log(t))  # noqa: E731
             lb = lambda t: np.sqrt(K * t)  # noqa: E731
-            names = ("∝ sqrt(KT ln T) (UB)", "∝ sqrt(KT) (LB)")
+            names = (r"$\propto$ sqrt(KT ln T) (UB)", r"$\propto$ sqrt(KT) (LB)")
         else:
             up = lambda t: np.sqrt(d * t * np.log(K * t))  # noqa: E731
             lb = lambda t: d * np.sqrt(t)  # noqa: E731
-            names = ("∝ sqrt(dT ln(KT)) (UB)", "∝ d sqrt(T) (LB)")
+            names = (r"$\propto$ sqrt(dT ln(KT)) (UB)", r"$\propto$ d sqrt(T) (LB)")
         r0 = _means(dfh)
         y0 = r0[r0["t"] == T[0]]["regret"].mean()
         guides = (
@@ -84,20 +107,14 @@ def finite_or_linear_figure(df: pd.DataFrame, experiment: str, out_pdf: str, out
             lambda ax: ax.plot(T, y0 * lb(T) / lb(T[0]), ":", color="0.3", lw=1, label=names[1]),
         )
         label = f"K = {K}" if experiment == "OP-E1" else f"d = {d}, K = {K}"
-        _curves(axes[0, 1], dfh, f"regret on {hard} (minimax, {label})", guides)
-    axes[0, 0].legend(fontsize=7, ncol=2)
-    axes[0, 1].legend(fontsize=7, ncol=2)
+        _curves(axes[0, 1], dfh, f"regret on {hard} (minimax, {label})", colors, guides)
     ex = _excess(dfx)
-    cmap = plt.get_cmap("viridis")
-    finite = sorted(ex["privacy"].unique())
     ax = axes[0, 2]
-    for p in finite:
+    for p in sorted(ex["privacy"].unique()):
         sub = ex[(ex["privacy"] == p) & (ex["excess"] > 0)]
-        color = cmap(finite.index(p) / max(1, len(finite) - 1))
-        ax.plot(sub["t"], sub["excess"], "o-", ms=3, color=color, label=_label("rho", p))
+        ax.plot(sub["t"], sub["excess"], "o-", ms=3, color=colors[p], label=_label("rho", p))
     ax.set(xscale="log", yscale="log", xlabel="T", ylabel="excess regret over ρ = ∞",
            title=f"private excess on {fixed}")  # fmt: skip
-    ax.legend(fontsize=7, ncol=2)
     ax = axes[1, 0]
     last = ex[ex["t"] == ex["t"].max()]
     pos = last[last["excess"] > 0]
@@ -106,7 +123,6 @@ def finite_or_linear_figure(df: pd.DataFrame, experiment: str, out_pdf: str, out
         _guide(ax, pos["privacy"].to_numpy(), pos["excess"].iloc[0], -0.5, "slope -1/2")
     ax.set(xscale="log", yscale="log", xlabel="ρ", ylabel="excess at T_max",
            title=f"excess vs ρ on {fixed} (T = {int(ex['t'].max()):,})")  # fmt: skip
-    ax.legend(fontsize=8)
     ax = axes[1, 1]
     if experiment == "OP-E1" and (df["instance"] == "I1b").any():
         b = _means(df[df["instance"] == "I1b"])
@@ -116,12 +132,33 @@ def finite_or_linear_figure(df: pd.DataFrame, experiment: str, out_pdf: str, out
         ax.axhline(b[np.isinf(b["privacy"])]["regret"].iloc[0], color="k", ls="--", label="ρ = ∞")
         ax.set(xscale="log", yscale="log", xlabel="ρ", ylabel="regret at T_max",
                title="I1b: regret at T_max vs ρ (two regimes)")  # fmt: skip
-        ax.legend(fontsize=8)
     else:
         ax.axis("off")
+    note = mark_all_coincident(axes)
+    for ax in axes[1, :2]:
+        if ax.axison:
+            legend_below(ax, fontsize=8)
+    # the top row's shared legend (rho colours and the hard family's guides) in the free panel
     axes[1, 2].axis("off")
+    guides = [h for h in axes[0, 1].get_lines() if h.get_label().startswith("$")]
+    sections = {
+        "ρ (colour, top row)": [
+            plt.Line2D([], [], color=c, marker="o", ms=3, label=_label("rho", p))
+            for p, c in colors.items()
+        ],
+        f"guides (regret on {hard})": [
+            plt.Line2D([], [], ls=g.get_linestyle(), color=g.get_color(), label=g.get_label())
+            for g in guides
+        ],
+    }
+    legend = axes[1, 2].legend(handles=section_handles(sections), loc="center", ncol=2,
+                               fontsize=9, frameon=True)  # fmt: skip
+    bold_headers(legend, sections)
     decade_labels(axes)
-    fig.tight_layout()
+    if note:
+        footnote(fig, note)
+    else:
+        fig.tight_layout()
     save(fig, out_pdf, out_png, dpi=110)  # no timestamps in the files
     close(fig)
 
@@ -130,14 +167,15 @@ def gap_figure(df: pd.DataFrame, out_pdf: str, out_png: str, context: str = "C1"
     """OP-E3: regret vs T for LinUCB, JDP-LinUCB(eps), OFUL-RS, AdaC-OFUL(rho) with guides of
     slope 0.5 and the secant exponent of ``d sqrt(T) ln T``; the excess over the non-private
     reference vs T (guides 0.5 and 0); the excess at T_max vs eps (guides -1/2 and -1), AdaC-OFUL
-    placed at the equivalent eps of its rho at delta = 0.01."""
+    placed at the equivalent eps of its rho at delta = 0.01. Legends sit under the panels;
+    coinciding curves are said in them."""
     d3 = df[df["instance"] == context]
     d3 = d3[(d3["d"] == d3["d"].min()) & (d3["T"] == d3["T"].max())]
     m = _means(d3)
     T = np.sort(m["t"].unique()).astype(float)
     d = int(d3["d"].iloc[0])
     set_style()
-    fig, axes = plt.subplots(1, 3, figsize=(16, 5))
+    fig, axes = plt.subplots(1, 3, figsize=(16, 7.2))
     ax = axes[0]
     styles = {"linucb": ("k", "LinUCB"), "jdp_linucb": ("C3", "JDP-LinUCB"),
               "adac_oful": ("C0", "AdaC-OFUL")}  # fmt: skip
@@ -161,7 +199,6 @@ def gap_figure(df: pd.DataFrame, out_pdf: str, out_png: str, context: str = "C1"
     _guide(ax, T, y0 / 2, sec, f"slope {sec:.3f} (d sqrt(T) ln T)", "--")
     ax.set(xscale="log", yscale="log", xlabel="T", ylabel="regret",
            title=f"OP-E3 ({context}, d = {d}, K = {int(d3['K'].iloc[0])})")  # fmt: skip
-    ax.legend(fontsize=6, loc="upper left", ncol=2)
     ax = axes[1]
     lin = m[m["algorithm"] == "linucb"].set_index("t")["regret"]
     oful = m[(m["algorithm"] == "adac_oful") & np.isinf(m["privacy"])].set_index("t")["regret"]
@@ -184,7 +221,6 @@ def gap_figure(df: pd.DataFrame, out_pdf: str, out_png: str, context: str = "C1"
         _guide(ax, T, y0, 0.0, "slope 0 (LB privacy term)", "--")
     ax.set(xscale="log", yscale="log", xlabel="T", ylabel="excess over LinUCB / OFUL-RS",
            title="price of privacy vs T")  # fmt: skip
-    ax.legend(fontsize=7)
     ax = axes[2]
     for alg, color in (("jdp_linucb", "C3"), ("adac_oful", "C0")):
         pts = sorted((e[2], e[3]) for e in last if e[0] == alg and e[3] > 0)
@@ -199,7 +235,9 @@ def gap_figure(df: pd.DataFrame, out_pdf: str, out_png: str, context: str = "C1"
         _guide(ax, x, jdp[0][1], -1.0, "slope -1 (LB: 1/ε)", "--")
     ax.set(xscale="log", yscale="log", xlabel="ε (δ = 0.01)", ylabel="excess at T_max",
            title=f"excess at T = {int(T[-1]):,} vs ε")  # fmt: skip
-    ax.legend(fontsize=7)
+    for ax in axes:
+        mark_all_coincident([ax])
+        legend_below(ax, fontsize=8)
     decade_labels(axes)
     fig.tight_layout()
     save(fig, out_pdf, out_png, dpi=110)  # no timestamps in the files

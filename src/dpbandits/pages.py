@@ -1,0 +1,154 @@
+"""Pieces every HTML page of the pipeline shares: the style, the scale banner and claim rows.
+
+A page of a quick build says so (:func:`scale_banner`, :func:`scale_title`): its verdicts come
+from a 5-trial smoke run, not from the paper-scale design. A claim shown on any page is one
+:func:`claim_row` built from its row of the scoreboard, with ``data-claim`` and ``data-status``
+attributes that a test compares with ``scoreboard.csv``.
+"""
+
+from __future__ import annotations
+
+import html
+import os
+
+from dpbandits.audit.badges import BADGE_CSS, badge
+
+#: Style of the banner and the claim tables (pages add :data:`BADGE_CSS` beside it).
+PAGE_CSS = (
+    ".dpb-banner{background:#fff8c5;border:2px solid #9a6700;padding:6px 12px;margin:8px 0;"
+    "font-weight:bold}"
+    "table.dpb-claims{border-collapse:collapse;font-size:13px}"
+    "table.dpb-claims td,table.dpb-claims th{border-bottom:1px solid #ddd;padding:3px 8px;"
+    "text-align:left !important;vertical-align:top}"
+)
+
+#: What a quick build's banner says.
+QUICK_NOTE = (
+    "QUICK build (scale=quick: T = 2000, 5 trials): a smoke test of the pipeline. Its verdicts "
+    "are not findings; the paper-scale build (results/) holds those."
+)
+
+
+def is_quick(scale: str) -> bool:
+    """Whether ``scale`` is the quick smoke-test scale."""
+    return str(scale) == "quick"
+
+
+def quick_path(path) -> bool:
+    """Whether ``path`` lies under the quick build's results folder (``results/quick``): what a
+    table writer that is not told the scale goes by."""
+    from pathlib import Path
+
+    quick = Path("results", "quick").resolve()
+    return Path(path).resolve().is_relative_to(quick)
+
+
+def scale_banner(scale: str) -> str:
+    """The banner (HTML) that opens every page of a quick build; empty at paper scale."""
+    if not is_quick(scale):
+        return ""
+    return f'<div class="dpb-banner" data-scale="quick">{html.escape(QUICK_NOTE)}</div>'
+
+
+def scale_title(title: str, scale: str) -> str:
+    """``title`` with the suffix `` [QUICK]`` in a quick build (plain text, not escaped)."""
+    return f"{title} [QUICK]" if is_quick(scale) else title
+
+
+def claim_statement(claim: dict) -> str:
+    """The claim as the paper states it, in one line: algorithm, bound and section.
+
+    Works for both registries (figure papers: ``algorithm``, ``bound``, ``source``; bound papers:
+    ``algorithm``, ``kind``, ``latex``, ``where``), whatever keys of these it has.
+    """
+    text = claim.get("statement") or claim.get("claim") or claim.get("bound") or ""
+    if not text and claim.get("latex"):  # bound papers: the kind of bound and its formula
+        text = f"{str(claim.get('kind', '')).replace('_', ' ')} {claim['latex']}".strip()
+    algorithm = claim.get("algorithm")
+    if algorithm and str(algorithm) not in str(text):
+        text = f"{algorithm}: {text}"
+    where = claim.get("source") or claim.get("where")
+    return f"{text} ({where})" if where else str(text)
+
+
+def _link(href: str, label: str) -> str:
+    return f'<a href="{html.escape(href, quote=True)}">{html.escape(label)}</a>'
+
+
+def claim_rows_table(rows, page_dir: str, results_root: str) -> str:
+    """An HTML table of claims: one :func:`claim_row` per scoreboard row.
+
+    Parameters
+    ----------
+    rows : iterable of dict
+        Scoreboard rows (:data:`dpbandits.audit.scoreboard.COLUMNS` plus ``statement`` and
+        ``evidence``).
+    page_dir : str
+        Folder of the page the table is written into (links are made relative to it).
+    results_root : str
+        The build's results folder (``evidence`` paths are relative to it).
+    """
+    head = (
+        "<tr><th>claim</th><th>as the paper states it</th><th>status</th><th>reason</th>"
+        "<th>evidence</th></tr>"
+    )
+    body = "".join(claim_row(r, page_dir, results_root) for r in rows)
+    return f'<table class="dpb-claims">{head}{body}</table>'
+
+
+def claim_row(row: dict, page_dir: str, results_root: str, limit: int = 320) -> str:
+    """One claim as a table row carrying ``data-claim`` and ``data-status`` (the scoreboard's).
+
+    The cells: claim id, the statement, the status badge (with the audit's own verdict word
+    beneath it where it differs), the reason (cut at :func:`short_reason`'s limit, the whole
+    reason in the cell's title), and links to the evidence
+    (paths relative to ``results_root`` listed in the row's ``evidence``, ``;``-separated).
+    """
+    cid, status = str(row["claim_id"]), str(row["status"])
+    reason = " ".join(str(row.get("reason") or "").split())
+    short = short_reason(reason, limit)
+    verdict = str(row.get("verdict") or "")
+    robust = str(row.get("robustness") or "")
+    word = ""
+    if verdict and verdict != status:
+        extra = f", {html.escape(robust)}" if robust else ""
+        word = f"<br><small>{html.escape(verdict)}{extra}</small>"
+    links = []
+    for rel in filter(None, str(row.get("evidence") or "").split(";")):
+        target = os.path.relpath(os.path.join(results_root, rel), page_dir)
+        links.append(_link(target, os.path.basename(rel)))
+    return (
+        f'<tr data-claim="{html.escape(cid, quote=True)}" '
+        f'data-status="{html.escape(status, quote=True)}">'
+        f"<td><code>{html.escape(cid)}</code></td>"
+        f"<td>{html.escape(str(row.get('statement') or ''))}</td>"
+        f"<td>{badge(status)}{word}</td>"
+        f'<td title="{html.escape(reason, quote=True)}">{html.escape(short)}</td>'
+        f"<td>{' '.join(links)}</td></tr>"
+    )
+
+
+def short_reason(text: str, limit: int = 320) -> str:
+    """``text`` on one line, cut at a sentence end or a word before ``limit`` characters."""
+    text = " ".join(str(text).split())
+    if len(text) <= limit:
+        return text
+    cut = text.rfind(". ", 0, limit)
+    if cut > limit // 3:
+        return text[: cut + 1]
+    return text[: text.rfind(" ", 0, limit - 1)].rstrip() + " …"
+
+
+__all__ = [
+    "BADGE_CSS",
+    "PAGE_CSS",
+    "QUICK_NOTE",
+    "claim_row",
+    "claim_rows_table",
+    "claim_statement",
+    "is_quick",
+    "quick_path",
+    "scale_banner",
+    "scale_title",
+    "short_reason",
+]

@@ -1,0 +1,50 @@
+"""Snakemake job: one paper's rows of the scoreboard (results/audit/<paper>_status.csv).
+
+Every status of a claim is decided here, once: the paper's audit page, the report, the front
+page and ``scoreboard.csv`` (the concatenation of these files) all read it.
+"""
+
+# `snakemake` is injected by Snakemake's script directive.
+# ruff: noqa: F821, E402
+
+from dpbandits.worker import hand_off
+
+hand_off(snakemake, __file__)  # in a local run: run in the warm worker (dpbandits.worker)
+
+import pandas as pd
+
+from dpbandits.audit import scoreboard
+from dpbandits.audit.overview import claim_overview
+from dpbandits.audit.privacy_claims import privacy_claim_status
+from dpbandits.bound_claims import load_bound_registry
+from dpbandits.claims import load_registry
+from dpbandits.joblog import job_log
+from dpbandits.pages import claim_statement
+
+with job_log(snakemake.log[0]):
+    p = snakemake.params
+    inp = snakemake.input
+    load = load_bound_registry if p.bound_paper else load_registry
+    registry = load(inp.claims, p.claims_schema)
+    claims = registry["claims"]
+    privacy = privacy_claim_status(
+        claims, pd.read_csv(inp.privacy_delivered), pd.read_csv(inp.privacy_empirical)
+    )
+    if p.bound_paper:  # verdicts of the dedicated experiments (papers 001 and 002)
+        overview = pd.read_csv(inp.verdicts)
+    else:
+        overview = claim_overview(
+            claims,
+            pd.read_csv(inp.rates),
+            pd.read_csv(inp.orderings),
+            p.primary,
+            registry["verdict_metric"],
+            privacy=privacy,
+        )
+    board = scoreboard.scoreboard(
+        [(p.paper, overview)],
+        privacy,
+        statements={c["id"]: claim_statement(c) for c in claims},
+        evidence=dict(p.evidence),
+    )
+    board.to_csv(snakemake.output.csv, index=False)

@@ -1,0 +1,26 @@
+"""Snakemake job: the front page of a build (results/index.html)."""
+
+# `snakemake` is injected by Snakemake's script directive.
+# ruff: noqa: F821, E402
+
+from dpbandits.worker import hand_off
+
+hand_off(snakemake, __file__)  # in a local run: run in the warm worker (dpbandits.worker)
+
+import pandas as pd
+
+from dpbandits.front_page import write_front_page
+from dpbandits.joblog import job_log
+from dpbandits.provenance import one_line
+
+with job_log(snakemake.log[0]):
+    p = snakemake.params
+    write_front_page(
+        snakemake.output.html,
+        p.results_root,
+        pd.read_csv(snakemake.input.scoreboard, keep_default_na=False),
+        list(p.papers),
+        list(p.sections),
+        scale=p.scale,
+        provenance=one_line(),
+    )
