@@ -278,3 +278,46 @@ def test_the_last_warm_up_step_compiles_the_pages_exporter():
     notebooks._exporter.cache_clear()
     worker._warm_steps([])[-1]()
     assert notebooks._exporter.cache_info().currsize == 1
+
+
+def test_a_worker_killed_with_sigkill_takes_its_jobs_down(tmp_path):
+    """Issue 45: after ``kill -9`` of the worker its forked jobs lived on (parent 1), computed
+    and wrote complete outputs after Snakemake had given up. Now they die with it."""
+    folder = tmp_path / "scripts"
+    folder.mkdir()
+    (folder / "job.py").write_text(JOB)
+    saved = os.environ.get(worker.SOCKET_ENV)
+    proc = worker.start([folder], folder / "worker.log", wait=30)
+    path = os.environ[worker.SOCKET_ENV]
+    try:
+        client = _client(folder, tmp_path, "sleep", socket_path=path)
+        deadline = time.monotonic() + 30
+        while not (tmp_path / "ran.txt").exists() and time.monotonic() < deadline:
+            time.sleep(0.01)
+        job, parent, _, _ = _ran(tmp_path)
+        assert parent == proc.pid and _alive(job)
+        proc.kill()  # SIGKILL: no exit handler of the worker's runs
+        proc.wait()
+        deadline = time.monotonic() + 5
+        while _alive(job) and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert not _alive(job)
+        client.communicate(timeout=30)
+        assert client.returncode != 0
+    finally:
+        worker.stop(proc)
+        if saved is not None:
+            os.environ[worker.SOCKET_ENV] = saved
+
+
+def test_folders_of_workers_whose_owner_is_gone_are_removed(tmp_path):
+    gone = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"],
+                          capture_output=True, text=True, check=True).stdout.strip()  # fmt: skip
+    stale = tmp_path / f"{worker.FOLDER_PREFIX}{gone}-abc"
+    live = tmp_path / f"{worker.FOLDER_PREFIX}{os.getpid()}-def"
+    old_empty = tmp_path / f"{worker.FOLDER_PREFIX}xyz"
+    for d in (stale, live, old_empty):
+        d.mkdir()
+    (live / "socket").write_text("")
+    assert sorted(worker.remove_stale_folders(tmp_path)) == sorted([stale, old_empty])
+    assert live.exists() and not stale.exists()

@@ -234,6 +234,38 @@ def wanted(workflow, enabled: bool) -> bool:
     return not any("conda" in m or "apptainer" in m or "singularity" in m for m in methods)
 
 
+#: Prefix of a worker's folder (its socket) in the temporary directory: ``<prefix><pid>-<random>``
+#: with the pid of the process that started it (Snakemake).
+FOLDER_PREFIX = "dpb-worker-"
+
+
+def remove_stale_folders(root: str | Path | None = None) -> list[Path]:
+    """Remove the workers' folders under ``root`` (the temporary directory) whose owner process
+    is gone (a Snakemake killed with ``kill -9`` leaves its folder behind); return them. A folder
+    without an owner's pid in its name (older versions) is removed when it holds no socket."""
+    removed = []
+    for folder in Path(root or tempfile.gettempdir()).glob(f"{FOLDER_PREFIX}*"):
+        owner = folder.name[len(FOLDER_PREFIX) :].split("-", 1)[0]
+        if owner.isdigit():
+            try:
+                os.kill(int(owner), 0)
+                continue  # its Snakemake is running
+            except ProcessLookupError:
+                pass
+            except PermissionError:
+                continue  # another user's running process
+        elif (folder / "socket").exists():
+            continue
+        try:
+            for f in folder.iterdir():
+                f.unlink()
+            folder.rmdir()
+            removed.append(folder)
+        except OSError:
+            pass
+    return removed
+
+
 def start(sources: list[str | Path], log: str | Path, wait: float = 10.0) -> subprocess.Popen:
     """Start a worker for this process's jobs and point them at it (:data:`SOCKET_ENV`).
 
@@ -255,7 +287,9 @@ def start(sources: list[str | Path], log: str | Path, wait: float = 10.0) -> sub
     subprocess.Popen
         The worker process (pass it to :func:`stop`).
     """
-    folder = tempfile.mkdtemp(prefix="dpb-worker-")  # short: a socket path has ~100 bytes
+    remove_stale_folders()
+    # short: a socket path has ~100 bytes; the owner's pid names it (remove_stale_folders)
+    folder = tempfile.mkdtemp(prefix=f"{FOLDER_PREFIX}{os.getpid()}-")
     path = os.path.join(folder, "socket")
     env = {**ALLOCATOR_ENV, **os.environ, **{v: "1" for v in THREAD_VARS}}
     Path(log).parent.mkdir(parents=True, exist_ok=True)
@@ -416,6 +450,21 @@ def serve(path: str, parent: int, sources: list[str]) -> None:
         pass
 
 
+def _die_with(parent: int) -> None:
+    """In a forked child: be killed (SIGKILL) when the worker ``parent`` dies, even by
+    ``kill -9`` (Linux's ``prctl(PR_SET_PDEATHSIG)``), so that no job computes on and writes its
+    outputs after Snakemake has given it up; exit at once if the worker is already gone."""
+    try:
+        import ctypes
+
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(1, int(signal.SIGKILL), 0, 0, 0)  # 1: PR_SET_PDEATHSIG
+    except (OSError, AttributeError):  # not Linux: the worker's exit handler still kills jobs
+        pass
+    if os.getppid() != parent:
+        os._exit(1)
+
+
 def _fork_job(conn: socket.socket, listener, children) -> int | None:
     """Read a job request from ``conn`` and fork its child; the child's pid (None: bad request)."""
     try:
@@ -429,8 +478,10 @@ def _fork_job(conn: socket.socket, listener, children) -> int | None:
         return None
     sys.stdout.flush()
     sys.stderr.flush()
+    parent = os.getpid()
     pid = os.fork()
     if pid == 0:  # the job
+        _die_with(parent)
         listener.close()
         for other in children.values():
             other.close()

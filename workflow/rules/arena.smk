@@ -37,7 +37,7 @@ if ARENA:
                 runtime=30,
             params:
                 **settings_params("cell", [c.as_dict() for c in _cells], _cells),
-                code=code_fingerprint("simulation"),  # reruns when the library code changes
+                code=code_fingerprint("workflow/scripts/simulate.py"),  # reruns when the library code changes
                 # one parameter per setting: a rerun's reason names the settings that changed
             script:
                 "../scripts/simulate.py"
@@ -58,7 +58,7 @@ if ARENA:
             mem_mb=2048,
             runtime=10,
         params:
-            code=code_fingerprint("arena"),  # reruns when the library code changes
+            code=code_fingerprint("workflow/scripts/arena_privacy.py"),  # reruns when the library code changes
             schema=f"{SCHEMAS}/arena.schema.yaml",
             scale=config["scale"],
             root_seed=config["root_seed"],
@@ -114,7 +114,7 @@ if ARENA:
             mem_mb=2048,
             runtime=10,
         params:
-            code=code_fingerprint("arena"),  # reruns when the library code changes
+            code=code_fingerprint("workflow/scripts/arena_results.py"),  # reruns when the library code changes
             schema=f"{SCHEMAS}/arena.schema.yaml",
             scale=config["scale"],
             root_seed=config["root_seed"],

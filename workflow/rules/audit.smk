@@ -41,7 +41,7 @@ for _name, _exp in EXPERIMENTS.items():
                 mem_mb=1024,
                 runtime=5,
             params:
-                code=code_fingerprint("audit"),  # reruns when the library code changes
+                code=code_fingerprint("workflow/scripts/communication_audit.py"),  # reruns when the library code changes
                 experiment=_name,
                 settings=_exp.data["communication"],
                 tolerance=config["audit"]["tolerance"],
@@ -79,7 +79,7 @@ for _name, _exp in EXPERIMENTS.items():
             mem_mb=2048,
             runtime=10,
         params:
-            code=code_fingerprint("audit"),  # reruns when the library code changes
+            code=code_fingerprint("workflow/scripts/audit_fits.py"),  # reruns when the library code changes
             experiment=_name,
             claims_schema=f"{SCHEMAS}/claims.schema.yaml",
             tolerance=config["audit"]["tolerance"],
@@ -140,7 +140,10 @@ for _name, _exp in EXPERIMENTS.items():
             mem_mb=2048,
             runtime=10,
         params:
-            code=code_fingerprint("audit"),  # reruns when the library code changes
+            code=code_fingerprint(
+                "workflow/scripts/render_notebook.py", "notebooks/audit_report.ipynb"
+            ),
+            # reruns when the library code changes
             # a plain value (tracked by Snakemake: an edit reruns the page); `workers` is set
             # to the job's threads by render_notebook.py
             parameters={
@@ -204,7 +207,7 @@ for _name in [*EXPERIMENTS, *STUDY_PLANS]:
             mem_mb=1024,
             runtime=5,
         params:
-            code=code_fingerprint("audit"),  # reruns when the library code changes
+            code=code_fingerprint("workflow/scripts/audit_status.py"),  # reruns when the library code changes
             paper=_name,
             bound_paper=_name in STUDY_PLANS,
             primary=(
@@ -277,7 +280,7 @@ rule audit:
         mem_mb=2048,
         runtime=10,
     params:
-        code=code_fingerprint("audit"),  # reruns when the library code changes
+        code=code_fingerprint("workflow/scripts/audit_summary.py"),  # reruns when the library code changes
         claims_schema=f"{SCHEMAS}/claims.schema.yaml",
         scale=config["scale"],
         # per paper: its title and its page, relative to the report
@@ -318,7 +321,7 @@ if "olucb" in EXPERIMENTS and "robustness" in EXPERIMENTS["olucb"].data:
             mem_mb=2048,
             runtime=30,
         params:
-            code=code_fingerprint("simulation"),  # reruns when the library code changes
+            code=code_fingerprint("workflow/scripts/olucb_robustness.py"),  # reruns when the library code changes
             config_file="config/experiments/olucb.yaml",
             schema=f"{SCHEMAS}/experiment.schema.yaml",
         script:

@@ -71,7 +71,8 @@ for _fig in FIGURES.values():
             mem_mb=2048,
             runtime=10,
         params:
-            code=code_fingerprint("figures"),  # reruns when the library code changes
+            code=code_fingerprint("workflow/scripts/render_notebook.py", _fig.notebook),
+            # reruns when the library code changes
             parameters=figure_parameters(_fig),
         script:
             "../scripts/render_notebook.py"

@@ -28,7 +28,7 @@ rule front_page:
         mem_mb=1024,
         runtime=5,
     params:
-        code=code_fingerprint("audit"),  # reruns when the library code changes
+        code=code_fingerprint("workflow/scripts/front_page.py"),  # reruns when the library code changes
         scale=config["scale"],
         # the results folder: the front page's own folder
         results_root=lambda wildcards, output: os.path.dirname(output.html),

@@ -83,7 +83,7 @@ for _name, _exp in EXPERIMENTS.items():
                 mem_mb=2048,
                 runtime=10,
             params:
-                code=code_fingerprint("tables"),  # reruns when the library code changes
+                code=code_fingerprint("workflow/scripts/paper_tables.py"),  # reruns when the library code changes
                 tables=list(paper_tables(_name)),
                 claims_schema=f"{SCHEMAS}/claims.schema.yaml",
                 expected={
@@ -158,7 +158,7 @@ for _name, _exp in EXPERIMENTS.items():
             mem_mb=2048,
             runtime=10,
         params:
-            code=code_fingerprint("tables"),  # reruns when the library code changes
+            code=code_fingerprint("workflow/scripts/experiment_tables.py"),  # reruns when the library code changes
             experiment=_name,
             cells=[cell.as_dict() for cell in _exp.cells],
             claims_schema=f"{SCHEMAS}/claims.schema.yaml",

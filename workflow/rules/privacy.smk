@@ -36,7 +36,7 @@ rule privacy_delivered:
         mem_mb=2048,
         runtime=20,
     params:
-        code=code_fingerprint("privacy"),  # reruns when the library code changes
+        code=code_fingerprint("workflow/scripts/privacy_delivered.py"),  # reruns when the library code changes
         config=sorted_config(config),  # the same text whatever the keys' order
         tier=config["tier"],
         experiment_schema=f"{SCHEMAS}/experiment.schema.yaml",
@@ -75,7 +75,7 @@ rule privacy_empirical:
         mem_mb=4096,
         runtime=120,
     params:
-        code=code_fingerprint("privacy"),  # reruns when the library code changes
+        code=code_fingerprint("workflow/scripts/privacy_empirical.py"),  # reruns when the library code changes
         samples=config["privacy"]["samples"][config["tier"]],
         seed=config["privacy"]["seed"],
         alpha=config["privacy"]["alpha"],
@@ -110,7 +110,7 @@ rule privacy_report:
         mem_mb=1024,
         runtime=5,
     params:
-        code=code_fingerprint("privacy"),  # reruns when the library code changes
+        code=code_fingerprint("workflow/scripts/privacy_report.py"),  # reruns when the library code changes
         front=os.path.relpath(FRONT_PAGE, os.path.dirname(PRIVACY_FILES["page"])),
     script:
         "../scripts/privacy_report.py"

@@ -37,7 +37,7 @@ for _name, _exp in EXPERIMENTS.items():
                 **settings_params(
                     "source", [s[0].as_dict() if s else None for s in _sources], _cells
                 ),
-                code=code_fingerprint("simulation"),  # reruns when the library code changes
+                code=code_fingerprint("workflow/scripts/simulate.py"),  # reruns when the library code changes
                 # one parameter per setting: a rerun's reason names the settings that changed
             script:
                 "../scripts/simulate.py"
@@ -73,7 +73,7 @@ for _name, _exp in EXPERIMENTS.items():
                 mem_mb=job_mem_mb([_cal.cell(_cal.grid[0] if _cal.grid else 1)]),
                 runtime=30,
             params:
-                code=code_fingerprint("simulation"),  # reruns when the library code changes
+                code=code_fingerprint("workflow/scripts/calibrate.py"),  # reruns when the library code changes
                 experiment=_name,
                 calibration=_cal.id,
                 config_file=f"config/experiments/{_name}.yaml",
@@ -118,7 +118,7 @@ for _name, _exp in EXPERIMENTS.items():
                         [c.as_dict() for c in _sweep.cells_of_entry(_sched)],
                         _sweep.cells_of_entry(_sched),
                     ),
-                    code=code_fingerprint("simulation"),  # reruns when the library code changes
+                    code=code_fingerprint("workflow/scripts/simulate.py"),  # reruns when the library code changes
                     # one parameter per setting: a rerun's reason names the settings that changed
                 script:
                     "../scripts/simulate.py"

@@ -29,7 +29,7 @@ for _name, _plan in STUDY_PLANS.items():
                 mem_mb=_study.sim_mem_mb,
                 runtime=_study.sim_runtime,
             params:
-                code=code_fingerprint("simulation"),  # reruns when the library code changes
+                code=code_fingerprint("workflow/scripts/study_simulate.py"),  # reruns when the library code changes
                 prefix=_name,
                 kinds=list(_runs),
                 run=_run.as_dict(),
@@ -76,7 +76,7 @@ for _name, _plan in STUDY_PLANS.items():
             mem_mb=2048,
             runtime=10,
         params:
-            code=code_fingerprint("audit"),  # reruns when the library code changes
+            code=code_fingerprint("workflow/scripts/study_verdicts.py"),  # reruns when the library code changes
             prefix=_name,
             kinds=list(_runs),
             claims_schema=f"{SCHEMAS}/bound_claims.schema.yaml",
@@ -121,7 +121,7 @@ for _name, _plan in STUDY_PLANS.items():
                 mem_mb=1024,
                 runtime=5,
             params:
-                code=code_fingerprint("audit"),  # reruns when the library code changes
+                code=code_fingerprint("workflow/scripts/study_table.py"),  # reruns when the library code changes
                 prefix=_name,
                 table=_table,
                 claims_schema=f"{SCHEMAS}/bound_claims.schema.yaml",
@@ -175,7 +175,10 @@ for _name, _plan in STUDY_PLANS.items():
             mem_mb=2048,
             runtime=10,
         params:
-            code=code_fingerprint("audit"),  # reruns when the library code changes
+            code=code_fingerprint(
+                "workflow/scripts/render_notebook.py", f"notebooks/{_name}_audit.ipynb"
+            ),
+            # reruns when the library code changes
             # a plain value: tracked by Snakemake, an edit reruns the page
             parameters={
                 **study_page_parameters(_name),
