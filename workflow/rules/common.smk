@@ -468,7 +468,7 @@ def front_page_cards(name):
     that matches the published figure (``published`` in its experiment file) and the others.
     """
     exp = EXPERIMENTS[name]
-    published = exp.data["published"]
+    published = exp.data.get("published", {"configuration": None, "note": ""})
     configurations = exp.data["configurations"]
     label = lambda conf: configurations.get(conf, {}).get("title", conf)
     by_figure = {}
@@ -494,6 +494,11 @@ def front_page_cards(name):
         if main.configuration == published["configuration"]:
             note = (
                 f"This configuration matches the published figure: {published['note']}"
+            )
+        elif published["configuration"] is None:
+            note = (
+                "No configuration is matched to the published figure "
+                "(`published` in the experiment file); shown: the primary."
             )
         else:
             note = (
