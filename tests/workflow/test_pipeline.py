@@ -325,6 +325,13 @@ def test_quick_audit_builds_the_report(project):
     summary = built.stdout + built.stderr
     assert summary.split("Open:")[1].split()[0].endswith("results/quick/index.html")
     assert "QUICK" in (project / "results/quick/index.html").read_text()
+    # the end-of-run hint builds Snakemake's report: it opens on the landing page (the workflow's
+    # description and where to look first) and stays under 20 MB
+    assert "--report-metadata workflow/report/metadata.yaml" in summary
+    snakemake(project, "--report", "results/quick/report.html", "--report-metadata",
+              "workflow/report/metadata.yaml", "--config", "scale=quick")  # fmt: skip
+    report = project / "results/quick/report.html"
+    assert report.stat().st_size < 20e6 and "Open first" in report.read_text()
 
     rates = pd.read_csv(res / "rates.csv")
     summary = rates[rates["schedule"] == "all"].set_index("claim_id")["verdict"]
