@@ -139,3 +139,37 @@ def test_a_file_of_another_cell_or_root_seed_is_refused_by_its_reader(tmp_path):
         read_metadata(path, expect=reseeded.as_dict())  # a copy from a build with another seed
     with pytest.raises(ValueError, match="no expected settings"):
         read_results([path], expect={})  # a caller that expects must name every file
+
+
+def test_a_file_cut_to_fewer_trials_or_without_a_column_is_refused_by_name(tmp_path):
+    """Issue 45: a parquet rewritten with 2 of its 5 trials, or without its `regret_pseudo`
+    column, its metadata kept, was read as if whole (a figure from 2 trials captioned 5, a
+    legend entry with no curve)."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+    import pyarrow.parquet as pq
+
+    from dpbandits.io import CorruptResultError, read_results, write_result
+
+    n, C = 5, 3
+    table = pa.table({
+        "trial": [i for i in range(n) for _ in range(C)],
+        "t": [t for _ in range(n) for t in (1, 2, 3)],
+        "T": [3] * (n * C),
+        "regret": [float(i) for i in range(n * C)],
+        "regret_pseudo": [float(i) for i in range(n * C)],
+    })  # fmt: skip
+    good = tmp_path / "good.parquet"
+    write_result(good, table, {"cell": {}})
+    assert len(read_results([good])) == n * C
+    assert len(read_results([good], at_horizon=True)) == n
+    whole = pq.read_table(good)
+    cut = tmp_path / "cut.parquet"  # the first 2 trials, the metadata kept
+    pq.write_table(whole.filter(pc.less(whole["trial"], 2)), cut)
+    dropped = tmp_path / "dropped.parquet"
+    pq.write_table(whole.drop(["regret_pseudo"]), dropped)
+    for bad, why in ((cut, "6 rows, 15 written"), (dropped, "missing ['regret_pseudo']")):
+        for at_horizon in (False, True):
+            with pytest.raises(CorruptResultError) as err:
+                read_results([good, bad], at_horizon=at_horizon)
+            assert str(bad) in str(err.value) and why in str(err.value)

@@ -21,7 +21,7 @@ import pyarrow.parquet as pq
 from . import __version__
 from .result_columns import PLACE_FIELDS
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 META_KEY = b"dpbandits"
 
 #: Setting columns (constant within one file) and their arrow types, after ``experiment`` and
@@ -78,6 +78,51 @@ def result_table(settings: dict, result) -> pa.Table:
     return pa.table(cols)
 
 
+def _columns(schema: pa.Schema) -> dict[str, str]:
+    """Column name -> arrow type (as text), in the file's order."""
+    return {f.name: str(f.type) for f in schema}
+
+
+def content_of(table: pa.Table) -> dict:
+    """What a results file holds, recorded in its metadata and checked by every reader: the
+    number of rows, of distinct trials and of distinct checkpoints (where the table has ``trial``
+    and ``t``), the columns with their types, and the SHA-256 of those columns."""
+    import pyarrow.compute as pc
+
+    columns = _columns(table.schema)
+    out = {
+        "rows": table.num_rows,
+        "columns": columns,
+        "columns_sha256": hashlib.sha256(json.dumps(columns).encode()).hexdigest(),
+    }
+    for key, col in (("trials", "trial"), ("checkpoints", "t")):
+        if col in columns:
+            out[key] = len(pc.unique(table[col]))
+    return out
+
+
+def check_content(path, data: dict, schema: pa.Schema, rows: int) -> None:
+    """Refuse a file whose columns or row count differ from what its metadata records
+    (:func:`content_of`): a file cut to fewer trials, or a column dropped, with the metadata
+    kept. ``schema`` and ``rows`` are the file's own."""
+    content = data.get("content") or {}
+    recorded = content.get("columns")
+    if recorded is None:
+        raise CorruptResultError(f"{path}: no record of its content; {_rebuild_hint(path)}")
+    if _columns(schema) != recorded:
+        gone = [c for c in recorded if c not in schema.names]
+        added = [c for c in schema.names if c not in recorded]
+        raise CorruptResultError(
+            f"{path}: its columns differ from those written (missing {gone}, added {added}, or "
+            f"other types); {_rebuild_hint(path)}"
+        )
+    if rows != content["rows"]:
+        raise CorruptResultError(
+            f"{path}: {rows} rows, {content['rows']} written (a damaged or cut file); "
+            f"{_rebuild_hint(path)}"
+        )
+
+
 def write_result(path: str | Path, table: pa.Table, metadata: dict) -> None:
     """Write atomically (temporary file + rename), with deterministic bytes.
 
@@ -99,6 +144,7 @@ def write_result(path: str | Path, table: pa.Table, metadata: dict) -> None:
                 "package_version": __version__,
                 "provenance": provenance(),
                 **metadata,
+                "content": content_of(table),
             },
             sort_keys=True,
         ).encode()
@@ -196,7 +242,9 @@ def read_metadata(path: str | Path, expect: dict | None = None) -> dict:
         If ``expect`` is given and the file holds other settings.
     """
     try:
-        meta = pq.read_schema(path).metadata or {}
+        footer = pq.read_metadata(path)
+        schema = footer.schema.to_arrow_schema()
+        meta = schema.metadata or {}
     except (OSError, pa.ArrowException) as err:
         raise CorruptResultError(
             f"{path}: not a readable parquet file ({err}); {_rebuild_hint(path)}"
@@ -212,9 +260,25 @@ def read_metadata(path: str | Path, expect: dict | None = None) -> dict:
             f"{path}: schema version {data.get('schema_version')!r}, this version reads "
             f"{SCHEMA_VERSION}; {_rebuild_hint(path)}"
         )
+    check_content(path, data, schema.remove_metadata(), footer.num_rows)
     if expect is not None:
         check_identity(path, data, expect)
     return data
+
+
+def _check_counts(path, content: dict, table: pa.Table, at_horizon: bool) -> None:
+    """Refuse a file whose trials (or, read whole, checkpoints) are fewer than written."""
+    import pyarrow.compute as pc
+
+    checks = [("trials", "trial")] + ([] if at_horizon else [("checkpoints", "t")])
+    for key, col in checks:
+        if key in content and col in table.column_names:
+            found = len(pc.unique(table[col]))
+            if found != content[key]:
+                raise CorruptResultError(
+                    f"{path}: {found} {key} read, {content[key]} written (a damaged or cut "
+                    f"file); {_rebuild_hint(path)}"
+                )
 
 
 def read_results(
@@ -256,7 +320,7 @@ def read_results(
     frames = []
     for p in paths:
         # truncated, foreign, old-schema or mismatched files fail here, naming the file
-        read_metadata(p, None if expect is None else expect[str(p)])
+        data = read_metadata(p, None if expect is None else expect[str(p)])
         try:
             table = pq.read_table(p, filters=where)
         except (OSError, pa.ArrowException) as err:
@@ -264,5 +328,6 @@ def read_results(
         missing = [c for c in required if c not in table.column_names]
         if missing:
             raise CorruptResultError(f"{p}: missing columns {missing}; {_rebuild_hint(p)}")
+        _check_counts(p, data["content"], table, at_horizon)
         frames.append(table.to_pandas())
     return pd.concat(frames, ignore_index=True)

@@ -268,7 +268,7 @@ def copy_cell(cell: Cell, out: str | Path, source: Cell, source_file: str | Path
     meta = json.loads(table.schema.metadata[META_KEY])
     if meta.get("cell") != source.as_dict():
         raise ValueError(f"{source_file} was not written for {source.stem}; rebuild it")
-    for key in ("schema_version", "package_version", "provenance"):  # write_result adds them
+    for key in ("schema_version", "package_version", "provenance", "content"):  # write_result adds
         meta.pop(key, None)
     meta["cell"] = cell.as_dict()
     meta["config_hash"] = cell.config_hash()
