@@ -35,12 +35,13 @@ def is_quick(scale: str) -> bool:
 
 
 def quick_path(path) -> bool:
-    """Whether ``path`` lies under the quick build's results folder (``results/quick``): what a
-    table writer that is not told the scale goes by."""
+    """Whether ``path`` is an output of the quick build: it lies under ``results/quick/``
+    (``dpbandits.config.results_root``). What a writer that is told paths, not the scale (a
+    table, a figure), goes by."""
     from pathlib import Path
 
-    quick = Path("results", "quick").resolve()
-    return Path(path).resolve().is_relative_to(quick)
+    parts = Path(path).parts
+    return any(a == "results" and b == "quick" for a, b in zip(parts, parts[1:], strict=False))
 
 
 def scale_banner(scale: str) -> str:

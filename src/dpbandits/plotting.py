@@ -15,7 +15,6 @@ Besides the style, the shared rules every figure follows:
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from pathlib import Path
 
 import matplotlib
 
@@ -28,6 +27,8 @@ from matplotlib.font_manager import FontProperties  # noqa: E402
 from matplotlib.layout_engine import ConstrainedLayoutEngine, PlaceHolderLayoutEngine  # noqa: E402
 from matplotlib.textpath import TextToPath  # noqa: E402
 from matplotlib.ticker import FuncFormatter, LogLocator, MaxNLocator, NullFormatter  # noqa: E402
+
+from dpbandits.pages import quick_path  # noqa: E402
 
 #: Stable colours by series label (Okabe-Ito, colour-blind safe), the same in every figure.
 SERIES_COLORS = {
@@ -396,18 +397,8 @@ def bold_headers(legend, headers: Iterable[str]) -> None:
             text.set_fontweight("bold")
 
 
-#: The scale of the quick smoke run (``--config scale=quick``), whose outputs are written under
-#: ``results/quick/`` (``dpbandits.config.results_root``).
-QUICK = "quick"
-
-
-def is_quick(path) -> bool:
-    """Whether ``path`` is an output of the quick scale: it lies under ``results/quick/``.
-
-    Figures learn their scale from their output path (the rules pass paths, not the scale).
-    """
-    parts = Path(path).parts
-    return any(a == "results" and b == QUICK for a, b in zip(parts, parts[1:], strict=False))
+#: Whether a path is an output of the quick build (one rule for figures, tables and pages).
+is_quick = quick_path
 
 
 def quick_suffix(path, n_trials: int | None = None) -> str:
