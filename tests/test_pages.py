@@ -221,3 +221,27 @@ def test_a_quick_builds_markdown_table_says_quick_and_its_csv_is_untouched(tmp_p
     assert quick.startswith("# Table 1 [QUICK]\n\n**QUICK build") and "QUICK" not in paper
     csvs = [(tmp_path / r / "tables/t.csv").read_text() for r in ("results", "results/quick")]
     assert csvs[0] == csvs[1]
+
+
+def test_a_card_shows_the_configuration_matching_the_published_figure_first(root, global_config):
+    from dpbandits.config import load_experiment
+    from dpbandits.front_page import figure_cards
+
+    exp = load_experiment(
+        root / "config/experiments/cz22.yaml",
+        global_config,
+        root / "workflow/schemas/experiment.schema.yaml",
+    )
+    claims = [{"id": "c.a", "audit": {"panels": ["cz22_fig1a"]}}, {"id": "c.x", "audit": {}}]
+    cards = figure_cards(exp, claims, lambda f: f.id, lambda f: f"{f.id}.html")
+    fig1 = next(c for c in cards if c["figure"] == "cz22_fig1")
+    assert fig1["main"]["configuration"] == exp.data["published"]["configuration"] == "r2"
+    assert fig1["published_note"].startswith("This configuration matches the published figure")
+    assert {o["configuration"] for o in fig1["others"]} >= {"r1", "r3"}
+    assert fig1["claims"] == ["c.a"]
+    # without `published`: the primary first, and the card says that none is matched
+    data = {k: v for k, v in exp.data.items() if k != "published"}
+    bare = type("Exp", (), {"data": data, "figures": exp.figures})
+    fig1 = next(c for c in figure_cards(bare, claims, str, str) if c["figure"] == "cz22_fig1")
+    assert fig1["main"]["configuration"] == exp.data["primary"]
+    assert fig1["published_note"].startswith("No configuration is matched")

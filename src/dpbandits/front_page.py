@@ -81,6 +81,69 @@ def _card(card: dict, board: pd.DataFrame, rel, page_dir: str, root: str) -> str
     return "".join(parts)
 
 
+def figure_cards(exp, claims: list[dict], image, notebook) -> list[dict]:
+    """The cards of one figure paper's figures, as :func:`write_front_page` takes them.
+
+    Per figure (its configurations grouped): the main entry is the configuration that the
+    experiment file's ``published`` names as matching the published figure, else the primary;
+    the card says which and why, lists the other configurations, and names the claims whose
+    audit reads one of the figure's panels.
+
+    Parameters
+    ----------
+    exp : dpbandits.config.Experiment
+    claims : list of dict
+        The paper's claims registry.
+    image, notebook : callable
+        FigureSpec -> path of its main PNG, of its notebook page.
+    """
+    published = exp.data.get("published", {"configuration": None, "note": ""})
+    wanted = published["configuration"]
+    configurations = exp.data["configurations"]
+    by_figure: dict[str, list] = {}
+    for fig in exp.figures:
+        by_figure.setdefault(fig.figure, []).append(fig)
+    cards = []
+    for figure, figs in by_figure.items():
+        first = wanted if any(f.configuration == wanted for f in figs) else exp.data["primary"]
+        order = sorted(figs, key=lambda f: f.configuration != first)
+        main = order[0]
+        if main.configuration == wanted:
+            note = f"This configuration matches the published figure: {published['note']}"
+        elif wanted is None:
+            note = (
+                "No configuration is matched to the published figure "
+                "(`published` in the experiment file); shown: the primary."
+            )
+        else:
+            note = (
+                f"The configuration that matches the published figure ({wanted}) does not "
+                "draw this figure; shown: the primary."
+            )
+        panels = {p.id for f in figs for p in f.panels} | {figure}
+        entries = [
+            {
+                "configuration": f.configuration,
+                "label": configurations.get(f.configuration, {}).get("title", f.configuration),
+                "image": image(f),
+                "notebook": notebook(f),
+            }
+            for f in order
+        ]
+        cards.append(
+            {
+                "figure": figure,
+                "title": main.title,
+                "caption": " ".join(str(main.caption).split()),
+                "published_note": note,
+                "claims": [c["id"] for c in claims if panels & set(c["audit"].get("panels", []))],
+                "main": entries[0],
+                "others": entries[1:],
+            }
+        )
+    return cards
+
+
 def write_front_page(
     out: str,
     results_root: str,
@@ -161,4 +224,4 @@ def write_front_page(
     os.replace(tmp, out)
 
 
-__all__ = ["write_front_page"]
+__all__ = ["figure_cards", "write_front_page"]

@@ -21,6 +21,7 @@ from dpbandits.config import (
     results_root,
     typed_overrides,
 )
+from dpbandits.front_page import figure_cards
 from dpbandits.report_captions import CATEGORIES, caption_file, entries, figure_entries
 from dpbandits.settings_params import flatten as flatten_settings
 
@@ -464,63 +465,13 @@ FRONT_PAGE = f"{RESULTS}/index.html"
 
 
 def front_page_cards(name):
-    """The figure cards of figure paper ``name``: per figure, the image of the configuration
-    that matches the published figure (``published`` in its experiment file) and the others.
-    """
-    exp = EXPERIMENTS[name]
-    published = exp.data.get("published", {"configuration": None, "note": ""})
-    configurations = exp.data["configurations"]
-    label = lambda conf: configurations.get(conf, {}).get("title", conf)
-    by_figure = {}
-    for fig in exp.figures:
-        by_figure.setdefault(fig.figure, []).append(fig)
-    cards = []
-    for figure, figs in by_figure.items():
-        order = sorted(
-            figs, key=lambda f: f.configuration != published["configuration"]
-        )
-        if order[0].configuration != published["configuration"]:
-            order = sorted(figs, key=lambda f: f.configuration != exp.data["primary"])
-        entries = [
-            {
-                "configuration": f.configuration,
-                "label": label(f.configuration),
-                "image": figure_image(f.image_names[0], "png"),
-                "notebook": figure_outputs(f)["html"],
-            }
-            for f in order
-        ]
-        main = order[0]
-        if main.configuration == published["configuration"]:
-            note = (
-                f"This configuration matches the published figure: {published['note']}"
-            )
-        elif published["configuration"] is None:
-            note = (
-                "No configuration is matched to the published figure "
-                "(`published` in the experiment file); shown: the primary."
-            )
-        else:
-            note = (
-                f"The configuration that matches the published figure "
-                f"({published['configuration']}) does not draw this figure; shown: the primary."
-            )
-        panels = {p.id for f in figs for p in f.panels} | {figure}
-        claims = [
-            c["id"] for c in CLAIMS[name] if panels & set(c["audit"].get("panels", []))
-        ]
-        cards.append(
-            {
-                "figure": figure,
-                "title": main.title,
-                "caption": " ".join(str(main.caption).split()),
-                "published_note": note,
-                "claims": claims,
-                "main": entries[0],
-                "others": entries[1:],
-            }
-        )
-    return cards
+    """The figure cards of figure paper ``name`` (dpbandits.front_page.figure_cards)."""
+    return figure_cards(
+        EXPERIMENTS[name],
+        CLAIMS[name],
+        image=lambda f: figure_image(f.image_names[0], "png"),
+        notebook=lambda f: figure_outputs(f)["html"],
+    )
 
 
 def front_page_papers():
