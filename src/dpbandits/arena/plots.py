@@ -37,20 +37,15 @@ def _edges(eps: np.ndarray, target: float | None) -> tuple[float, float, float, 
     return x_zero, x_inf, x_zero / 2.2, x_inf * 2.2
 
 
+def _vertical_label(ax, x: float, y_frac: float, label: str, **style) -> None:
+    """``label`` written upwards at data position ``x`` and height ``y_frac`` of the axes."""
+    ax.text(x, y_frac, label, rotation=90, fontsize=7, transform=ax.get_xaxis_transform(), **style)
+
+
 def _edge_band(ax, x: float, label: str, ymax_frac: float = 0.98) -> None:
     """A grey band around ``x`` (a log position) with ``label`` written up it."""
     ax.axvspan(x / 1.7, x * 1.7, color="0.88", lw=0, zorder=0)
-    ax.text(
-        x / 1.45,
-        ymax_frac,
-        label,
-        rotation=90,
-        ha="center",
-        va="top",
-        fontsize=7,
-        color="0.25",
-        transform=ax.get_xaxis_transform(),
-    )
+    _vertical_label(ax, x / 1.45, ymax_frac, label, ha="center", va="top", color="0.25")
 
 
 def _coincidence_text(coincident: dict, n_panels: int, note) -> str:
@@ -157,17 +152,10 @@ def frontier_axes(board, suite: str, title: str, png: str | None = None):
                 fig.coincident[(d, T)] = groups
             if target is not None:
                 ax.axvline(target, color="0.2", lw=1, ls="--", zorder=1)
-                ax.text(
-                    target * 1.08,
-                    0.02,
-                    f"target ε = {target:g}",
-                    rotation=90,
-                    ha="left",
-                    va="bottom",
-                    fontsize=7,
+                _vertical_label(
+                    ax, target * 1.08, 0.02, f"target ε = {target:g}", ha="left", va="bottom",
                     color="0.2",
-                    transform=ax.get_xaxis_transform(),
-                )
+                )  # fmt: skip
             if has_inf:
                 _edge_band(ax, x_inf, INFINITE_LABEL)
             if has_zero:
