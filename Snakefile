@@ -11,6 +11,7 @@ from snakemake.utils import min_version
 
 from dpbandits.report_captions import workflow_description
 from dpbandits import rate_limit, worker
+from dpbandits.config import exit_if_unreadable
 from dpbandits.run_summary import build_summary
 
 min_version("9.0")
@@ -21,6 +22,11 @@ min_version("9.0")
 # changes: objects are still freed when no longer referenced; only a reference cycle among
 # frozen objects would stay until the process exits.
 gc.freeze()
+
+
+# a syntax error or a byte that is not UTF-8 is refused with its line (Snakemake's own loader
+# names none)
+exit_if_unreadable("config/config.yaml")
 
 
 configfile: "config/config.yaml"

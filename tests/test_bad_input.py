@@ -220,7 +220,44 @@ RAW_CASES = [
      "  LinUCB:\n    algorithm: ldp\n", ["key 'LinUCB' appears twice", "lines 2 and 4"]),
     ("syntax error", "title: [unclosed\nT: 3\n", ["not valid YAML", "line 2"]),
     ("python tag", "x: !!python/object/apply:os.system ['true']\n", ["not valid YAML"]),
+    # YAML 1.1 reads `yes`/`on`/`1.5` as a boolean or a number: jsonschema then failed with a
+    # TypeError naming neither file nor key
+    ("boolean key", "series:\n  yes:\n    algorithm: linucb\n",
+     ["'yes' (line 2)", "bool", "quote it"]),
+    ("number key", "defaults:\n  1.5: 3\n", ["'1.5' (line 2)", "float", "quote it"]),
+    # the construct that silently drops a value: two merges bringing in one key (YAML keeps
+    # one of the two, with no message)
+    ("two merges, one key", "a: &a {T: 1}\nb: &b {T: 2}\nfig:\n  <<: [*a, *b]\n",
+     ["key 'T' is brought in by two merges", "lines 1 and 2"]),
+    ("two merge keys, one key", "a: &a {T: 1}\nb: &b {T: 2}\nfig:\n  <<: *a\n  <<: *b\n",
+     ["key 'T' is brought in by two merges"]),
+    # a "billion laughs": nine levels of ten aliases expand to 10^9 values
+    ("alias bomb", "a0: &a0 [x, x, x, x, x, x, x, x, x, x]\n" + "".join(
+        f"a{i}: &a{i} [{', '.join([f'*a{i - 1}'] * 10)}]\n" for i in range(1, 9)),
+     ["expands to more than 1,000,000 values"]),
 ]  # fmt: skip
+
+
+def test_a_file_that_is_not_utf8_is_refused_with_its_line(tmp_path):
+    path = tmp_path / "latin.yaml"
+    path.write_bytes(b"title: ok\n# caf\xe9\nT: 3\n")
+    with pytest.raises(ConfigError) as err:
+        load_yaml(path)
+    assert "not UTF-8" in str(err.value) and "0xe9 on line 2" in str(err.value)
+
+
+def test_a_syntax_error_in_config_yaml_is_refused_with_its_line(tmp_path, capsys):
+    from dpbandits.config import exit_if_unreadable
+
+    path = tmp_path / "config.yaml"
+    path.write_text("root_seed: 1\nscale: [paper\n")
+    with pytest.raises(SystemExit) as stop:
+        exit_if_unreadable(path)
+    assert stop.value.code == 1
+    assert "line 3" in capsys.readouterr().err
+    path.write_text("scale: paper\n")
+    exit_if_unreadable(path)  # a good file passes
+    exit_if_unreadable(tmp_path / "absent.yaml")  # Snakemake reports a missing one itself
 
 
 @pytest.mark.parametrize("what,text,expected", RAW_CASES, ids=[c[0] for c in RAW_CASES])

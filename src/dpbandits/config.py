@@ -48,15 +48,53 @@ class _DuplicateKey(Exception):
     pass
 
 
+#: Most values (mappings, lists and scalars, each alias counted as the whole value it repeats)
+#: a file may expand to: the largest experiment file holds a few thousand; nested aliases can
+#: make a small file expand exponentially (a "billion laughs"), which validation would walk.
+MAX_EXPANDED_VALUES = 1_000_000
+_MERGE = "tag:yaml.org,2002:merge"
+
+
+def _merged_keys(loader, value_node) -> list:
+    """The (key, line) pairs a ``<<`` value brings in: one mapping or a list of mappings."""
+    sources = value_node.value if isinstance(value_node, yaml.SequenceNode) else [value_node]
+    out = []
+    for src in sources:
+        if isinstance(src, yaml.MappingNode):
+            for k, _ in src.value:
+                if k.tag != _MERGE:
+                    out.append((loader.construct_object(k, deep=True), k.start_mark.line + 1))
+    return out
+
+
 class _StrictLoader(_SAFE_LOADER):
-    """Safe YAML loader that refuses a key repeated in one mapping (PyYAML keeps the last)."""
+    """Safe YAML loader that refuses what would silently drop or overwrite a value, or be read
+    as something else than written: a key repeated in one mapping (PyYAML keeps the last); a key
+    two merges (``<<``) both bring in (YAML keeps one of them; a key written in the mapping itself
+    still overrides a merged one, as intended); and a key that is not a string (``yes``, ``on``,
+    ``1.5`` unquoted: YAML reads a boolean or a number)."""
 
     def construct_mapping(self, node, deep=False):
         seen = {}
-        for key_node, _ in node.value:
-            if key_node.tag == "tag:yaml.org,2002:merge":  # `<<`: merged keys may be overridden
+        merged = {}
+        for key_node, value_node in node.value:
+            if key_node.tag == _MERGE:  # `<<`: merged keys may be overridden by explicit ones
+                for key, line in _merged_keys(self, value_node):
+                    if key in merged and merged[key] != line:
+                        raise _DuplicateKey(
+                            f"key {key!r} is brought in by two merges (`<<`, lines {merged[key]} "
+                            f"and {line}) into the mapping at line {node.start_mark.line + 1}: "
+                            "YAML silently keeps one; write the key once in that mapping"
+                        )
+                    merged.setdefault(key, line)
                 continue
             key = self.construct_object(key_node, deep=True)
+            if not isinstance(key, str):
+                raise _DuplicateKey(
+                    f"key {key_node.value!r} (line {key_node.start_mark.line + 1}) is read by "
+                    f"YAML as a {type(key).__name__}, not a name; quote it "
+                    f"('{key_node.value}':) if it is meant as a key"
+                )
             try:
                 first = seen.get(key)
             except TypeError:  # unhashable key: the base class reports it
@@ -88,12 +126,60 @@ def load_yaml(path: str | Path) -> dict:
         raise ConfigError(f"{path}: file not found") from None
     except _DuplicateKey as err:
         raise ConfigError(f"{path}: {err}") from None
+    except UnicodeDecodeError as err:
+        line = raw.count(b"\n", 0, err.start) + 1
+        raise ConfigError(
+            f"{path}: not UTF-8 text (byte 0x{raw[err.start]:02x} on line {line}); save the file "
+            "as UTF-8"
+        ) from None
     except yaml.YAMLError as err:
         mark = getattr(err, "problem_mark", None)
         where = f" (line {mark.line + 1}, column {mark.column + 1})" if mark else ""
         problem = getattr(err, "problem", None) or str(err).splitlines()[0]
         raise ConfigError(f"{path}: not valid YAML{where}: {problem}") from None
+    size = _expanded_size(data)
+    if size > MAX_EXPANDED_VALUES:
+        raise ConfigError(
+            f"{path}: expands to more than {MAX_EXPANDED_VALUES:,} values through its aliases "
+            f"(*name); at most {MAX_EXPANDED_VALUES:,} are allowed"
+        )
     return {} if data is None else data
+
+
+def exit_if_unreadable(path: str | Path) -> None:
+    """Print the refusal of :func:`load_yaml` and exit with status 1 when ``path`` exists but
+    does not load (syntax error with its line, a byte that is not UTF-8, a repeated key): the
+    workflow calls it before Snakemake's own ``configfile:``, whose message names no line."""
+    import sys
+
+    if Path(path).exists():
+        try:
+            load_yaml(path)
+        except ConfigError as exc:
+            print(exc, file=sys.stderr, flush=True)
+            sys.exit(1)
+
+
+def _expanded_size(data) -> int:
+    """Number of values ``data`` holds with every shared (aliased) value counted each time it
+    appears: what a walk over it visits. Linear in the distinct values (memoised)."""
+    memo: dict[int, int] = {}
+
+    def size(x) -> int:
+        if not isinstance(x, dict | list):
+            return 1
+        if id(x) not in memo:
+            memo[id(x)] = 0  # a recursive alias (impossible from the safe loader) counts once
+            items = x.values() if isinstance(x, dict) else x
+            total = 1
+            for v in items:
+                total += size(v)
+                if total > MAX_EXPANDED_VALUES:
+                    break
+            memo[id(x)] = total
+        return memo[id(x)]
+
+    return size(data)
 
 
 #: Parsed YAML files, by the SHA-256 of their bytes, this module's source and PyYAML's version
@@ -951,7 +1037,10 @@ def resolve_schedule(entry: dict, T: int) -> tuple[int, dict]:
 
     ``B: int`` as given; ``B: {power: p}`` the divisor of ``T`` nearest ``T^p``;
     ``M: {power: p}`` the number of batches, the divisor of ``T`` nearest ``T^p``, so
-    ``B = T / M``; option ``M0: {power: p}`` is ``round(T^p)``.
+    ``B = T / M``; option ``M0: {power: p}`` is ``round(T^p)``; ``explore: {power: a, scale: c}``
+    (explore-then-commit) the option ``explore = ceil(c T^a)`` (``c`` 1 unless given).
+
+    Raises ``ValueError`` for an ``explore`` power outside ``(0, 1]``.
     """
     B = 1
     if isinstance(entry.get("B"), int):
@@ -963,6 +1052,13 @@ def resolve_schedule(entry: dict, T: int) -> tuple[int, dict]:
     options = dict(entry.get("options", {}))
     if isinstance(options.get("M0"), dict):
         options["M0"] = max(1, round(T ** float(parse_power(options["M0"]["power"]))))
+    if "explore" in entry:
+        from .policies.etc import explore_rounds
+
+        power = parse_power(entry["explore"]["power"])
+        if not 0 < power <= 1:
+            raise ValueError(f"explore.power = {str(power)!r}: allowed a fraction in (0, 1]")
+        options["explore"] = explore_rounds(T, float(power), entry["explore"].get("scale", 1.0))
     return B, options
 
 
@@ -1483,7 +1579,10 @@ def _expand_sweep(
     for sched, entry in runs:
         private = POLICIES[entry["algorithm"]].private
         for eps, d, T in itertools.product(sw["epsilon"] if private else [None], dims, horizons):
-            B, options = resolve_schedule(entry, T)
+            try:
+                B, options = resolve_schedule(entry, T)
+            except ValueError as exc:
+                raise ConfigError(f"{source}: sweeps.{sid}.schedules.{sched}: {exc}") from None
             point = "" if eps is None else f"eps{eps:g}_"
             point += f"d{d}_T{T}" if isinstance(sw["d"], list) else f"T{T}"
             cell = Cell(

@@ -65,3 +65,34 @@ def test_a_comparison_that_flips_with_the_configuration_is_not_supported():
         }
     )
     assert sb.scoreboard([("olucb", ov)])["status"].iat[0] == "inconclusive"
+
+
+def test_a_claim_no_audit_tests_carries_the_registrys_reason():
+    # the studies' overviews (papers 001 and 002) have no `reason` column: a NOT-AUDITED claim
+    # takes its registry note, a rate claim the rules that decided it (planted: the old board
+    # left both empty)
+    ov = pd.DataFrame(
+        {
+            "claim_id": ["op.q1", "op.rate"],
+            "verdict": ["NOT-AUDITED", "consistent"],
+            "rules": ["-", "R-UP-T: consistent"],
+            "notes": ["an open question, not a claim", ""],
+        }
+    )
+    board = sb.scoreboard([("op24", ov)]).set_index("claim_id")
+    assert board.loc["op.q1", "status"] == "not audited"
+    assert board.loc["op.q1", "reason"] == "an open question, not a claim"
+    assert board.loc["op.rate", "reason"] == "R-UP-T: consistent"
+
+
+def test_every_study_claim_that_no_audit_tests_has_a_note():
+    # papers 001 and 002: a NOT-AUDITED / DESCRIPTIVE claim says in its registry why
+    from pathlib import Path
+
+    import yaml
+
+    root = Path(__file__).resolve().parents[2] / "config" / "claims"
+    for name in ("op24", "plasso"):
+        for claim in yaml.safe_load((root / f"{name}.yaml").read_text())["claims"]:
+            if claim["audit"].get("rule") in ("NOT-AUDITED", "DESCRIPTIVE"):
+                assert str(claim.get("notes", "")).strip(), f"{claim['id']} has no note"

@@ -61,6 +61,22 @@ def status(word: str) -> str:
         ) from None
 
 
+def _text(value) -> str:
+    """A cell as text ('' for a missing value)."""
+    return "" if value is None or (isinstance(value, float) and value != value) else str(value)
+
+
+def _reason(row: dict, status_name: str) -> str:
+    """Why a claim has its status: the audit's own reason (``reason`` or ``how``); for a claim no
+    audit tests, the registry's note on why (``notes``); else the rules that decided it."""
+    for key in ("reason", "how"):
+        if _text(row.get(key)).strip():
+            return _text(row[key]).strip()
+    if status_name == "not audited" and _text(row.get("notes")).strip():
+        return _text(row["notes"]).strip()
+    return _text(row.get("rules")).strip()
+
+
 def scoreboard(
     overviews,
     privacy: pd.DataFrame | None = None,
@@ -100,8 +116,8 @@ def scoreboard(
     for paper, ov in overviews:
         for r in ov.to_dict("records"):
             cid = r["claim_id"]
-            reason = str(r.get("reason") or r.get("how") or "")
             word = r.get("all_configurations") or r["verdict"]
+            reason = _reason(r, status(word))
             row = {
                 "paper": paper,
                 "claim_id": cid,
