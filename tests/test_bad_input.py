@@ -111,6 +111,14 @@ CASES = [
      ["scale = 'huge'", "allowed: paper, quick"]),
     ("negative root seed", "config.yaml", lambda t: _config(_set("root_seed", -1)),
      ["root_seed = -1", "must be >= 0"]),
+    # the reward streams are RandomState(offset + first_trial + i): the sum must stay a 32-bit
+    # seed (it overflowed inside the job before)
+    ("reward seed beyond 2^32", "experiments/cz22.yaml",
+     lambda t: _experiment("cz22", _set("defaults.reward_seed_offset", 2**32 - 10), t),
+     ["reward_seed_offset (4294967286)", "trials", "above 4294967295", "allowed"]),
+    ("instance seed beyond 2^32", "experiments/cz22.yaml",
+     lambda t: _experiment("cz22", _set("defaults.instance_seed", 2**32), t),
+     ["instance_seed = 4294967296", "4294967295"]),
     ("wrong type", "config.yaml", lambda t: _config(_set("checkpoints", "many")),
      ["checkpoints = 'many'", "integer"]),
     ("warm worker not a boolean", "config.yaml", lambda t: _config(_set("warm_worker", "yes")),
@@ -180,6 +188,13 @@ CASES = [
     ("unknown instance family", "experiments/plasso.yaml",
      lambda t: _plasso(_set("tiers.core.experiments.0.families", ["F9"]), t),
      ["F9", "allowed"]),
+    # plasso allocated T x d histories in the job: d = 1e8 asked for 381 GiB at run time
+    ("plasso dimension beyond memory", "experiments/plasso.yaml",
+     lambda t: _plasso(_set("tiers.core.experiments.0.config.d", 100_000_000), t),
+     ["tiers.core.experiments.0.config", "d = 100000000", "MiB", "allowed: at most"]),
+    ("plasso sparsity above the dimension", "experiments/plasso.yaml",
+     lambda t: _plasso(_set("tiers.core.experiments.0.config.s0", 200), t),
+     ["s0 = 200 is above d = 100", "allowed: 1 <= s0 <= d"]),
     # issue 20, class 4: NaN and infinity refused unless the schema says what infinity means
     ("NaN tolerance", "config.yaml", lambda t: _config(_set("audit.tolerance", float("nan"))),
      ["audit.tolerance = nan", "finite number"]),

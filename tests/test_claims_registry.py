@@ -76,6 +76,8 @@ def test_every_audit_reference_resolves(claims, experiment):
                 assert c["T_exp"] is not None or "T" not in a["fit"], c["id"]
         elif a["check"] == "summary":
             assert set(a["of"]) <= ids
+        elif a["check"] == "communication":  # analytic: the experiment's communication section
+            assert "communication" in experiment.data, c["id"]
         else:
             assert set(a["panels"]) <= panels, c["id"]
 

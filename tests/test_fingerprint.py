@@ -163,7 +163,10 @@ def test_a_constant_inside_a_function_counts():
 
 
 _PAPER_JOBS = {  # the entries of each paper's own jobs (workflow/rules/*.smk)
-    "cz22": [("workflow/scripts/render_notebook.py", "notebooks/audit_report.ipynb")],
+    "cz22": [
+        ("workflow/scripts/render_notebook.py", "notebooks/audit_report.ipynb"),
+        ("workflow/scripts/communication_audit.py",),
+    ],
     "olucb": [
         ("workflow/scripts/render_notebook.py", "notebooks/audit_report.ipynb"),
         ("workflow/scripts/olucb_robustness.py",),

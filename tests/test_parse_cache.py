@@ -31,7 +31,7 @@ def test_cached_yaml_is_the_same_data_and_a_fresh_copy(tmp_path, monkeypatch):
     f = tmp_path / "a.yaml"
     f.write_text(
         "a: &x [1, 2.5, .inf]\nb: *x\n"
-        "c: {d: null, e: 2026-11-25, f: 2026-11-25T10:00:00+01:00, 3: !!binary aGk=}\n"
+        "c: {d: null, e: 2026-11-25, f: 2026-11-25T10:00:00+01:00, i: !!binary aGk=}\n"
         "g: !!set {h}\n"
     )
     first = load_yaml(f)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from fractions import Fraction
 from pathlib import Path
 
 from .config import ConfigError, check_schema, load_yaml
@@ -15,6 +16,15 @@ VERDICT_METRICS = ("realized", "pseudo", "combined")
 def load_claims(path: str | Path, schema: str | Path) -> list[dict]:
     """Load and validate one paper's claims (the entries of :func:`load_registry`, file order)."""
     return load_registry(path, schema)["claims"]
+
+
+def _is_fraction(text: str) -> bool:
+    """Whether ``text`` reads as a fraction (``"3/5"``), not a claim id."""
+    try:
+        Fraction(text)
+    except ValueError:
+        return False
+    return True
 
 
 def load_registry(path: str | Path, schema: str | Path) -> dict:
@@ -45,7 +55,22 @@ def load_registry(path: str | Path, schema: str | Path) -> dict:
             for ref in audit["of"]:
                 if ref not in {c["id"] for c in data["claims"]}:
                     problems.append(f"claims.{i}.audit.of: {ref!r} is not a claim id of this file")
+        used = _check_series(audit)
+        for j, name in enumerate(audit.get("diagnostic", [])):
+            if name not in used:
+                problems.append(
+                    f"claims.{i}.audit.diagnostic.{j} = {name!r}: not a series of the check; "
+                    f"allowed: {', '.join(sorted(used)) or 'none'}"
+                )
     ids = {c["id"] for c in data["claims"]}
+    for i, claim in enumerate(data["claims"]):  # references of the rate verdicts' principle
+        audit = claim["audit"]
+        refs = ([audit["term_of"]] if "term_of" in audit else []) + [
+            c for c in audit.get("contrasts", []) if not _is_fraction(c)
+        ]
+        for ref in refs:
+            if ref not in ids:
+                problems.append(f"claims.{i}.audit: {ref!r} is not a claim id of this file")
     for name, table in data.get("tables", {}).items():
         width = len(table["columns"])
         for j, row in enumerate(table["rows"]):
@@ -69,6 +94,16 @@ def load_registry(path: str | Path, schema: str | Path) -> dict:
         raise ConfigError(f"{path}: invalid claims\n  " + "\n  ".join(problems))
     data.setdefault("verdict_metric", "realized")
     return data
+
+
+def _check_series(audit: dict) -> set[str]:
+    """The series a figure check compares (``a``, ``b``, ``pairs``, ``series``, ``baseline``)."""
+    names = {audit["a"]} if "a" in audit else set()
+    names |= set(audit.get("b", [])) | set(audit.get("series", []))
+    names |= {s for pair in audit.get("pairs", []) for s in pair}
+    if isinstance(audit.get("baseline"), str):
+        names.add(audit["baseline"])
+    return names
 
 
 def check_claim_targets(claims: list[dict], experiment, path: str | Path) -> None:

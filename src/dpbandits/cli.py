@@ -191,6 +191,8 @@ def warmup() -> None:
     T = 200
     small = Setting(T=T, d=3, epsilon=1.0, delta=0.1)
     _warm_run(make_policy("jdp_tree", small, "experiment", Quirks.from_fidelity("script")), inst, T)
+    # explore-then-commit, the rate audit's planted contestant (every rate sweep of a fixed arm set)
+    _warm_run(make_policy("etc", Setting(T=T, d=3), explore=50), inst, T)
     fixed = make_instances("fixed_sphere", 1, 10, 3, 2)
     for algorithm in ("ldp_dpe", "sdp_dpe"):
         policy = make_policy(algorithm, Setting(T=T, d=3, epsilon=1.0, delta=0.1, B=1, K=10))

@@ -1271,6 +1271,8 @@ def _check_communication(comm: dict, source: str) -> None:
     """What the schema cannot say about the analytic communication audit (paper 004, Theorems 5.1
     and 5.5; docs/papers/dpdpe.md)."""
     where = f"{source}: communication"
+    if "alphas" not in comm:  # counts per user (paper 003): the schema says all there is
+        return
     for text in comm["alphas"]:
         if not 0 < Fraction(text) < 1:
             raise ConfigError(f"{where}.alphas: {text!r} is not in (0, 1)")
@@ -1699,7 +1701,43 @@ def load_experiment(path: str | Path, config: dict, schema: str | Path) -> Exper
             f"{path}: experiment = {data['experiment']!r}: must equal the file name "
             f"({Path(path).stem!r})"
         )
-    return expand_experiment(data, config, str(path))
+    experiment = expand_experiment(data, config, str(path))
+    check_seed_ranges(experiment, str(path))
+    return experiment
+
+
+#: Largest seed of a legacy ``numpy.random.RandomState`` (the authors' script's instance and
+#: reward streams): seeds are unsigned 32-bit integers.
+MAX_LEGACY_SEED = 2**32 - 1
+
+
+def check_seed_ranges(experiment: Experiment, source: str) -> None:
+    """Refuse a cell whose legacy seeds leave ``[0, 2**32 - 1]``: trial ``i`` of a cell draws its
+    rewards from ``RandomState(reward_seed_offset + first_trial + i)`` and its instances from
+    ``RandomState(instance_seed)`` (:mod:`dpbandits.pipeline`), so the largest seed is
+    ``reward_seed_offset + first_trial + trials - 1``. The message names the file, the figure or
+    sweep, the three keys' values and the limit."""
+    cells = list(experiment.cells)
+    for sweep in experiment.sweeps:
+        cells += sweep.cells
+    for cal in experiment.calibrations:
+        cells += [cal.base] + ([cal.reference] if cal.reference is not None else [])
+    for cell in cells:
+        where = cell.figure or cell.experiment
+        last = cell.reward_seed_offset + cell.first_trial + cell.trials - 1
+        if last > MAX_LEGACY_SEED:
+            raise ConfigError(
+                f"{source}: {where}: reward_seed_offset ({cell.reward_seed_offset}) + first_trial "
+                f"({cell.first_trial}) + trials ({cell.trials}) - 1 = {last} is above "
+                f"{MAX_LEGACY_SEED}, the largest seed of the reward streams; allowed: a sum of at "
+                f"most {MAX_LEGACY_SEED}"
+            )
+        if cell.instance_seed > MAX_LEGACY_SEED:
+            raise ConfigError(
+                f"{source}: {where}: instance_seed = {cell.instance_seed} is above "
+                f"{MAX_LEGACY_SEED}, the largest seed of the instance stream; allowed: 0 to "
+                f"{MAX_LEGACY_SEED}"
+            )
 
 
 def _cells_of(cells: list[Cell], conf: str, panel: str, series: str, where: str) -> list[Cell]:

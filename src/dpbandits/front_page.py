@@ -68,9 +68,7 @@ def _card(card: dict, board: pd.DataFrame, rel, page_dir: str, root: str) -> str
             f"({_counts(mine)}):</p>"
         )
         parts.append('<table class="dpb-claims">')
-        parts.append(
-            "".join(claim_row(r, page_dir, root, 140) for r in mine.to_dict("records"))
-        )
+        parts.append("".join(claim_row(r, page_dir, root, 140) for r in mine.to_dict("records")))
         parts.append("</table>")
     else:
         parts.append("<p>No claim of the paper is read off this figure.</p>")

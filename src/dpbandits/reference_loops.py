@@ -396,6 +396,8 @@ def reference_run(
         return reference_onlineucb(policy, X, mu, rewards, raw, checkpoints, theta)
     if policy.engine == "combiner":
         return reference_combiner(policy, X, mu, rewards, raw, checkpoints)
+    if policy.engine == "etc":
+        return reference_etc(policy, X, mu, rewards, checkpoints)
     T = policy.setting.T
     K, d = X.shape
     L = float(np.linalg.norm(X, axis=1).max())
@@ -440,6 +442,58 @@ def reference_run(
                 (real, pseudo, n_nan, n_clip, n_nonpd, n_best, np.linalg.eigvalsh(V)[0]),
                 strict=True,
             ):
+                out[name].append(value)
+    result = {name: np.array(v, dtype=float) for name, v in out.items()}
+    result["actions"] = actions
+    return result
+
+
+def reference_etc(
+    policy: Policy,
+    X: np.ndarray,
+    mu: np.ndarray,
+    rewards: np.ndarray,
+    checkpoints: np.ndarray,
+) -> dict[str, np.ndarray]:
+    """Explore-then-commit (:mod:`dpbandits.policies.etc`) for one trial, literally: the
+    exploration rounds' arms and rewards are kept as a list, the model is the ridge solution
+    ``(lambda I + sum x x^T)^{-1} sum x y`` of that list at the commit, and the index of every
+    arm is ``X @ theta``. Returns :func:`reference_run`'s dict."""
+    T, n = policy.setting.T, policy.n_explore
+    K, d = X.shape
+    kb = int(np.argmax(mu))
+    history: list[tuple[int, float]] = []
+    V = policy.lam * np.eye(d)
+    out = {name: [] for name in METRICS}
+    actions = np.zeros(T, dtype=np.int64)
+    cps = set(int(c) for c in checkpoints)
+    real = pseudo = 0.0
+    n_best = 0
+    committed = None
+    for t in range(T):
+        if t < n:
+            a = t % K
+        else:
+            if committed is None:
+                V = policy.lam * np.eye(d) + sum(np.outer(X[k], X[k]) for k, _ in history)
+                u = sum(X[k] * y for k, y in history)
+                committed = argmax_ties(X @ np.linalg.solve(V, u))
+            a = committed
+        actions[t] = a
+        y = float(rewards[t, a])
+        real += float(rewards[t, kb]) - y
+        pseudo += mu[kb] - mu[a]
+        n_best += a == kb
+        if t < n:
+            history.append((a, y))
+        if t + 1 in cps:
+            V_now = (
+                V
+                if committed is not None
+                else policy.lam * np.eye(d) + sum(np.outer(X[k], X[k]) for k, _ in history)
+            )
+            values = (real, pseudo, 0, 0, 0, n_best, np.linalg.eigvalsh(V_now)[0])
+            for name, value in zip(METRICS, values, strict=True):
                 out[name].append(value)
     result = {name: np.array(v, dtype=float) for name, v in out.items()}
     result["actions"] = actions

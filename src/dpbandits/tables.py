@@ -24,12 +24,16 @@ log = logging.getLogger("dpbandits")
 
 VERDICT_NOTE = (
     "Verdicts (docs/auditing.md, 'Reading a verdict: ordering claims'): for 'A below B', "
-    "D_i = R_i^A - R_i^B on instance i (common random numbers); PASS if mean(D) + q SE < 0, "
-    "WEAK if mean(D) < 0 but the 95 % interval contains 0, FAIL otherwise "
+    "D_i = R_i^A - R_i^B on instance i (common random numbers), 95 % interval mean(D) +/- q SE "
     "(SE = sd(D, ddof=1)/sqrt(n); q = 1.96, or the Student-t quantile for claims with interval "
-    "t). Ratio checks: PASS if the delta-method interval of mean(A)/mean(B) lies in the stated "
-    "range, WEAK if only the ratio does. curve_below: the mean curve of A is below B's at every "
-    "t in {T/10, 3T/20, ..., T}. 'between' is the curve-level conjunction per panel. Matrix "
+    "t); PASS if the whole interval is below 0, FAIL if the whole interval is above 0, WEAK "
+    "otherwise. Ratio checks: PASS if the delta-method interval of mean(A)/mean(B) lies in the "
+    "stated range, FAIL if it lies entirely outside it, WEAK if it overlaps an edge. UNTESTABLE: "
+    "both series tied exactly on every instance (pinned at a cap); set aside, the other "
+    "comparisons decide. DIAGNOSTIC rows (curve-level checks, diagnostic series) never decide: "
+    "curve_below says whether the mean curve of A is below B's at every t in "
+    "{T/10, 3T/20, ..., T}. epsilon_a, epsilon_b: the delivered (certified) epsilon of each "
+    "series from the privacy audit; unequal_privacy: they differ by more than 10 %. Matrix "
     "metric 'combined': the common verdict of realized and pseudo-regret, INCONCLUSIVE where "
     "they differ."
 )
@@ -66,6 +70,7 @@ def write_experiment_tables(
     claims_schema: str,
     outputs: dict[str, str],
     timings: list[str] | None = None,
+    privacy: str | None = None,
 ) -> None:
     """Compute and write every table of one experiment.
 
@@ -82,6 +87,9 @@ def write_experiment_tables(
     timings : list of str, optional
         Timing tables of the simulation jobs (wall seconds per series; see
         :func:`dpbandits.pipeline.write_timings`).
+    privacy : str, optional
+        The privacy audit's ``privacy.csv``: the delivered epsilon of both series beside every
+        ordering verdict (:func:`dpbandits.audit.checklist.evaluate_orderings`).
     """
     timing = pd.concat([pd.read_csv(p) for p in timings]) if timings else None
     cell_objs = [Cell.from_dict(c) for c in cells]
@@ -98,7 +106,8 @@ def write_experiment_tables(
         "simulation (all trials) on the machine that built it.",
     )
     claims = load_claims(claims_file, claims_schema)
-    results = evaluate_orderings(claims, df, timing)
+    delivered = pd.read_csv(privacy) if privacy else None
+    results = evaluate_orderings(claims, df, timing, delivered)
     write_table(
         results,
         outputs["claims"],

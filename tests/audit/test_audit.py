@@ -161,17 +161,16 @@ SPEARMAN_CLAIM = {
     "means,sd,verdict,flat",
     [
         ([200.0, 150.0, 100.0, 50.0], 1.0, "PASS", False),  # decreasing in epsilon, spread out
-        ([100.0, 99.0, 98.0, 97.0], 10.0, "FAIL", True),  # decreasing but flat: within 1 std
-        ([50.0, 100.0, 150.0, 200.0], 1.0, "FAIL", False),  # spread out but increasing
-        ([100.0, 101.0, 102.0, 103.0], 10.0, "FAIL", True),  # neither
+        # paired instances with a common offset: the order of the means is the same in every
+        # bootstrap draw, so "flat" (within 1 std) does not decide
+        ([100.0, 99.0, 98.0, 97.0], 10.0, "PASS", True),
+        ([50.0, 100.0, 150.0, 200.0], 1.0, "FAIL", False),  # increasing: whole interval at +1
+        ([100.0, 101.0, 102.0, 103.0], 10.0, "FAIL", True),
     ],
 )
-def test_spearman_decreasing_needs_both_a_low_correlation_and_means_that_are_not_flat(
-    means, sd, verdict, flat
-):
-    """spearman_decreasing (checklist docstring): PASS iff Spearman(epsilon, mean R(T)) <=
-    threshold AND the means do not all agree within one standard deviation. The two middle
-    cases each satisfy exactly one of the two conditions."""
+def test_spearman_decreasing_reads_the_bootstrap_interval(means, sd, verdict, flat):
+    """spearman_decreasing (checklist docstring): PASS iff the bootstrap interval of
+    Spearman(epsilon, mean R(T)) is at most the threshold, FAIL iff it lies wholly above it."""
     res = evaluate_orderings([SPEARMAN_CLAIM], _eps_frame(means, sd))
     res = res[res.metric == "realized"]
     row = res[res.comparison != "all"].iloc[0]
@@ -181,11 +180,30 @@ def test_spearman_decreasing_needs_both_a_low_correlation_and_means_that_are_not
     assert res[res.comparison == "all"]["verdict"].iloc[0] == verdict
 
 
-def test_spearman_decreasing_with_equal_means_is_flat_and_has_no_correlation(recwarn):
-    """Means equal at every epsilon (an algorithm whose regret does not depend on epsilon at
-    this horizon): no correlation (NaN, without scipy's warning), flat, FAIL."""
-    res = evaluate_orderings([SPEARMAN_CLAIM], _eps_frame([100.0] * 4, 1.0))
+def test_spearman_decreasing_with_independent_noise_straddling_the_threshold_is_weak():
+    """Means decreasing within their noise, instances independent across panels: the bootstrap
+    interval reaches both sides of the threshold, WEAK (the old rule read a point estimate)."""
+    rng = np.random.default_rng(5)
+    df = _frame(
+        {
+            (f"p{k}", "A"): m + rng.normal(0, 30, size=20)
+            for k, m in enumerate([104.0, 102.0, 100.0, 98.0])
+        }
+    )
+    df["epsilon"] = df["panel"].map({f"p{k}": e for k, e in enumerate((0.5, 1.0, 2.0, 4.0))})
+    res = evaluate_orderings([SPEARMAN_CLAIM], df)
     row = res[(res.metric == "realized") & (res.comparison != "all")].iloc[0]
-    assert np.isnan(row["mean_diff"]) and "flat" in row["comparison"]
-    assert row["verdict"] == "FAIL"
+    assert row["ci_low"] <= -0.8 < row["ci_high"]
+    assert row["verdict"] == "WEAK"
+
+
+def test_spearman_decreasing_with_equal_means_is_untestable(recwarn):
+    """Every panel tied exactly (regret pinned at one value whatever epsilon): the tied panels
+    are set aside, none remain, UNTESTABLE (the old rule read FAIL); no scipy warning."""
+    res = evaluate_orderings([SPEARMAN_CLAIM], _eps_frame([100.0] * 4, 1.0))
+    rows = res[res.metric == "realized"].set_index("comparison")
+    row = rows.iloc[0]
+    assert np.isnan(row["mean_diff"]) and "flat" in rows.index[0]
+    assert "4 of 4 panels tied exactly" in rows.index[0]
+    assert row["verdict"] == "UNTESTABLE" and rows.loc["all", "verdict"] == "UNTESTABLE"
     assert not [w for w in recwarn if "constant" in str(w.message)]

@@ -123,12 +123,19 @@ def test_claims_are_evaluated_against_synthetic_sweeps():
     df = _sweep_frame({"slow": 0.5, "fast": 0.9, "mid": 0.65})
     claims = [
         _claim("x.ok", ["fast"], "1", "-1/2"),
-        _claim("x.bad", ["fast"], "1/2", "-1/2", fit=("T",)),
+        _claim("x.bad", ["fast"], "1/2", "-1/2", fit=("T",), bound_scope="instance"),
         _claim(
             "x.between", ["mid"], "3/5", "-1/2", check="slope_between", lower="slow", upper="fast"
         ),
         _claim(
-            "x.reversed", ["fast"], "3/5", "-1/2", check="slope_between", lower="slow", upper="mid"
+            "x.reversed",
+            ["fast"],
+            "3/5",
+            "-1/2",
+            check="slope_between",
+            lower="slow",
+            upper="mid",
+            bound_scope="instance",
         ),
         {
             "id": "x.none",
@@ -171,7 +178,7 @@ def test_report_overview_summary_and_index(tmp_path):
 
     df = _sweep_frame({"fast": 0.9})
     claims = [
-        _claim("x.rate", ["fast"], "1/2", "-1/2", fit=("T",)),
+        _claim("x.rate", ["fast"], "1/2", "-1/2", fit=("T",), bound_scope="instance"),
         {
             "id": "x.order",
             "kind": "ordering",

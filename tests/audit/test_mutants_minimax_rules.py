@@ -49,13 +49,14 @@ def test_judge_takes_the_half_width_on_the_violating_side():
 
 
 def test_judge_adds_the_regime_sentence_only_outside_the_learning_regime():
-    # a violation passes the gates unchanged, so the reason is the fit's sentence, followed by
-    # the regime's only when the regime is not learning
+    # a violation in the learning regime passes the gates unchanged (its reason is the fit's
+    # sentence); outside it there is no demonstrated violation, and the regime's sentence ends it
     res = RuleResult("R", "CONTRADICTED", 0.9, 0.8, 1.0, 0.5)
     levels, sd = [1.0, 10.0, 100.0], np.zeros(3)
     learning = judge(res, "upper", 0.1, levels, sd, ("learning", "WHY-LEARNING"))
     early = judge(res, "upper", 0.1, levels, sd, ("pre-asymptotic", "WHY-EARLY"))
-    assert learning.shared == early.shared == "exceeds"
+    assert learning.shared == "exceeds" and early.shared == "inconclusive"
+    assert "no demonstrated violation" in early.reason
     assert "WHY-LEARNING" not in learning.reason
     assert early.reason.endswith("; WHY-EARLY")
 

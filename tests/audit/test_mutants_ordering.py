@@ -37,8 +37,10 @@ def test_paired_below_statistics_by_hand():
     [
         ([-1.0, -3.0], 1.5, "PASS"),  # interval -2 +/- 1.5
         ([-1.0, -3.0], 2.0, "WEAK"),  # upper end exactly 0: not below 0
-        ([-1.0, 1.0], 1.0, "FAIL"),  # mean exactly 0: not below 0
-        ([1.0, 3.0], 1.0, "FAIL"),
+        ([-1.0, 1.0], 1.0, "WEAK"),  # mean exactly 0: interval contains 0
+        ([1.0, 3.0], 2.0, "WEAK"),  # lower end exactly 0: not above 0
+        ([1.0, 3.0], 1.0, "FAIL"),  # whole interval above 0
+        ([1.0, 3.0], 1.5, "FAIL"),
     ],
 )
 def test_paired_below_verdict_boundaries(d, z, want):
@@ -105,9 +107,9 @@ def test_ratio_within_of_negative_means():
     assert s.verdict == "PASS"
 
 
-def test_ratio_within_of_a_zero_denominator_fails():
+def test_ratio_within_of_a_zero_denominator_is_untestable():
     s = ratio_within([1.0, 2.0], [1.0, -1.0], 0.0, 10.0)
-    assert s.verdict == "FAIL" and math.isnan(s.mean) and math.isnan(s.se)
+    assert s.verdict == "UNTESTABLE" and math.isnan(s.mean) and math.isnan(s.se)
 
 
 @pytest.mark.parametrize(
@@ -118,8 +120,11 @@ def test_ratio_within_of_a_zero_denominator_fails():
         (2.1, 3.0, "WEAK"),  # only the point estimate is in [low, high]
         (2.0, 2.9, "WEAK"),
         (2.5, 2.5, "WEAK"),  # point estimate exactly at both ends
-        (2.6, 3.0, "FAIL"),
-        (2.0, 2.4, "FAIL"),
+        (2.6, 3.0, "WEAK"),  # point estimate outside, interval overlaps the band
+        (2.0, 2.4, "WEAK"),
+        (2.95, 3.5, "WEAK"),  # interval's upper end inside the band
+        (3.0, 3.5, "FAIL"),  # whole interval below the band
+        (1.0, 2.0, "FAIL"),  # whole interval above it
     ],
 )
 def test_ratio_within_verdicts(low, high, want):
@@ -129,7 +134,7 @@ def test_ratio_within_verdicts(low, high, want):
 @pytest.mark.parametrize(
     "threshold,want",
     # x = (1, 3): mean 2, SE 1; z = 2: interval [0, 4]
-    [(-1.0, "PASS"), (0.0, "PASS"), (0.5, "WEAK"), (2.0, "WEAK"), (2.5, "FAIL")],
+    [(-1.0, "PASS"), (0.0, "PASS"), (0.5, "WEAK"), (2.5, "WEAK"), (4.0, "WEAK"), (4.5, "FAIL")],
 )
 def test_mean_at_least_boundaries(threshold, want):
     s = mean_at_least(np.array([1.0, 3.0]), threshold, z=2.0)
@@ -156,6 +161,15 @@ def test_worst_and_curves():
     assert worst(["PASS", "FAIL", "WEAK"]) == "FAIL"
     with pytest.raises(ValueError, match="no verdicts"):
         worst([])
+    # untestable comparisons are set aside, diagnostics never decide
+    assert worst(["UNTESTABLE", "PASS"]) == "PASS"
+    assert worst(["UNTESTABLE", "WEAK", "DIAGNOSTIC"]) == "WEAK"
+    assert worst(["UNTESTABLE", "UNTESTABLE"]) == "UNTESTABLE"
+    assert worst(["UNTESTABLE", "DIAGNOSTIC"]) == "UNTESTABLE"
+    assert worst(["DIAGNOSTIC", "DIAGNOSTIC"]) == "DIAGNOSTIC"
+    assert worst(["PASS", "DIAGNOSTIC"]) == "PASS"
+    with pytest.raises(ValueError, match="unknown ordering verdicts"):
+        worst(["PASS", "MISSING"])
     assert curve_below([1.0, 2.0], [1.5, 2.5])
     assert not curve_below([1.0, 2.5], [1.5, 2.5])  # equal at one checkpoint: not below
     t = np.arange(1, 101)

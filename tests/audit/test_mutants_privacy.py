@@ -41,9 +41,12 @@ def _runtime(s: str) -> str:
 def test_verdict_boundary_is_inclusive_at_one_part_in_a_billion():
     # 1 + 1e-9 is exactly nominal * (1 + 1e-9) at nominal 1: still delivered
     assert pa.verdict(1.0, 1.000000001, True) == "DELIVERED"
-    assert pa.verdict(1.0, 1.000000003, True) == "EXCEEDED"
-    assert pa.verdict(1.0, 1.000000001, False) == "DELIVERED-APPROX"
-    assert pa.verdict(1.0, math.inf, False) == "NOT-PRIVATE"
+    assert pa.verdict(1.0, 1.000000003, True) == "NOT-CERTIFIED"
+    assert pa.verdict(1.0, 1.000000001, False) == "NOT-CERTIFIED"  # no certificate
+    assert pa.verdict(1.0, math.inf, True) == "NOT-CERTIFIED"  # no lower bound: not shown
+    assert pa.verdict(1.0, math.inf, True, math.inf) == "NOT-PRIVATE"
+    assert pa.verdict(1.0, 2.0, True, 1.000000001) == "NOT-CERTIFIED"
+    assert pa.verdict(1.0, 2.0, True, 1.000000003) == "VIOLATED"
 
 
 # --- release_row -----------------------------------------------------------------------------
@@ -132,11 +135,12 @@ def test_figure_and_sweep_cells_are_placed_by_their_kind():
     ]
     for r in rows:
         # LinUCB-LDP at eps = 1, script universe: 3.715 (delta 0.1), 9.060 (delta = 1/20000),
-        # 1.559 under the paper's bounds; 3.715 > 1: exceeded
+        # 1.559 under the paper's bounds; 3.715 > 1 and the pair attains it: violated
         assert r["delivered_epsilon"] == pytest.approx(3.715, abs=5e-4)
         assert r["delivered_epsilon_delta_1_over_T"] == pytest.approx(9.060, abs=5e-4)
         assert r["delivered_epsilon_paper_bounds"] == pytest.approx(1.559, abs=5e-4)
-        assert r["verdict"] == "EXCEEDED" and r["calibration"] == "experiment/script"
+        assert r["lower_epsilon"] == pytest.approx(r["delivered_epsilon"], rel=1e-12)
+        assert r["verdict"] == "VIOLATED" and r["calibration"] == "experiment/script"
         assert r["universe"] == rel.instance_universe("script").name
         assert (r["experiment"], r["algorithm"], r["d"], r["B"]) == ("cz22", "ldp", 5, 20)
 
@@ -213,13 +217,13 @@ def test_summary_lists_at_most_eight_nominal_epsilons_and_the_delivered_range():
     # nine distinct nominal epsilons 1..9 (repeated 9 once more): the first eight, then "..."
     nominal = [9.0, 1, 2, 3, 4, 5, 6, 7, 8, 9]
     delivered = [0.5, 4.0, 1.0, 2.0, 3.0, 0.25, 1.5, 2.5, 3.5, 0.75]
-    verdicts = ["EXCEEDED", "DELIVERED"] * 5
+    verdicts = ["VIOLATED", "DELIVERED"] * 5
     out = pa.summary(_table(delivered, nominal, verdicts))
     row = out.iloc[0]
     assert row["nominal"] == "1, 2, 3, 4, 5, 6, 7, 8 ..."
     assert row["delta"] == "0.1"
     assert (row["delivered_min"], row["delivered_max"]) == (0.25, 4.0)
-    assert row["verdicts"] == "DELIVERED, EXCEEDED" and row["rows"] == 10
+    assert row["verdicts"] == "DELIVERED, VIOLATED" and row["rows"] == 10
     # eight distinct values: all listed, no ellipsis
     out = pa.summary(_table([1.0] * 8, [1, 2, 3, 4, 5, 6, 7, 8], ["DELIVERED"] * 8))
     assert out.iloc[0]["nominal"] == "1, 2, 3, 4, 5, 6, 7, 8"

@@ -12,11 +12,11 @@ import pandas as pd
 from dpbandits.audit.privacy_claims import privacy_claim_status, select_rows
 
 
-def _d(series, nominal, delivered, verdict) -> dict:
+def _d(series, nominal, delivered, verdict, lower=None) -> dict:
     where = {"experiment": "e", "figure": "fig", "configuration": "conf", "series": series}
     how = {"algorithm": series.lower(), "calibration": "cal", "mechanism": "m"}
     eps = {"nominal_epsilon": nominal, "delivered_epsilon": delivered, "verdict": verdict}
-    return {**where, **how, **eps}
+    return {**where, **how, **eps, "lower_epsilon": delivered if lower is None else lower}
 
 
 def _e(case, nominal, lb, delivered) -> dict:
@@ -39,16 +39,17 @@ NO_EMPIRICAL = pd.DataFrame(
 )
 
 
-def test_the_worst_exceeded_row_is_the_largest_ratio_to_nominal():
+def test_the_worst_violated_row_is_the_largest_ratio_to_nominal():
     # A: 3 at nominal 1 (ratio 3, difference 2); B: 15 at nominal 10 (ratio 1.5, difference 5)
-    rows = [_d("A", 1.0, 3.0, "EXCEEDED"), _d("B", 10.0, 15.0, "EXCEEDED")]
+    rows = [_d("A", 1.0, 3.0, "VIOLATED"), _d("B", 10.0, 15.0, "VIOLATED")]
     out = _reasons([_claim("p.x", [{"experiment": "e"}])], rows, NO_EMPIRICAL).loc["p.x"]
     assert out["status"] == "contradicted"
     assert out["reason"] == (
-        "Delivered epsilon 3 at nominal 1 (EXCEEDED) in e fig conf A (cal) "
+        "Lower bound 3 on epsilon above nominal 1 (VIOLATED; certified upper bound 3) in "
+        "e fig conf A (cal) "
         "(2 of 2 selected rows fail their nominal epsilon)."
     )
-    assert out["delivered_summary"] == "2 EXCEEDED of 2 rows; largest delivered/nominal 3/1"
+    assert out["delivered_summary"] == "2 VIOLATED of 2 rows; largest delivered/nominal 3/1"
 
 
 def test_supported_reason_for_one_row_and_for_several():

@@ -137,7 +137,9 @@ def test_a_robust_violation_says_so_and_the_summary_takes_the_largest_detectable
     # T^0.9 against a claimed T^(1/2): the interval is the point 0.9 > 0.5 + 0.05 (exceeds), and
     # without the smallest horizon the slope is still 0.9 (robust)
     df = _sweep({"p": 0.9})
-    res = evaluate_rate_claims([_claim("x.bad", ["p"])], df, n_boot=50)
+    bad = _claim("x.bad", ["p"])
+    bad["audit"]["bound_scope"] = "instance"  # fixed instances can violate an instance bound
+    res = evaluate_rate_claims([bad], df, n_boot=50)
     fits = _fits(res, "x.bad")
     assert (fits["verdict"] == "exceeds").all() and (fits["robustness"] == "robust").all()
     for reason in fits["reason"]:

@@ -64,9 +64,9 @@ def delivered():
         [
             _d("CDP", 1.0, 0.8, "DELIVERED"),
             _d("CDP", 10.0, 9.9, "DELIVERED"),
-            _d("SDP", 10.0, 0.0, "DELIVERED-APPROX"),
-            _d("VEC", 1.0, 1.7, "EXCEEDED-APPROX"),
-            _d("JDP", 1.0, math.inf, "NOT-PRIVATE"),
+            _d("SDP", 10.0, 11.0, "NOT-CERTIFIED", lower_epsilon=math.nan),
+            _d("VEC", 1.0, 1.7, "NOT-CERTIFIED", lower_epsilon=0.12),
+            _d("JDP", 1.0, math.inf, "NOT-PRIVATE", lower_epsilon=math.inf),
         ]
     )
 
@@ -92,7 +92,7 @@ def _status(claims, delivered, empirical) -> pd.DataFrame:
     return out.set_index("claim_id")
 
 
-def test_supported_then_a_planted_exceeded_row_contradicts(delivered, empirical):
+def test_supported_then_a_planted_violated_row_contradicts(delivered, empirical):
     claim = _claim("p.thm", [{"experiment": "dpdpe", "series": "CDP"}, {"case": "central"}])
     out = _status([claim], delivered, empirical)
     assert out.loc["p.thm", "status"] == "supported"
@@ -101,13 +101,21 @@ def test_supported_then_a_planted_exceeded_row_contradicts(delivered, empirical)
     assert "central: lower bound 7.5 at nominal 10" in out.loc["p.thm", "empirical_summary"]
 
     planted = pd.concat(
-        [delivered, pd.DataFrame([_d("CDP", 10.0, 18.356, "EXCEEDED", figure="fig2b")])],
+        [
+            delivered,
+            pd.DataFrame(
+                [_d("CDP", 10.0, 18.356, "VIOLATED", figure="fig2b", lower_epsilon=18.356)]
+            ),
+        ],
         ignore_index=True,
     )
     out = _status([claim], planted, empirical)
     assert out.loc["p.thm", "status"] == "contradicted"
     reason = out.loc["p.thm", "reason"]
-    assert reason.startswith("Delivered epsilon 18.4 at nominal 10 (EXCEEDED) in dpdpe fig2b")
+    assert reason.startswith(
+        "Lower bound 18.4 on epsilon above nominal 10 (VIOLATED; certified upper bound 18.4) "
+        "in dpdpe fig2b"
+    )
     assert "1 of 3 selected rows fail their nominal epsilon" in reason
 
 
@@ -148,11 +156,12 @@ def test_inconclusive_evidence(delivered, empirical):
     out = _status(claims, delivered, empirical)
     assert (out["status"] == "inconclusive").all()
     assert out.loc["p.approx", "reason"].startswith(
-        "Only approximate verdicts (1 DELIVERED-APPROX)"
+        "1 NOT-CERTIFIED row: the certified upper bound 11 exceeds the nominal 10"
     )
-    assert "1 EXCEEDED-APPROX" in out.loc["p.approx_exceeded", "reason"]
+    assert "no lower bound is known" in out.loc["p.approx", "reason"]
+    assert "the lower bound 0.12 does not" in out.loc["p.approx_exceeded", "reason"]
     assert out.loc["p.mixed", "reason"].startswith(
-        "2 selected rows are DELIVERED but 1 DELIVERED-APPROX are approximations"
+        "2 selected rows are DELIVERED but 1 NOT-CERTIFIED"
     )
     assert "never certify" in out.loc["p.empirical_only", "reason"]
     assert "exceeds the 0.5 accounting certifies" in out.loc["p.leaky", "reason"]
@@ -266,6 +275,9 @@ def _delivered_rows(scale: str, monkeypatch) -> pd.DataFrame:
     from dpbandits.privacy import releases
 
     monkeypatch.setattr(releases, "delivered_epsilon", lambda release, delta: (math.nan, ""))
+    monkeypatch.setattr(
+        releases, "lower_epsilon", lambda release, delta, upper=None: (math.nan, "")
+    )
     cfg = load_yaml(ROOT / "config/config.yaml")
     cfg["scale"] = scale
     experiments = {
@@ -300,3 +312,26 @@ def test_every_selector_matches_rows_the_privacy_audit_enumerates(
                 # raises, naming the claim and the selector, when a selector matches nothing
                 d, e = select_rows(c["id"], [selector], delivered, empirical_rows)
                 assert len(d) + len(e) > 0
+
+
+def test_upper_above_nominal_without_a_lower_bound_above_it_is_never_contradicted():
+    # the cz22 r1 SDP-Amp case at nominal 0.2: upper 1.76, lower 0.12 -> inconclusive; the old
+    # rule (upper > nominal: "EXCEEDED") contradicted the claim
+    rows = pd.DataFrame([_d("AMP", 0.2, 1.76, "NOT-CERTIFIED", lower_epsilon=0.12)])
+    out = _status([_claim("p.amp", [{"experiment": "dpdpe", "series": "AMP"}])], rows, EMPTY_E)
+    assert out.loc["p.amp", "status"] == "inconclusive"
+    rows = pd.DataFrame([_d("AMP", 1.0, 27.3, "VIOLATED", lower_epsilon=21.4)])
+    out = _status([_claim("p.amp", [{"experiment": "dpdpe", "series": "AMP"}])], rows, EMPTY_E)
+    assert out.loc["p.amp", "status"] == "contradicted"
+    assert "Lower bound 21.4 on epsilon above nominal 1" in out.loc["p.amp", "reason"]
+
+
+def test_old_vocabulary_is_refused():
+    rows = pd.DataFrame([_d("AMP", 0.2, 1.76, "EXCEEDED")])
+    with pytest.raises(ValueError, match="unknown verdicts"):
+        _status([_claim("p.amp", [{"experiment": "dpdpe", "series": "AMP"}])], rows, EMPTY_E)
+
+
+EMPTY_E = pd.DataFrame(
+    columns=["case", "control", "nominal_epsilon", "delivered_epsilon", "epsilon_lower_bound"]
+)

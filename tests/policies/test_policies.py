@@ -189,5 +189,6 @@ def test_every_policy_builds_under_each_of_its_calibrations():
                 p = make_policy(alg, s, cal)
                 assert p.constants()["rho"] == pytest.approx(dp_to_zcdp(1.0, 0.1))
                 continue
-            p = make_policy(alg, s, cal)
+            opts = {"explore": 40} if alg == "etc" else {}  # its required option
+            p = make_policy(alg, s, cal, **opts)
             assert p.n_refresh == len(p.radius(1.0)) and p.lam > 0

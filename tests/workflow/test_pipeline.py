@@ -575,6 +575,41 @@ def test_a_killed_job_leaves_no_output_and_the_rerun_equals_an_uninterrupted_run
     assert _sha([crash / f for f in files]) == _sha([project / f for f in files])
 
 
+#: One module of each paper's package whose edit once reran nothing (issue 45), and a rule
+#: name part of that paper's jobs.
+_PAPER_EDITS = {
+    "cz22": ("__init__.py", "cz22"),
+    "olucb": ("findings.py", "olucb"),
+    "dpdpe": ("communication.py", "dpdpe"),
+    "op24": ("table1.py", "op24"),
+    "plasso": ("verdicts.py", "plasso"),
+}
+
+
+@pytest.mark.e2e
+def test_an_edit_to_a_papers_module_reruns_that_papers_jobs(project):
+    """On the quick tree just built: with a copy of the package in the project (a PYTHONPATH
+    that takes precedence), nothing is to be done; a statement added to one module of a paper's
+    package makes ``snakemake -n`` list jobs of that paper (the fingerprints are the jobs'
+    import closures, dpbandits.fingerprint)."""
+    shutil.copytree(ROOT / "src", project / "src", ignore=shutil.ignore_patterns("__pycache__"))
+    try:
+        same = snakemake(project, "-n", "--config", "scale=quick")
+        assert "Nothing to be done" in same.stdout + same.stderr, same.stdout
+        for prefix, (name, part) in _PAPER_EDITS.items():
+            module = project / "src/dpbandits/papers" / prefix / name
+            text = module.read_text()
+            module.write_text(text + "\n_EDITED_BY_THE_TEST = 1\n")
+            try:
+                dry = snakemake(project, "-n", "--config", "scale=quick")
+            finally:
+                module.write_text(text)
+            jobs = re.findall(r"^(?:local)?rule (\S+):", dry.stdout, flags=re.M)
+            assert any(part in job for job in jobs), (prefix, jobs)
+    finally:
+        shutil.rmtree(project / "src")
+
+
 @pytest.mark.e2e
 def test_after_snakemake_itself_is_killed_unlock_and_rerun_incomplete_resume(project, tmp_path):
     """SIGKILL to Snakemake's whole process group mid-job (a closed terminal, an OOM kill): the

@@ -409,6 +409,8 @@ def status_inputs(name):
         out["claims"] = f"config/claims/{name}.yaml"
         out["rates"] = audit_outputs(name)["rates_csv"]
         out["orderings"] = table_outputs(name)["claims"]
+        if communication_outputs(name):
+            out["communication"] = communication_outputs(name)["summary_csv"]
     return out
 
 

@@ -115,6 +115,7 @@ for _name, _exp in EXPERIMENTS.items():
             results=[cell.path for cell in _exp.cells],
             timings=figure_timings(_name),
             claims=f"config/claims/{_name}.yaml",
+            privacy=PRIVACY_FILES["delivered_csv"],  # delivered epsilon beside each ordering
         output:
             **reported(
                 table_outputs(_name),

@@ -20,6 +20,7 @@ from dpbandits.bound_claims import load_bound_registry
 from dpbandits.claims import load_registry
 from dpbandits.joblog import job_log
 from dpbandits.pages import claim_statement
+from dpbandits.papers import paper
 
 with job_log(snakemake.log[0]):
     p = snakemake.params
@@ -40,6 +41,9 @@ with job_log(snakemake.log[0]):
             p.primary,
             registry["verdict_metric"],
             privacy=privacy,
+            communication=(
+                pd.read_csv(inp.communication) if "communication" in inp.keys() else None
+            ),
         )
     board = scoreboard.scoreboard(
         [(p.paper, overview)],
@@ -47,4 +51,9 @@ with job_log(snakemake.log[0]):
         statements={c["id"]: claim_statement(c) for c in claims},
         evidence=dict(p.evidence),
     )
+    # a paper may add a note to some claims' reasons (e.g. a robustness study not in this build)
+    notes_of = getattr(paper(p.paper).module, "claim_notes", None)
+    for cid, note in (notes_of() if notes_of else {}).items():
+        hit = board["claim_id"] == cid
+        board.loc[hit, "reason"] = board.loc[hit, "reason"].astype(str) + "; " + note
     board.to_csv(snakemake.output.csv, index=False)

@@ -18,4 +18,5 @@ with job_log(snakemake.log[0]):
         claims_schema=snakemake.params.claims_schema,
         outputs=dict(snakemake.output),
         timings=list(snakemake.input.timings),
+        privacy=snakemake.input.get("privacy"),
     )

@@ -14,9 +14,11 @@ from dpbandits.papers import paper
 from dpbandits.tables import write_table
 
 NOTE = (
-    "Delivered epsilon: the smallest epsilon at the nominal delta that the noise as calibrated "
-    "delivers (dp-accounting: analytic Gaussian, privacy loss distributions, RDP for zCDP), under "
-    "the bounds of the simulated instances; also at delta = 1/T and under the paper's bounds."
+    "Delivered epsilon: the certified upper bound on the epsilon at the nominal delta that the "
+    "noise as calibrated delivers (dp-accounting: analytic Gaussian, privacy loss distributions, "
+    "RDP for zCDP), under the bounds of the simulated instances; also at delta = 1/T and under "
+    "the paper's bounds. Lower epsilon: a lower bound on the true epsilon where one is known. "
+    "Verdicts: DELIVERED, NOT-CERTIFIED, VIOLATED, NOT-PRIVATE (docs/auditing.md)."
 )
 
 with job_log(snakemake.log[0]) as log:

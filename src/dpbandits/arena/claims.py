@@ -3,9 +3,9 @@ verdict rows in the audit's vocabulary (docs/arena.md).
 
 Each comparison "A below B" is evaluated at every suite, dimension, horizon and calibration
 where both ran, on the per-trial final regrets paired by trial (common random numbers): the
-paired 95 % t-interval of ``R_A - R_B`` gives **PASS** (wholly below 0), **WEAK** (mean below
-0, interval contains 0) or **FAIL** (mean at or above 0;
-:func:`dpbandits.audit.ordering.paired_below`). Every row states its power:
+paired 95 % t-interval of ``R_A - R_B`` gives **PASS** (wholly below 0), **WEAK** (interval
+contains 0) or **FAIL** (wholly above 0), and **UNTESTABLE** for an exact tie on every trial
+(:func:`dpbandits.audit.ordering.paired_below`). Every row states its power:
 ``detectable_excess = z_0.8 SE``, the true excess of A over B that the design reads as FAIL
 with probability 0.8 (the mean difference is normal with standard error ``SE``); a violation
 smaller than that may read WEAK or PASS.

@@ -81,15 +81,14 @@ def ranks_with_ties(low: np.ndarray, high: np.ndarray) -> np.ndarray:
 def delivered(cell) -> tuple[float, str]:
     """Delivered epsilon at the cell's delta (the privacy audit's accountant) and its verdict;
     ``inf`` and ``non-private`` for a non-private contestant."""
-    from dpbandits.audit.privacy import cell_release, verdict
-    from dpbandits.privacy import releases
+    from dpbandits.audit.privacy import cell_release, release_bounds
 
     policy = cell.policy()
     if not policy.private:
         return math.inf, "non-private"
     release = cell_release(cell, policy)[0]
-    eps, _how = releases.delivered_epsilon(release, cell.delta)
-    return float(eps), verdict(float(cell.epsilon), eps, release.certified)
+    b = release_bounds(release, float(cell.epsilon), cell.delta)
+    return float(b["delivered_epsilon"]), b["verdict"]
 
 
 #: Columns of :func:`delivered_table`: a cell's place, then what its noise delivers.

@@ -21,7 +21,9 @@ BADGE_COLORS = {
     "contradicted": "#cf222e",
     "WEAK": "#9a6700",
     "INCONCLUSIVE": "#9a6700",
+    "UNTESTABLE": "#8250df",
     "not audited": "#6e7781",
+    "DIAGNOSTIC": "#6e7781",
     "MISSING": "#6e7781",
 }
 

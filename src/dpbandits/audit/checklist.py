@@ -6,8 +6,9 @@ Check types (``audit.check`` of a claim):
     ``a`` below each of ``b`` in each of ``panels``: paired final-regret statistic
     (:func:`~dpbandits.audit.ordering.paired_below`) and the curve-level check.
 ``between``
-    in each of ``panels`` every pair ``[lower, upper]`` of ``pairs`` is ordered at every curve
-    checkpoint (curve-level conjunction: PASS or FAIL).
+    in each of ``panels`` every pair ``[lower, upper]`` of ``pairs`` is ordered: the paired
+    final-regret statistic of each pair decides; the curve-level conjunction per panel ("all
+    pairs (curve level)") is a ``DIAGNOSTIC`` row.
 ``decreasing``
     for each of ``series``, final regret decreases from one panel to the next (paired by
     instance; the panels must share their instances).
@@ -22,12 +23,13 @@ Check types (``audit.check`` of a claim):
     column (e.g. ``comm_reals``) instead of the regret; with ``faster: true`` also the wall time
     of ``a``'s simulation below ``b``'s (from the jobs' timing files; ``WEAK`` when neither ran
     for :data:`MIN_TIMED_SECONDS`: milliseconds of a quick run are scheduling noise, and the
-    verdict would change from one build to the next); with ``curve: true`` also
-    ``a``'s mean curve below ``b``'s at every curve checkpoint.
+    verdict would change from one build to the next); with ``curve: true`` a
+    ``DIAGNOSTIC`` row: whether ``a``'s mean curve is below ``b``'s at every curve checkpoint.
 ``spearman_decreasing``
     for each of ``series``, the Spearman correlation between the panels' epsilon and the mean
-    final regret is at most ``threshold`` (PASS); a correlation above it is FAIL, and so are
-    means that all agree within one standard deviation ("flat").
+    final regret is at most ``threshold``, with a seeded bootstrap interval over instances
+    (:func:`~dpbandits.audit.ordering.spearman_at_most`); the label notes means that all agree
+    within one standard deviation ("flat"), which do not decide.
 ``mean_above``
     ``a`` above each of ``b``: the paired statistic of "b below a".
 ``metric_at_least``
@@ -37,36 +39,59 @@ Check types (``audit.check`` of a claim):
 ``mean_order``
     ``series`` listed in increasing final regret: each consecutive pair as ``below``.
 
+Verdicts follow one rule (:mod:`.ordering`): FAIL only when the whole 95 % interval is on the
+wrong side, PASS when it is on the claimed side, WEAK otherwise. A comparison is ``UNTESTABLE``
+when both series sit at their cap: an exact tie with zero spread of the paired difference, or,
+where the data record random play's regret (column ``regret_unif`` or ``cap``), both series'
+mean regret at least :data:`~dpbandits.audit.verdicts.SATURATION_SHARE` of it. Curve crossings
+(the curve-level rows) and comparisons with a series the claim lists under ``diagnostic`` are
+``DIAGNOSTIC`` rows: recorded, never deciding (a diagnostic row's label ends with the verdict
+it would have had). :func:`~dpbandits.audit.ordering.worst` combines a claim's deciding
+comparisons (untestable ones set aside; every one untestable: ``UNTESTABLE``).
+
+Delivered privacy (``privacy``, the privacy audit's ``privacy.csv``): each comparison row carries
+the certified delivered epsilon of both series (``epsilon_a``, ``epsilon_b``; joined on
+experiment, figure, configuration, series and the panel's nominal epsilon; ``non-private`` for a
+series without privacy; blank where the audit has no row) and ``unequal_privacy``, true when they
+differ by more than :data:`UNEQUAL_PRIVACY` relative to the smaller (an infinite or non-private
+side against a finite one counts as differing); a summary row's flag is true when any of its
+comparisons' is.
+
 Every check is evaluated per configuration (those listed under ``configurations``, default all)
 and per metric (realized and pseudo-regret); ``interval: t`` uses the Student-t quantile instead
 of 1.96. :func:`verdict_matrix` adds a ``combined`` metric: the common verdict where realized
 and pseudo-regret agree, ``INCONCLUSIVE`` where they differ (docs/papers/olucb.md).
 
-Robustness of a failed ordering (issue 19): every ``FAIL`` summary row is re-evaluated on the two
-halves of the instances (even and odd trial index: independent instances and noise, same panels
-and pairing). It is ``robust`` when both halves fail as well (the contradiction replicates on
-fresh instances), ``fragile`` when either half passes or is weak (the wrong-side mean of the
-whole design rests on a part of its instances), ``untested`` when a series has fewer than
-``2 * MIN_HALF`` instances; other rows leave the column empty.
+Robustness of a failed ordering: every ``FAIL`` summary row (a demonstrated violation) is
+re-evaluated on the two halves of the instances (even and odd trial index: independent instances
+and noise, same panels and pairing). It is ``robust`` when both halves fail as well (the
+contradiction replicates on fresh instances), ``fragile`` when either half does not, ``untested``
+when a series has fewer than ``2 * MIN_HALF`` instances; other rows (PASS, WEAK, UNTESTABLE,
+DIAGNOSTIC) leave the column empty.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 import pandas as pd
-from scipy import stats
 
 from .ordering import (
+    DIAGNOSTIC,
+    UNTESTABLE,
+    PairedStat,
     curve_below,
     curve_checkpoints,
     mean_at_least,
     paired_below,
     quantile,
     ratio_within,
+    spearman_at_most,
+    tied_levels,
     worst,
 )
+from .verdicts import SATURATION_SHARE
 
 METRICS = {"regret_realized": "realized", "regret_pseudo": "pseudo"}
 #: Checks evaluated on figure data (sweep checks are in :mod:`.rates`).
@@ -98,13 +123,84 @@ COLUMNS = [
     "verdict",
     "curve_below",
     "robustness",
+    "epsilon_a",
+    "epsilon_b",
+    "unequal_privacy",
 ]
+#: Relative difference of two delivered epsilons above which a comparison is flagged
+#: ``unequal_privacy``.
+UNEQUAL_PRIVACY = 0.10
+#: Columns of random play's regret (the cap) a results frame may record.
+CAP_COLUMNS = ("regret_unif", "cap")
+#: ``epsilon_a`` / ``epsilon_b`` of a series that is not private.
+NON_PRIVATE = "non-private"
+
+
+def _epsilon_key(value) -> float:
+    """A nominal epsilon as a join key (rounded: CSV and parquet spell the same double)."""
+    return round(float(value), 9)
+
+
+def delivered_lookup(privacy: pd.DataFrame | None) -> dict:
+    """The privacy audit's delivered epsilon by ``(experiment, figure, configuration, series,
+    nominal epsilon, d)``, and by the same key without ``d`` where that key has one value
+    (figures whose panels differ in d alone have one row per d)."""
+    if privacy is None or privacy.empty:
+        return {}
+    out, values = {}, {}
+    for r in privacy.to_dict("records"):
+        try:
+            key = (
+                str(r["experiment"]),
+                str(r["figure"]),
+                str(r["configuration"]),
+                str(r["series"]),
+                _epsilon_key(r["nominal_epsilon"]),
+            )
+            value = float(r["delivered_epsilon"])
+        except (KeyError, TypeError, ValueError):
+            continue
+        if np.isnan(value):
+            continue
+        d = r.get("d")
+        if d is not None and not pd.isna(d):
+            out[(*key, int(d))] = max(value, out.get((*key, int(d)), value))
+        values.setdefault(key, set()).add(value)
+    out.update({k: v.pop() for k, v in values.items() if len(v) == 1})
+    return out
+
+
+def unequal_privacy(eps_a, eps_b):
+    """Whether two delivered epsilons differ by more than :data:`UNEQUAL_PRIVACY` relative to the
+    smaller (``non-private`` counts as infinite; two infinite ones do not differ); None when
+    either is unknown."""
+
+    def value(e):
+        if isinstance(e, str):
+            return float("inf") if e == NON_PRIVATE else None
+        if e is None or np.isnan(e):
+            return None
+        return float(e)
+
+    a, b = value(eps_a), value(eps_b)
+    if a is None or b is None:
+        return None
+    if np.isinf(a) or np.isinf(b):
+        return bool(np.isinf(a) != np.isinf(b))
+    # a relative slack of 1e-9 keeps a difference of exactly 10 % (in decimal) unflagged
+    return bool(abs(a - b) > UNEQUAL_PRIVACY * min(a, b) * (1 + 1e-9))
 
 
 class _Data:
-    """Per-(configuration, panel, series) final values and mean curves."""
+    """Per-(configuration, panel, series) final values, mean curves, caps and delivered
+    epsilon."""
 
-    def __init__(self, df: pd.DataFrame, timings: pd.DataFrame | None = None):
+    def __init__(
+        self,
+        df: pd.DataFrame,
+        timings: pd.DataFrame | None = None,
+        privacy: pd.DataFrame | None = None,
+    ):
         self.df = df
         self.epsilon = {}
         self.timing = {}
@@ -114,6 +210,11 @@ class _Data:
         self.final = {}
         self.curve = {}
         self.instances = {}
+        self.where = {}  # (conf, panel) -> (experiment, figure)
+        self.private = {}
+        self.cap = {}
+        self.delivered_of = delivered_lookup(privacy)
+        cap_col = next((c for c in CAP_COLUMNS if c in df and df[c].notna().any()), None)
         for (conf, panel, series), grp in df.groupby(
             ["configuration", "panel", "series"], sort=False
         ):
@@ -129,6 +230,13 @@ class _Data:
                 str(grp["instances"].iat[0]),
             )
             self.epsilon[conf, panel] = grp["epsilon"].iat[0] if "epsilon" in grp else np.nan
+            self.where[conf, panel] = tuple(
+                str(grp[c].iat[0]) if c in grp else "" for c in ("experiment", "figure")
+            )
+            if "private" in grp:
+                self.private[conf, panel, series] = bool(grp["private"].iat[0])
+            if cap_col is not None:
+                self.cap[conf, panel, series] = float(last[cap_col].mean())
 
     def has(self, conf, panel, series) -> bool:
         return (conf, panel, series) in self.final
@@ -142,6 +250,29 @@ class _Data:
 
     def mean_curve(self, conf, panel, series, metric) -> np.ndarray:
         return self.curve[conf, panel, series][metric].mean().to_numpy()
+
+    def saturated(self, conf, panel, series, metric) -> bool:
+        """Whether the series' mean final regret is at least ``SATURATION_SHARE`` of its cap
+        (False where the data record no cap)."""
+        cap = self.cap.get((conf, panel, series), float("nan"))
+        if not np.isfinite(cap) or cap <= 0 or metric not in METRICS:
+            return False
+        return bool(self.finals(conf, panel, series, metric).mean() >= SATURATION_SHARE * cap)
+
+    def delivered(self, conf, panel, series):
+        """The series' delivered epsilon (:data:`NON_PRIVATE` when it is not private; NaN when
+        the privacy audit has no row for it)."""
+        if self.private.get((conf, panel, series)) is False:
+            return NON_PRIVATE
+        experiment, figure = self.where.get((conf, panel), ("", ""))
+        eps = self.epsilon.get((conf, panel), np.nan)
+        try:
+            key = (experiment, figure, str(conf), str(series), _epsilon_key(eps))
+        except (TypeError, ValueError):
+            return float("nan")
+        d = self.instances.get((conf, panel), (None,))[0]
+        found = self.delivered_of.get((*key, d))
+        return found if found is not None else self.delivered_of.get(key, float("nan"))
 
 
 # The statistic of a ``faster: true`` row: a ratio of measured run times, not a function of the
@@ -203,7 +334,7 @@ def _missing(data, conf, panels, series) -> list[str]:
 @dataclass
 class _Claim:
     """One claim under evaluation (one configuration and metric): what a check reads, and the
-    rows, verdicts and curve-level results it appends."""
+    rows, deciding verdicts and curve-level results it appends (:meth:`emit`)."""
 
     a: dict
     cid: str
@@ -220,32 +351,63 @@ class _Claim:
     def interval(self) -> str:
         return self.a.get("interval", "z")
 
+    @property
+    def diagnostic(self) -> set:
+        """Series the claim lists as diagnostics (never deciding)."""
+        return set(self.a.get("diagnostic", []))
+
     def below(self, x, y):
         return paired_below(x, y, quantile(x.size, self.interval))
+
+    def saturated(self, *sides) -> bool:
+        """Whether every ``(panel, series)`` of ``sides`` sits at its cap (False without caps)."""
+        return all(self.data.saturated(self.conf, p, s, self.metric) for p, s in sides)
+
+    def paired(self, side_a, side_b, x, y) -> PairedStat:
+        """:meth:`below` of ``x`` (series ``side_a``) against ``y`` (``side_b``), UNTESTABLE when
+        both sides are saturated."""
+        stat = self.below(x, y)
+        if stat.verdict != UNTESTABLE and self.saturated(side_a, side_b):
+            stat = replace(stat, verdict=UNTESTABLE)
+        return stat
+
+    def emit(self, row: dict, sides=(), decides: bool = True) -> None:
+        """Append ``row`` with the delivered epsilon of its ``sides`` (``(panel, series)`` of a
+        and b); its verdict decides the claim unless ``decides`` is False, a side is a
+        diagnostic series (the row becomes ``DIAGNOSTIC``, its label ending with the verdict it
+        would have had) or the row is already ``DIAGNOSTIC``."""
+        sides = list(sides)
+        if len(sides) >= 1:
+            row["epsilon_a"] = self.data.delivered(self.conf, *sides[0])
+        if len(sides) >= 2:
+            row["epsilon_b"] = self.data.delivered(self.conf, *sides[1])
+            row["unequal_privacy"] = unequal_privacy(row["epsilon_a"], row["epsilon_b"])
+        if any(s in self.diagnostic for _, s in sides) and row["verdict"] != DIAGNOSTIC:
+            row["comparison"] += f" (diagnostic series; alone {row['verdict']})"
+            row["verdict"] = DIAGNOSTIC
+        self.rows.append(row)
+        if decides and row["verdict"] != DIAGNOSTIC:
+            self.verdicts.append(row["verdict"])
 
 
 def _check_ratio(c: _Claim) -> None:
     """``ratio`` and ``mean_above``: per panel and series of ``b`` (module docstring)."""
     a, cid, check, conf, metric, data = c.a, c.cid, c.check, c.conf, c.metric, c.data
-    panels, rows, verdicts, curves, below, interval = (
-        c.panels,
-        c.rows,
-        c.verdicts,
-        c.curves,
-        c.below,
-        c.interval,
-    )
     col = a.get("metric", metric)  # ratio checks may compare another recorded column
-    for p in panels:
+    for p in c.panels:
         fa = data.finals(conf, p, a["a"], col)
         base = data.finals(conf, p, a["baseline"], col) if "baseline" in a else 0.0
         for b in a["b"]:
+            sides = ((p, a["a"]), (p, b))
             fb = data.finals(conf, p, b, col)
             if check == "ratio":
                 low = a.get("low", 0.0)
                 stat = ratio_within(
-                    fa - base, fb - base, low, a["high"], quantile(fa.size, interval)
+                    fa - base, fb - base, low, a["high"], quantile(fa.size, c.interval)
                 )
+                tie = col == metric and np.array_equal(fa, fb)  # both pinned at one value
+                if stat.verdict != UNTESTABLE and (tie or (col == metric and c.saturated(*sides))):
+                    stat = replace(stat, verdict=UNTESTABLE)
                 what = f"{a['a']} / {b}"
                 if "baseline" in a:
                     what = f"({a['a']} - {a['baseline']}) / ({b} - {a['baseline']})"
@@ -253,10 +415,9 @@ def _check_ratio(c: _Claim) -> None:
                     what += f" [{col}]"
                 label = f"{what} in [{low:g}, {a['high']:g}]"
             else:
-                stat = below(fb, fa)
+                stat = c.paired(sides[1], sides[0], fb, fa)
                 label = f"{a['a']} > {b}"
-            rows.append(_row(conf, cid, check, p, label, metric, stat))
-            verdicts.append(stat.verdict)
+            c.emit(_row(conf, cid, check, p, label, metric, stat), sides)
             if a.get("curve"):
                 ok = curve_below(
                     data.mean_curve(conf, p, a["a"], metric),
@@ -269,12 +430,11 @@ def _check_ratio(c: _Claim) -> None:
                     p,
                     f"{a['a']} below {b} at every curve checkpoint",
                     metric,
-                    verdict="PASS" if ok else "FAIL",
+                    verdict=DIAGNOSTIC,
                     curve=ok,
                 )
-                rows.append(row)
-                verdicts.append(row["verdict"])
-                curves.append(ok)
+                c.emit(row, sides)
+                c.curves.append(ok)
             if a.get("faster"):
                 sa, sb = data.seconds(conf, p, a["a"]), data.seconds(conf, p, b)
                 ok = bool(sa < sb)  # False when a timing is missing (NaN)
@@ -294,127 +454,125 @@ def _check_ratio(c: _Claim) -> None:
                 )
                 row["statistic"] = WALL_TIME_STATISTIC
                 row["mean_diff"] = sa / sb if sb > 0 else float("nan")
-                rows.append(row)
-                verdicts.append(row["verdict"])
+                c.emit(row, sides)
 
 
 def _check_metric_at_least(c: _Claim) -> None:
     """``metric_at_least``: the mean of a metric at the horizon, per panel and series."""
-    a, cid, check, conf, metric = c.a, c.cid, c.check, c.conf, c.metric
-    data, panels, rows, verdicts, interval = c.data, c.panels, c.rows, c.verdicts, c.interval
-    for p in panels:
+    a, cid, check, conf, metric, data = c.a, c.cid, c.check, c.conf, c.metric, c.data
+    for p in c.panels:
         for s in a["series"]:
             x = data.finals(conf, p, s, a["metric"])
-            stat = mean_at_least(x, a["threshold"], quantile(x.size, interval))
+            stat = mean_at_least(x, a["threshold"], quantile(x.size, c.interval))
             label = f"{s}: mean {a['metric']} >= {a['threshold']:g}"
-            rows.append(_row(conf, cid, check, p, label, metric, stat))
-            verdicts.append(stat.verdict)
+            c.emit(_row(conf, cid, check, p, label, metric, stat), [(p, s)])
 
 
 def _check_spearman(c: _Claim) -> None:
-    """``spearman_decreasing``: Spearman correlation of epsilon and mean final regret."""
-    a, cid, check, conf = c.a, c.cid, c.check, c.conf
-    metric, data, panels, rows, verdicts = c.metric, c.data, c.panels, c.rows, c.verdicts
+    """``spearman_decreasing``: Spearman correlation of epsilon and mean final regret, with a
+    bootstrap interval over instances (:func:`~dpbandits.audit.ordering.spearman_at_most`)."""
+    a, cid, check, conf, metric, data, panels = (
+        c.a,
+        c.cid,
+        c.check,
+        c.conf,
+        c.metric,
+        c.data,
+        c.panels,
+    )
     eps = np.array([data.epsilon[conf, p] for p in panels], dtype=float)
     for s in a["series"]:
         finals = [data.finals(conf, p, s, metric) for p in panels]
         means = np.array([f.mean() for f in finals])
         stds = np.array([f.std() for f in finals])
-        # a constant input has no correlation: NaN, as scipy gives it (without its warning)
-        constant = np.ptp(eps) == 0 or np.ptp(means) == 0
-        rho = float("nan") if constant else float(stats.spearmanr(eps, means).statistic)
         flat = bool(means.max() - means.min() <= stds.max())
-        ok = rho <= a["threshold"] and not flat
+        stat = spearman_at_most(eps, finals, a["threshold"])
+        if stat.verdict != UNTESTABLE and c.saturated(*((p, s) for p in panels)):
+            stat = replace(stat, verdict=UNTESTABLE)
+        tied = int(tied_levels(finals).sum())
         label = f"{s}: Spearman(epsilon, mean R(T)) <= {a['threshold']:g}" + (
             " (flat: means within 1 std)" if flat else ""
         )
-        row = _row(
-            conf, cid, check, ",".join(panels), label, metric, verdict="PASS" if ok else "FAIL"
-        )
-        row["mean_diff"] = rho
-        rows.append(row)
-        verdicts.append(row["verdict"])
+        if tied:
+            label += f" ({tied} of {len(panels)} panels tied exactly, set aside)"
+        row = _row(conf, cid, check, ",".join(panels), label, metric, stat)
+        c.emit(row, [(panels[0], s)] if s in c.diagnostic else ())
 
 
 def _check_mean_order(c: _Claim) -> None:
     """``mean_order``: each consecutive pair of ``series`` as ``below``."""
-    a, cid, check, conf, metric = c.a, c.cid, c.check, c.conf, c.metric
-    data, panels, rows, verdicts, below = c.data, c.panels, c.rows, c.verdicts, c.below
-    for p in panels:
+    a, cid, check, conf, metric, data = c.a, c.cid, c.check, c.conf, c.metric, c.data
+    for p in c.panels:
         for lo, hi in zip(a["series"][:-1], a["series"][1:], strict=True):
-            stat = below(data.finals(conf, p, lo, metric), data.finals(conf, p, hi, metric))
-            rows.append(_row(conf, cid, check, p, f"{lo} < {hi}", metric, stat))
-            verdicts.append(stat.verdict)
+            sides = ((p, lo), (p, hi))
+            x, y = data.finals(conf, p, lo, metric), data.finals(conf, p, hi, metric)
+            stat = c.paired(*sides, x, y)
+            c.emit(_row(conf, cid, check, p, f"{lo} < {hi}", metric, stat), sides)
 
 
 def _check_below(c: _Claim) -> None:
-    """``below``: ``a`` below each of ``b`` (paired statistic and curve level), per panel."""
-    a, cid, check, conf, metric = c.a, c.cid, c.check, c.conf, c.metric
-    data, panels, rows, verdicts, curves, below = (
-        c.data,
-        c.panels,
-        c.rows,
-        c.verdicts,
-        c.curves,
-        c.below,
-    )
-    for p in panels:
+    """``below``: ``a`` below each of ``b`` (paired statistic; the curve level is recorded in
+    ``curve_below``), per panel."""
+    a, cid, check, conf, metric, data = c.a, c.cid, c.check, c.conf, c.metric, c.data
+    for p in c.panels:
         for b in a["b"]:
-            stat = below(data.finals(conf, p, a["a"], metric), data.finals(conf, p, b, metric))
+            sides = ((p, a["a"]), (p, b))
+            x, y = data.finals(conf, p, a["a"], metric), data.finals(conf, p, b, metric)
+            stat = c.paired(*sides, x, y)
             curve = curve_below(
                 data.mean_curve(conf, p, a["a"], metric), data.mean_curve(conf, p, b, metric)
             )
-            rows.append(_row(conf, cid, check, p, f"{a['a']} < {b}", metric, stat, curve=curve))
-            verdicts.append(stat.verdict)
-            curves.append(curve)
+            c.emit(_row(conf, cid, check, p, f"{a['a']} < {b}", metric, stat, curve=curve), sides)
+            c.curves.append(curve)
 
 
 def _check_between(c: _Claim) -> None:
-    """``between``: every pair ordered at every curve checkpoint, per panel."""
-    a, cid, check, conf, metric = c.a, c.cid, c.check, c.conf, c.metric
-    data, panels, rows, verdicts, curves, below = (
-        c.data,
-        c.panels,
-        c.rows,
-        c.verdicts,
-        c.curves,
-        c.below,
-    )
-    for p in panels:
+    """``between``: every pair ordered by its paired statistic, per panel; the curve-level
+    conjunction is a diagnostic row."""
+    a, cid, check, conf, metric, data = c.a, c.cid, c.check, c.conf, c.metric, c.data
+    for p in c.panels:
         panel_curves = []
         for lo, hi in a["pairs"]:
-            stat = below(data.finals(conf, p, lo, metric), data.finals(conf, p, hi, metric))
+            sides = ((p, lo), (p, hi))
+            x, y = data.finals(conf, p, lo, metric), data.finals(conf, p, hi, metric)
+            stat = c.paired(*sides, x, y)
             curve = curve_below(
                 data.mean_curve(conf, p, lo, metric), data.mean_curve(conf, p, hi, metric)
             )
-            rows.append(_row(conf, cid, check, p, f"{lo} < {hi}", metric, stat, curve=curve))
+            c.emit(_row(conf, cid, check, p, f"{lo} < {hi}", metric, stat, curve=curve), sides)
             panel_curves.append(curve)
         ok = all(panel_curves)
-        rows.append(
-            _row(
-                conf,
-                cid,
-                check,
-                p,
-                "all pairs (curve level)",
-                metric,
-                verdict="PASS" if ok else "FAIL",
-                curve=ok,
-            )
+        row = _row(
+            conf,
+            cid,
+            check,
+            p,
+            "all pairs (curve level)",
+            metric,
+            verdict=DIAGNOSTIC,
+            curve=ok,
         )
-        verdicts.append("PASS" if ok else "FAIL")
-        curves.append(ok)
+        c.emit(row, decides=False)
+        c.curves.append(ok)
 
 
 def _check_decreasing(c: _Claim) -> None:
     """``decreasing`` / ``gap_decreasing``: consecutive panels, paired by instance."""
-    a, cid, check, conf, metric = c.a, c.cid, c.check, c.conf, c.metric
-    data, panels, rows, verdicts, below = c.data, c.panels, c.rows, c.verdicts, c.below
+    a, cid, check, conf, metric, data, panels = (
+        c.a,
+        c.cid,
+        c.check,
+        c.conf,
+        c.metric,
+        c.data,
+        c.panels,
+    )
     shapes = {data.instances[conf, p] for p in panels}
     if len(shapes) != 1:
         raise ValueError(f"{cid}: panels {panels} do not share their instances ({shapes})")
     for s in a["series"]:
         for p, q in zip(panels[:-1], panels[1:], strict=True):
+            sides = ((q, s), (p, s))
             later, earlier = data.finals(conf, q, s, metric), data.finals(conf, p, s, metric)
             if check == "gap_decreasing":
                 base = a["baseline"]
@@ -423,9 +581,8 @@ def _check_decreasing(c: _Claim) -> None:
                 label = f"gap({s} - {base}): {q} < {p}"
             else:
                 label = f"{s}: {q} < {p}"
-            stat = below(later, earlier)
-            rows.append(_row(conf, cid, check, f"{p},{q}", label, metric, stat))
-            verdicts.append(stat.verdict)
+            stat = c.paired(*sides, later, earlier)
+            c.emit(_row(conf, cid, check, f"{p},{q}", label, metric, stat), sides)
 
 
 #: The evaluation of each figure check (``summary`` is combined in :func:`_evaluate_claim`).
@@ -483,25 +640,29 @@ def _evaluate_claim(claim, data, conf, metric, summaries) -> list[dict]:
     c = _Claim(a, cid, check, conf, metric, data, panels, rows)
     _CHECKS[check](c)
     verdicts, curves = c.verdicts, c.curves
-    summary = worst(verdicts)
-    rows.append(
-        _row(
-            conf,
-            cid,
-            check,
-            ",".join(panels),
-            "all",
-            metric,
-            verdict=summary,
-            curve=all(curves) if curves else None,
-        )
+    summary = worst(verdicts) if verdicts else DIAGNOSTIC
+    flags = [r["unequal_privacy"] for r in rows if r["unequal_privacy"] is not None]
+    row = _row(
+        conf,
+        cid,
+        check,
+        ",".join(panels),
+        "all",
+        metric,
+        verdict=summary,
+        curve=all(curves) if curves else None,
     )
+    row["unequal_privacy"] = any(flags) if flags else None
+    rows.append(row)
     summaries[conf, metric, cid] = summary
     return rows
 
 
 def evaluate_orderings(
-    claims: list[dict], df: pd.DataFrame, timings: pd.DataFrame | None = None
+    claims: list[dict],
+    df: pd.DataFrame,
+    timings: pd.DataFrame | None = None,
+    privacy: pd.DataFrame | None = None,
 ) -> pd.DataFrame:
     """Evaluate every ordering claim for every configuration present in ``df``.
 
@@ -514,6 +675,10 @@ def evaluate_orderings(
         Results of the claims' experiment (all panels and configurations).
     timings : DataFrame, optional
         Wall seconds per ``configuration, panel, series`` (for ``faster`` ratio checks).
+    privacy : DataFrame, optional
+        The privacy audit's delivered epsilon (``privacy.csv``: ``experiment``, ``figure``,
+        ``configuration``, ``series``, ``nominal_epsilon``, ``delivered_epsilon``), joined onto
+        each comparison as ``epsilon_a`` / ``epsilon_b`` (module docstring).
 
     Returns
     -------
@@ -522,7 +687,7 @@ def evaluate_orderings(
         configuration and metric; columns :data:`COLUMNS`. A failed summary row carries its
         ``robustness`` (module docstring: both halves of the instances fail, or not).
     """
-    results = _evaluate(claims, df, timings)
+    results = _evaluate(claims, df, timings, privacy)
     summary = results["comparison"].str.startswith("all") & ~results["comparison"].str.contains(
         "curve level"
     )
@@ -544,7 +709,7 @@ def evaluate_orderings(
                     todo.append(ref)
         subset = [c for c in claims if c["id"] in wanted]
         halves = [
-            _evaluate(subset, df[df["trial"] % 2 == k], timings).set_index(_KEY)["verdict"]
+            _evaluate(subset, df[df["trial"] % 2 == k], timings, privacy).set_index(_KEY)["verdict"]
             for k in (0, 1)
         ]
         key = pd.MultiIndex.from_frame(results.loc[failed, _KEY])
@@ -560,9 +725,14 @@ MIN_HALF = 5
 _KEY = ["configuration", "claim_id", "metric", "comparison"]
 
 
-def _evaluate(claims: list[dict], df: pd.DataFrame, timings: pd.DataFrame | None) -> pd.DataFrame:
+def _evaluate(
+    claims: list[dict],
+    df: pd.DataFrame,
+    timings: pd.DataFrame | None,
+    privacy: pd.DataFrame | None = None,
+) -> pd.DataFrame:
     """:func:`evaluate_orderings` without the robustness column."""
-    data = _Data(df, timings)
+    data = _Data(df, timings, privacy)
     orderings = [c for c in claims if c["audit"].get("check") in FIGURE_CHECKS]
     # summaries last, so that the claims they combine are evaluated first
     orderings.sort(key=lambda c: c["audit"]["check"] == "summary")

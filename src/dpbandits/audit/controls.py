@@ -27,6 +27,19 @@ are kept) with its own seed, divides each level by its observed mean and multipl
 planted curve ``m (x / x_bar)^e`` (``m``, ``x_bar`` the geometric means of the observed means and
 the levels). The controls test the statistical design of each family, not the simulated
 algorithm.
+
+``planted contestant run``
+    a redraw keeps the design's instances and horizons but not what they can show: a family
+    whose instances are too easy, or whose horizons too short, for any violation to reach the
+    fit passes the redraw controls all the same. So every family of rate sweeps also *runs* a
+    contestant with a known worse rate on the same instances and horizons: explore-then-commit
+    (:mod:`dpbandits.policies.etc`) with ``ceil(c T^a)`` exploration rounds, whose regret grows
+    like ``T^a`` once the committed arm is the best one, ``a`` above the claims' exponents. Its
+    T-fit is judged against each claim's claimed exponent (log factors included) with the same
+    verdict and regime rule as the claim's own fits (:func:`contestant_control`): the control
+    passes when it reads ``exceeds`` in the learning regime. If it does not, no violation of
+    that size could be demonstrated there, and the claim's ``consistent`` T-fits become
+    ``untestable`` (:func:`planted_contestants`).
 """
 
 from __future__ import annotations
@@ -38,6 +51,7 @@ from collections import Counter
 import numpy as np
 from scipy.stats import binom
 
+from . import verdicts as vocab
 from .fits import fit_exponent, verdict
 from .verdicts import POWER
 
@@ -53,6 +67,10 @@ ALPHA = 0.01
 #: 95 % percentile interval (2.5 %) doubled for the bootstrap interval's undercoverage with
 #: 20 instances.
 FALSE_ALARM = 0.05
+#: Name of the control row of a planted contestant run.
+CONTESTANT = "planted contestant run"
+#: Why a claim's ``consistent`` fits turn ``untestable`` when its contestant is not detected.
+CONTESTANT_MISSED = "the planted contestant (ETC T^a) was not detected"
 CONTROL_COLUMNS = [
     "claim_id",
     "experiment",
@@ -162,4 +180,178 @@ def run_controls(
                 "passed": detected if k == 0 else not detected,
             }
         )
+    return out
+
+
+def contestant_control(
+    levels,
+    values,
+    caps,
+    claimed: float,
+    tol: float,
+    n_boot: int,
+    seed: int,
+) -> dict:
+    """The planted contestant control of one upper-bound claim (module docstring).
+
+    Parameters
+    ----------
+    levels : array_like, shape (L,)
+        Horizons of the contestant's runs (the claim's sweep's).
+    values : ndarray, shape (n, L)
+        The contestant's per-instance values (final regret, or its gap to the claim's baseline
+        when the claim fits a gap).
+    caps : array_like or None
+        Mean saturation cap per horizon (None: unknown, regime ``learning``).
+    claimed : float
+        The claim's T-exponent over these horizons (log factors included).
+    tol, n_boot, seed
+        Tolerance, bootstrap resamples and seed of the fit.
+
+    Returns
+    -------
+    dict
+        ``control`` (:data:`CONTESTANT`), ``claimed``, ``planted_excess`` (the fitted slope
+        minus ``claimed``), ``redraws`` 0, ``slope``, ``slope_sd`` (bootstrap sd from the 95 %
+        interval), ``verdict`` (the interval's verdict, followed by the regime in brackets
+        outside the learning regime) and ``detected`` = ``passed``: the verdict is ``exceeds``
+        in the learning regime (:func:`dpbandits.audit.verdicts.regime`), where a violation of
+        a claim's own fit could stand. The design gate of a claim (fixed instances against a
+        worst-case bound) is not applied: the control asks whether these instances and
+        horizons can tell the rates apart, not what the claim's design may conclude.
+    """
+    x = np.asarray(levels, dtype=float)
+    Y = np.asarray(values, dtype=float)
+    fit = fit_exponent(x, Y, n_boot, seed)
+    stat = verdict(fit, claimed, "upper", tol)
+    reg, _ = vocab.regime(Y.mean(axis=0), caps, trend=True)
+    found = stat == "exceeds" and reg == "learning"
+    final = stat if reg == "learning" else f"{stat} ({reg})"
+    return {
+        "control": CONTESTANT,
+        "claimed": claimed,
+        "planted_excess": fit.slope - claimed,
+        "redraws": 0,
+        "flagged": int(found),
+        "flag_rate": math.nan,
+        "slope": fit.slope,
+        "slope_sd": (fit.ci_high - fit.ci_low) / (2 * 1.959964),
+        "verdict": final,
+        "detected": found,
+        "passed": found,
+    }
+
+
+#: Algorithm id of the planted contestant in the sweeps (:mod:`dpbandits.policies.etc`).
+CONTESTANT_ALGORITHM = "etc"
+
+
+def planted_contestants(
+    claims: list[dict],
+    df,
+    rows: list[dict],
+    tol: float,
+    n_boot: int,
+    seed: int,
+    schedule_options: dict,
+    baseline: str = "linucb",
+) -> list[dict]:
+    """Planted contestant controls of every upper-bound T claim on a sweep with a contestant,
+    and the gate they imply (module docstring).
+
+    Parameters
+    ----------
+    claims : list of dict
+        The registry entries; those with ``audit.check == "slope"``, an upper bound, a T fit and
+        a regret metric are judged against every contestant schedule of their sweep (the
+        schedules of ``df`` whose ``algorithm`` is :data:`CONTESTANT_ALGORITHM`), once per
+        distinct claimed exponent (over the claim's schedules' options) and dimension.
+    df : DataFrame
+        The sweeps' results (:func:`dpbandits.audit.rates.evaluate_rate_claims`'s ``df``).
+    rows : list of dict
+        The rate audit's fit rows (before the summary rows are filled in): the ``consistent``
+        T fits (``variable`` starting with ``T``) of a claim whose contestant control did not
+        pass become ``untestable``, with :data:`CONTESTANT_MISSED` in the reason (in place).
+    tol, n_boot, seed, schedule_options, baseline
+        As :func:`dpbandits.audit.rates.evaluate_rate_claims`; a claim with ``T_fit: gap`` is
+        judged on the contestant's regret minus the claim's baseline schedule, as its own fits.
+
+    Returns
+    -------
+    list of dict
+        One control row per (claim, contestant schedule, claimed exponent, dimension), columns
+        :data:`CONTROL_COLUMNS`; empty when no sweep has a contestant.
+    """
+    from .rates import claimed_T_exponent, final_values, level_matrix  # rates imports this
+
+    if df is None or df.empty or "algorithm" not in df.columns:
+        return []
+    found = df.loc[df["algorithm"] == CONTESTANT_ALGORITHM, ["sweep", "schedule"]]
+    contestants: dict[str, list[str]] = {}
+    for sweep, sched in found.drop_duplicates().itertuples(index=False):
+        contestants.setdefault(sweep, []).append(sched)
+    out, missed = [], {}
+    finals_of: dict = {}
+    for claim in claims:
+        audit = claim.get("audit") or {}
+        metric = audit.get("metric", "regret_pseudo")
+        if (
+            audit.get("check") != "slope"
+            or claim.get("direction") != "upper"
+            or "T" not in (audit.get("fit") or ())
+            or claim.get("T_exp") is None
+            or not metric.startswith("regret")
+            or audit.get("sweep") not in contestants
+        ):
+            continue
+        if metric not in finals_of:
+            finals_of[metric] = final_values(df, metric)
+        finals = finals_of[metric]
+        finals = finals[finals["sweep"] == audit["sweep"]]
+        gap_to = audit.get("baseline", baseline) if audit.get("T_fit") == "gap" else None
+        for sched in contestants[audit["sweep"]]:
+            mine = finals[finals["schedule"] == sched]
+            dims = sorted(int(d) for d in mine["d"].unique())
+            for d in dims:
+                x, Y, caps = level_matrix(finals, sched, None, d, with_caps=True)
+                if len(x) < 2:
+                    continue
+                if gap_to is not None:
+                    Y = Y - level_matrix(finals, gap_to, None, d)[1]
+                claimed_all = sorted(
+                    {
+                        claimed_T_exponent(claim, schedule_options.get((audit["sweep"], s), {}), x)
+                        for s in audit["schedules"]
+                    }
+                )
+                for claimed in claimed_all:
+                    key = (claim["id"], sched, claimed, d)
+                    row = contestant_control(
+                        x, Y, caps, claimed, tol, n_boot, control_seed(seed, *key)
+                    )
+                    out.append(
+                        {
+                            "claim_id": claim["id"],
+                            "experiment": audit["experiment"],
+                            "sweep": audit["sweep"],
+                            "schedule": sched,
+                            "variable": "T" if gap_to is None else f"T (gap to {gap_to})",
+                            "fixed": f"d={d}" if len(dims) > 1 else "",
+                            "direction": "upper",
+                            **row,
+                        }
+                    )
+                    if not row["passed"]:
+                        missed.setdefault((claim["id"], audit["sweep"]), row)
+    for r in rows:
+        if "summary_of" in r or r.get("verdict") != "consistent":
+            continue
+        miss = missed.get((r.get("claim_id"), r.get("sweep")))
+        variable = str(r.get("variable", ""))
+        if miss is not None and variable.startswith("T") and not variable.endswith("[literal]"):
+            r["verdict"] = "untestable"
+            r["reason"] += (
+                f"; so untestable: {CONTESTANT_MISSED} (its T-slope {miss['slope']:.3f} reads "
+                f"{miss['verdict']} against the claimed {miss['claimed']:.3f} + tolerance {tol:g})"
+            )
     return out

@@ -30,7 +30,7 @@ the lower bounds of Table 1 (Azize and Basu 2024, Table 1, rows 1 and 2: gap ``s
 ``theta* ~ sqrt(d/T)`` on the hypercube J2), on which every algorithm's regret is capped by
 ``T * Delta_T`` (``sqrt(KT)`` on I2, ``d sqrt(T)`` on J2) and sits at 0.9-1.2 of random play's;
 the slope there is the cap's, so those fits are ``untestable``. A ``consistent`` verdict further
-needs the learning regime and ``detectable_excess <= MAX_DETECTABLE``
+needs the learning regime and ``detectable_excess <= MAX_DETECTABLE`` (0.1)
 (:func:`dpbandits.audit.verdicts.gate`); for fits over rho, K or d (one horizon) only the
 saturation part of the regime applies (:func:`fit_regime`).
 """
@@ -46,14 +46,19 @@ import numpy as np
 from . import verdicts as vocab
 from .fits import _slopes, bootstrap_means, fit_exponent
 
-TAU_T = 0.10
-TAU_RHO = 0.15
-TAU_SCALE = 0.15
+#: Tolerances of the rules' exponent checks (T, rho, K or d): the rate audit's 0.05
+#: (``audit.tolerance`` of config/config.yaml). A tolerance at or above the power a
+#: ``consistent`` verdict needs (:data:`MAX_DETECTABLE`, 0.1) could never give one: the
+#: detectable excess of a design is at least its tolerance.
+TAU_T = 0.05
+TAU_RHO = 0.05
+TAU_SCALE = 0.05
 #: Bootstrap replicates and seed (shared with the PrivateLASSO audit; docs/auditing.md).
 N_BOOT = 2000
 BOOT_SEED = 0
-#: Largest ``detectable_excess`` a ``consistent`` verdict may have (80 % power; issue 19).
-MAX_DETECTABLE = 0.25
+#: Largest ``detectable_excess`` a ``consistent`` verdict may have (80 % power): the shared
+#: vocabulary's value.
+MAX_DETECTABLE = vocab.MAX_DETECTABLE
 #: Verdict of a privacy value R-EXC-T cannot use (excess not significantly positive, or saturated).
 UNUSABLE = "UNUSABLE"
 #: Own word of a T-fit with a saturated level (R-UP-T, R-LB-CONS, PrivateLASSO's R-SHAPE).
@@ -144,6 +149,9 @@ def judge(
     tol_flag: float | None = None,
     side: str | None = None,
     max_detectable: float = MAX_DETECTABLE,
+    design: str = "worst-case",
+    bound_scope: str = "worst-case",
+    separation: float | None = None,
 ) -> RuleResult:
     """Fill the shared columns of a rate rule's result.
 
@@ -155,7 +163,9 @@ def judge(
     over the claimed exponent at which the rule flags a violation when it is not ``tol``
     (R-DIM). A saturated fit
     gets the own word PRE-ASYMPTOTIC (UNUSABLE stays); the shared verdict goes through
-    :func:`dpbandits.audit.verdicts.gate` with :data:`MAX_DETECTABLE`."""
+    :func:`dpbandits.audit.verdicts.gate` with :data:`MAX_DETECTABLE`, the fit's ``design`` and
+    the claim's ``bound_scope`` (a violation on fixed instances of a worst-case bound, or on one
+    term of a sum, is no verdict) and the ``separation`` from a contrasted exponent."""
     reg, reg_why = regime
     fitted = levels is not None and math.isfinite(res.statistic)
     word = res.verdict
@@ -169,7 +179,15 @@ def judge(
     else:
         det = math.nan
     final, gate_why = vocab.gate(
-        shared_verdict(word, direction), reg, det if fitted else math.inf, max_detectable
+        shared_verdict(word, direction),
+        reg,
+        det if fitted else math.inf,
+        max_detectable,
+        design=design,
+        bound_scope=bound_scope,
+        separation=separation,
+        tol=flag if fitted else tol,
+        levels=levels,
     )
     if fitted:
         span = (
@@ -182,7 +200,7 @@ def judge(
     if reg == "saturated":
         reason = f"saturated, {reg_why}; {span}"
     elif gate_why:
-        reason = f"{gate_why}; {span}"
+        reason = f"{gate_why}; {span}" + ("" if reg == "learning" else f"; {reg_why}")
     else:
         reason = span if reg == "learning" else f"{span}; {reg_why}"
     return RuleResult(
@@ -308,10 +326,14 @@ def rule_exc_t(
     paired: bool = False,
     tau: float = TAU_T,
     max_detectable: float = MAX_DETECTABLE,
+    design: str = "worst-case",
 ) -> RuleResult:
     """R-EXC-T: the T-slope of the private excess ``E = R_priv - R_ref`` against the privacy
-    term's secant exponent. Usable only if the private run is not saturated at any fitted
-    horizon (shared rule, ``regret_unif`` its cap) and the excess at the largest T is
+    term's secant exponent. ``design`` (:data:`dpbandits.audit.verdicts.DESIGNS`) says what the
+    fit measures: the excess on fixed instances of a minimax bound (``fixed-instance``) or the
+    privacy term of a sum bound (``one-term``) cannot demonstrate a violation. Usable only if
+    the private run is not saturated at any fitted horizon (shared rule, ``regret_unif`` its
+    cap) and the excess at the largest T is
     significantly positive (bootstrap interval above 0); else UNUSABLE (shared ``untestable``,
     left out of :func:`aggregate` and :func:`combine` unless every value is;
     docs/papers/op24.md#verdicts)."""
@@ -320,7 +342,7 @@ def rule_exc_t(
 
     def unusable(note: str) -> RuleResult:
         return judge(RuleResult("R-EXC-T", UNUSABLE, claimed=b_claim, note=note), "upper", tau,
-                     regime=regime, max_detectable=max_detectable)  # fmt: skip
+                     regime=regime, max_detectable=max_detectable, design=design)  # fmt: skip
 
     if regime[0] == "saturated":
         return unusable("saturated")
@@ -340,7 +362,7 @@ def rule_exc_t(
     lo, hi = np.nanquantile(_slopes(x, reps), [0.025, 0.975])
     res = _upper("R-EXC-T", slope, float(lo), float(hi), b_claim, tau)
     log_sd = _excess_log_sd(R_priv, R_ref, paired)
-    return judge(res, "upper", tau, x, log_sd, regime, max_detectable=max_detectable)
+    return judge(res, "upper", tau, x, log_sd, regime, max_detectable=max_detectable, design=design)
 
 
 def rule_rho(

@@ -25,7 +25,9 @@ VERDICT_SEMANTICS = (
     "must be within the configured maximum, and the family's planted violation "
     "(results/audit/controls.csv) must have been detected. Ordering claims (paired by instance "
     "at T): **PASS** if the "
-    "95 % interval of the difference is below 0, **WEAK** if only its mean is, **FAIL** otherwise. "
+    "95 % interval of the difference is below 0, **FAIL** if it is wholly above 0, **WEAK** if it "
+    "contains 0; **UNTESTABLE** when both series are tied at their cap; curve crossings and "
+    "diagnostic series never decide; each comparison shows both series' delivered epsilon. "
     f"Every rate verdict is a {FINITE_T_CAVEAT}."
 )
 
@@ -79,6 +81,37 @@ def _ordering_summaries(orderings: pd.DataFrame, metric: str) -> tuple[dict, dic
     return order_sum, order_rob
 
 
+def _fmt_epsilon(value) -> str:
+    if isinstance(value, str):
+        return value
+    return "?" if pd.isna(value) else f"{float(value):.3g}"
+
+
+def _ordering_privacy(orderings: pd.DataFrame, cid: str, conf: str, metric: str) -> str:
+    """The delivered epsilon of both series of each comparison of a claim on one configuration
+    (empty without them), flagged where they differ by more than 10 %."""
+    if orderings.empty or "epsilon_a" not in orderings:
+        return ""
+    used = ("realized", "pseudo") if metric == "combined" else (metric,)
+    rows = orderings[
+        (orderings["claim_id"] == cid)
+        & (orderings["configuration"] == conf)
+        & orderings["metric"].isin(used)
+        & orderings["epsilon_b"].notna()
+    ].drop_duplicates(["comparison", "panels"])
+    if rows.empty:
+        return ""
+    parts = [
+        f"{r['comparison']} ({r['panels']}): {_fmt_epsilon(r['epsilon_a'])} vs "
+        f"{_fmt_epsilon(r['epsilon_b'])}"
+        for r in rows.head(3).to_dict("records")
+    ]
+    more = f" and {len(rows) - 3} more" if len(rows) > 3 else ""
+    flags = rows["unequal_privacy"].map(lambda v: str(v).lower() == "true")
+    flag = "; unequal privacy (delivered epsilon differs by > 10 %)" if flags.any() else ""
+    return "; delivered epsilon " + "; ".join(parts) + more + flag
+
+
 def _ordering_verdict(c: dict, order_sum: dict, primary: str, metric: str):
     """An ordering claim's verdict on the configuration shown (the primary, or the first the
     claim lists), how it was reached, and ``INCONCLUSIVE`` when another configuration's verdict
@@ -99,6 +132,29 @@ def _ordering_verdict(c: dict, order_sum: dict, primary: str, metric: str):
     return verdict, how, across
 
 
+def communication_verdict(summary: pd.DataFrame | None, claim_id: str) -> tuple[str, str]:
+    """A claim's verdict from the rows of an analytic communication audit that decide it
+    (``counts``): ``exceeds`` if one count's exponent exceeds the statement's (an exact count,
+    so a demonstrated violation), ``consistent`` if every one is within it, ``MISSING`` without
+    such rows; and the reason."""
+    if summary is None or "claim_id" not in summary:
+        return "MISSING", "no communication audit"
+    rows = summary[(summary["claim_id"] == claim_id) & summary["counts"].astype(bool)]
+    if rows.empty:
+        return "MISSING", "no row of the communication audit decides it"
+    bad = rows[rows["verdict"] != "consistent"]
+    what = "analytic count (no simulation)"
+    if len(bad):
+        where = "; ".join(
+            " ".join(str(v) for v in r if isinstance(v, str))
+            for r in bad[[c for c in ("protocol", "count", "variable") if c in bad]].itertuples(
+                index=False
+            )
+        )
+        return "exceeds", f"{what}: above the statement in {where}"
+    return "consistent", f"{what}: all {len(rows)} deciding counts within the statement"
+
+
 def claim_overview(
     claims: list[dict],
     rates: pd.DataFrame,
@@ -106,6 +162,7 @@ def claim_overview(
     primary: str,
     metric: str = "realized",
     privacy: pd.DataFrame | None = None,
+    communication: pd.DataFrame | None = None,
 ) -> pd.DataFrame:
     """One row per claim of the registry with its verdict.
 
@@ -126,6 +183,9 @@ def claim_overview(
         The privacy audit's finding per privacy claim
         (:func:`dpbandits.audit.privacy_claims.privacy_claim_status`): a claim it audits shows
         that status (``supported``, ``contradicted``, ``inconclusive``) and its reason.
+    communication : DataFrame, optional
+        The analytic communication audit's summary (``claim_id``, ``verdict``, ``counts``):
+        claims with ``check: communication`` take :func:`communication_verdict`.
 
     Returns
     -------
@@ -146,12 +206,18 @@ def claim_overview(
         across = None  # the verdict across configurations, where it differs from the primary's
         if "none" in audit:
             verdict, how = "not audited", audit["none"]
+        elif check == "communication":
+            verdict, how = communication_verdict(communication, c["id"])
         elif check in ("slope", "slope_between", "slope_trend"):
             verdict = rate_sum.get(c["id"], "MISSING")
             schedules = ", ".join(audit["schedules"])
             how = f"sweep {audit['sweep']}: {schedules}. {detail.get(c['id'], '')}"
         else:
             verdict, how, across = _ordering_verdict(c, order_sum, primary, metric)
+            audit_conf = primary
+            if "configurations" in audit and primary not in audit["configurations"]:
+                audit_conf = audit["configurations"][0]
+            how += _ordering_privacy(orderings, c["id"], audit_conf, metric)
         if c["id"] in found and found[c["id"]]["status"] != "not audited":
             verdict = found[c["id"]]["status"]
             how = f"privacy audit: {found[c['id']]['reason']}"
@@ -258,9 +324,7 @@ def write_index(
     body.append(f"<p>{html.escape(VERDICT_SEMANTICS).replace('**', '')}</p>")
     for p in papers:
         mine = board[board["paper"] == p["name"]]
-        chips = " ".join(
-            f"{badge(v)}&nbsp;{n}" for v, n in Counter(mine["status"]).most_common()
-        )
+        chips = " ".join(f"{badge(v)}&nbsp;{n}" for v, n in Counter(mine["status"]).most_common())
         body.append(
             f'<h2 id="{html.escape(p["name"])}"><a href="{html.escape(p["page"])}">'
             f"{html.escape(p['title'])}</a> ({html.escape(p['name'])})</h2><p>{chips}</p>"

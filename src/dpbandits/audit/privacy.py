@@ -9,10 +9,22 @@ epsilons are computed by :mod:`dpbandits.privacy.releases` and
 at the nominal delta, at ``delta = 1/T`` and, for the linear bandits, under the paper's
 normalisation of the data as well as under the bounds of the simulated instances.
 
-Verdicts: ``DELIVERED`` (delivered <= nominal, up to 1e-9 relative), ``EXCEEDED`` (the noise is
-too small for the label), ``NOT-PRIVATE`` (no finite epsilon: the mechanism is not differentially
-private as implemented), with an ``APPROX`` suffix when the delivered epsilon is an approximation
-rather than a certificate.
+Each row carries the certified upper bound (``delivered_epsilon``: the accountant's epsilon,
+a certificate unless the method says otherwise) and, where one is known, a lower bound on the
+true epsilon at the nominal delta (``lower_epsilon``, NaN otherwise; ``lower_method`` says how:
+the exact worst pair, a post-processing of a shuffled output, exact count distributions of a
+pair). Four verdicts (:func:`verdict`), comparisons up to 1e-9 relative:
+
+``NOT-PRIVATE``
+    No finite epsilon at delta: a pair of inputs is told apart with probability above delta
+    (lower bound infinite).
+``VIOLATED``
+    The lower bound exceeds the nominal epsilon: the label is demonstrably wrong.
+``DELIVERED``
+    The upper bound is a certificate and at most the nominal epsilon.
+``NOT-CERTIFIED``
+    Neither: the upper bound exceeds the nominal epsilon (or is no certificate) while the lower
+    bound does not (or is unknown); the truth may lie on either side.
 """
 
 from __future__ import annotations
@@ -38,6 +50,8 @@ COLUMNS = [
     "nominal_epsilon",
     "nominal_delta",
     "delivered_epsilon",
+    "lower_epsilon",
+    "lower_method",
     "delivered_epsilon_delta_1_over_T",
     "delivered_epsilon_paper_bounds",
     "verdict",
@@ -48,28 +62,81 @@ COLUMNS = [
 ]
 
 
-def verdict(nominal: float, delivered: float, certified: bool) -> str:
-    """``DELIVERED`` / ``EXCEEDED`` / ``NOT-PRIVATE`` (+ ``-APPROX`` for approximations)."""
-    if math.isinf(delivered):
+#: The verdicts of :func:`verdict`, the only words of ``privacy.csv``'s ``verdict`` column.
+VERDICTS = ("DELIVERED", "NOT-CERTIFIED", "VIOLATED", "NOT-PRIVATE")
+#: Relative tolerance of the comparisons with the nominal epsilon.
+RTOL = 1e-9
+
+
+def verdict(nominal: float, upper: float, certified: bool = True, lower: float = math.nan) -> str:
+    """The verdict of one row from both bounds (module docstring).
+
+    Parameters
+    ----------
+    nominal : float
+        The epsilon the series is labelled with.
+    upper : float
+        The accountant's upper bound at the nominal delta.
+    certified : bool
+        Whether ``upper`` is a certificate.
+    lower : float
+        A lower bound on the true epsilon at the nominal delta (NaN: none known).
+
+    Returns
+    -------
+    str
+        One of :data:`VERDICTS`.
+    """
+    if math.isinf(lower):
         return "NOT-PRIVATE"
-    out = "DELIVERED" if delivered <= nominal * (1 + 1e-9) else "EXCEEDED"
-    return out if certified else f"{out}-APPROX"
+    if lower > nominal * (1 + RTOL):
+        return "VIOLATED"
+    if certified and upper <= nominal * (1 + RTOL):
+        return "DELIVERED"
+    return "NOT-CERTIFIED"
+
+
+def release_bounds(release, nominal: float, delta: float) -> dict:
+    """``delivered_epsilon`` (upper), ``lower_epsilon``, ``lower_method``, ``verdict`` and the
+    accountant's note (``how``) of one release at ``delta``."""
+    eps, how = rel.delivered_epsilon(release, delta)
+    if release.certified and eps <= nominal * (1 + RTOL) and not release.tight:
+        # the certificate decides (DELIVERED): the lower bounds of the shuffled and bit-sum
+        # protocols (privacy loss distributions of exact counts) are computed only where the
+        # verdict needs them
+        lower, lower_how = math.nan, "not needed: the certified upper bound is within the label"
+    else:
+        lower, lower_how = rel.lower_epsilon(release, delta, upper=eps)
+    if not math.isnan(lower) and lower > eps * (1 + 1e-6) and release.certified:
+        raise AssertionError(
+            f"{release.mechanism}: lower bound {lower} above the certified upper bound {eps}"
+        )
+    return {
+        "delivered_epsilon": eps,
+        "lower_epsilon": lower,
+        "lower_method": lower_how,
+        "verdict": verdict(nominal, eps, release.certified, lower),
+        "how": how,
+    }
 
 
 def release_row(base: dict, release, nominal: float, delta: float, T: int, paper=None) -> dict:
-    eps, how = rel.delivered_epsilon(release, delta)
+    """One row of the table (:data:`COLUMNS` but the place columns, which ``base`` carries)."""
+    b = release_bounds(release, nominal, delta)
     eps_T = rel.delivered_epsilon(release, 1.0 / T)[0] if 1.0 / T < delta else math.nan
     eps_paper = rel.delivered_epsilon(paper, delta)[0] if paper is not None else math.nan
-    notes = "; ".join(x.strip() for x in (release.notes, how) if x and x.strip())
+    notes = "; ".join(x.strip() for x in (release.notes, b["how"]) if x and x.strip())
     return {
         **base,
         "T": T,
         "nominal_epsilon": nominal,
         "nominal_delta": delta,
-        "delivered_epsilon": eps,
+        "delivered_epsilon": b["delivered_epsilon"],
+        "lower_epsilon": b["lower_epsilon"],
+        "lower_method": b["lower_method"],
         "delivered_epsilon_delta_1_over_T": eps_T,
         "delivered_epsilon_paper_bounds": eps_paper,
-        "verdict": verdict(nominal, eps, release.certified),
+        "verdict": b["verdict"],
         "mechanism": release.mechanism,
         "method": release.method,
         "notes": notes,
@@ -205,13 +272,15 @@ def delivered_table(experiments: dict, plans: dict | None = None) -> pd.DataFram
 
 
 def summary(table: pd.DataFrame) -> pd.DataFrame:
-    """Per figure and series: the nominal epsilons, the range of delivered epsilons and the
-    verdicts (the report's overview)."""
+    """Per figure and series: the nominal epsilons, the range of certified upper bounds, the
+    largest lower bound (when the table has lower bounds) and the verdicts (the report's
+    overview)."""
 
     def fmt(values) -> str:
         vals = sorted({float(v) for v in values})
         return ", ".join(f"{v:.3g}" for v in vals[:8]) + (" ..." if len(vals) > 8 else "")
 
+    lower = {"lower_max": ("lower_epsilon", "max")} if "lower_epsilon" in table.columns else {}
     out = (
         table.groupby(["experiment", "figure", "series", "calibration"], sort=False)
         .agg(
@@ -219,6 +288,7 @@ def summary(table: pd.DataFrame) -> pd.DataFrame:
             delta=("nominal_delta", fmt),
             delivered_min=("delivered_epsilon", "min"),
             delivered_max=("delivered_epsilon", "max"),
+            **lower,
             verdicts=("verdict", lambda v: ", ".join(sorted(set(v)))),
             rows=("verdict", "size"),
         )
@@ -269,12 +339,15 @@ def empirical_table(cases, n: int, seed: int, alpha: float = 0.05) -> pd.DataFra
 
 
 PAGE_INTRO = (
-    "For every privatised series of every figure and audit experiment: the epsilon its noise "
-    "delivers at the nominal delta (computed from the calibration functions the simulations "
-    "call, with dp-accounting), next to the epsilon it is labelled with. EXCEEDED: the noise is "
-    "too small for the label; NOT-PRIVATE: no finite epsilon (e.g. the script's JDP stand-in, "
-    "P_Vec without binomial bits, PrivateLASSO's noiseless screening); -APPROX: an approximation "
-    "(binomial noise as Gaussian, or the extreme pair of a bit-sum protocol), not a certificate. "
+    "For every privatised series of every figure and audit experiment: the certified upper bound "
+    "on the epsilon its noise delivers at the nominal delta (delivered_epsilon, computed from the "
+    "calibration functions the simulations call, with dp-accounting) and, where one is known, a "
+    "lower bound on the true epsilon (lower_epsilon; lower_method says how), next to the epsilon "
+    "it is labelled with. DELIVERED: the certificate is within the label; NOT-CERTIFIED: the "
+    "upper bound exceeds the label but no lower bound does (the truth may lie on either side); "
+    "VIOLATED: the lower bound exceeds the label; NOT-PRIVATE: no finite epsilon at delta (e.g. "
+    "the script's JDP stand-in, P_Vec with too few binomial bits, PrivateLASSO's noiseless "
+    "screening). "
     "Below, the empirical auditor's lower bounds (threshold tests with Clopper-Pearson limits, "
     "valid with probability 1 - alpha): never above the delivered epsilon; the under-noised "
     "negative controls must be caught."
@@ -328,4 +401,13 @@ def write_page(
         )
 
 
-__all__ = ["COLUMNS", "delivered_table", "empirical_table", "summary", "verdict", "write_page"]
+__all__ = [
+    "COLUMNS",
+    "VERDICTS",
+    "delivered_table",
+    "empirical_table",
+    "release_bounds",
+    "summary",
+    "verdict",
+    "write_page",
+]

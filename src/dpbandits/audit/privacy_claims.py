@@ -18,15 +18,16 @@ Statuses:
 
 ``supported``
     At least one delivered row is selected, every selected delivered row is ``DELIVERED`` (a
-    certificate), and no selected empirical lower bound is significantly above its nominal
-    epsilon or above the epsilon accounting certifies for the audited pair.
+    certificate within the label), and no selected empirical lower bound is significantly above
+    its nominal epsilon or above the epsilon accounting certifies for the audited pair.
 ``contradicted``
-    A selected delivered row is ``EXCEEDED`` or ``NOT-PRIVATE`` (certified), or a selected
-    empirical lower bound is significantly above its nominal epsilon (the auditor's ``caught``:
-    the lower bound holds with probability ``1 - alpha``).
+    Only by a demonstrated violation: a selected delivered row is ``VIOLATED`` (its lower bound
+    exceeds the label) or ``NOT-PRIVATE`` (no finite epsilon), or a selected empirical lower
+    bound is significantly above its nominal epsilon (the auditor's ``caught``: the lower bound
+    holds with probability ``1 - alpha``).
 ``inconclusive``
-    Anything in between: only approximate verdicts (``-APPROX``), certified and approximate
-    verdicts mixed, or only empirical rows (a lower bound can refute a claim, never certify it).
+    Anything in between: a ``NOT-CERTIFIED`` row (the upper bound exceeds the label, no lower
+    bound does), or only empirical rows (a lower bound can refute a claim, never certify it).
 ``not audited``
     The claim has no selector. A selector that matches no row is a registry bug and raises.
 """
@@ -54,10 +55,11 @@ DELIVERED_KEYS = (
 )
 #: Columns of ``privacy_empirical.csv`` a selector may name (``case`` is required).
 EMPIRICAL_KEYS = ("case", "represents", "nominal_epsilon")
-#: Verdicts of :func:`dpbandits.audit.privacy.verdict`.
+#: Verdicts of :func:`dpbandits.audit.privacy.verdict`: a certificate within the label, a
+#: demonstrated violation, and neither.
 CERTIFIED_OK = "DELIVERED"
-CERTIFIED_BAD = ("EXCEEDED", "NOT-PRIVATE")
-APPROX = ("DELIVERED-APPROX", "EXCEEDED-APPROX")
+DEMONSTRATED_BAD = ("VIOLATED", "NOT-PRIVATE")
+UNDECIDED = ("NOT-CERTIFIED",)
 
 
 def _fmt(x: float) -> str:
@@ -156,6 +158,12 @@ def _worst(rows: pd.DataFrame) -> pd.Series:
     return rows.loc[ratio.fillna(-np.inf).idxmax()]
 
 
+def _lower(row) -> float:
+    """The row's lower bound (NaN when the table has none)."""
+    v = row.get("lower_epsilon", math.nan)
+    return math.nan if v is None or pd.isna(v) else float(v)
+
+
 def _delivered_summary(rows: pd.DataFrame) -> str:
     if rows.empty:
         return ""
@@ -207,10 +215,10 @@ def _sentence(parts: list[str]) -> str:
 def _status(d: pd.DataFrame, e: pd.DataFrame) -> tuple[str, str]:
     """(status, reason) from the selected rows."""
     verdicts = d["verdict"].astype(str)
-    unknown = sorted(set(verdicts) - {CERTIFIED_OK, *CERTIFIED_BAD, *APPROX})
+    unknown = sorted(set(verdicts) - {CERTIFIED_OK, *DEMONSTRATED_BAD, *UNDECIDED})
     if unknown:
         raise ValueError(f"unknown verdicts in privacy.csv: {', '.join(unknown)}")
-    bad = d[verdicts.isin(CERTIFIED_BAD)]
+    bad = d[verdicts.isin(DEMONSTRATED_BAD)]
     caught = e[_caught(e)]
     if len(bad) or len(caught):
         parts = []
@@ -223,8 +231,9 @@ def _status(d: pd.DataFrame, e: pd.DataFrame) -> tuple[str, str]:
                 )
             else:
                 text = (
-                    f"delivered epsilon {_fmt(w['delivered_epsilon'])} at nominal "
-                    f"{_fmt(w['nominal_epsilon'])} ({w['verdict']}) in {_where(w)}"
+                    f"lower bound {_fmt(_lower(w))} on epsilon above nominal "
+                    f"{_fmt(w['nominal_epsilon'])} (VIOLATED; certified upper bound "
+                    f"{_fmt(w['delivered_epsilon'])}) in {_where(w)}"
                 )
             if len(d) > 1:
                 text += f" ({len(bad)} of {len(d)} selected rows fail their nominal epsilon)"
@@ -240,20 +249,25 @@ def _status(d: pd.DataFrame, e: pd.DataFrame) -> tuple[str, str]:
 
     parts = []
     ok = d[verdicts == CERTIFIED_OK]
-    approx = d[verdicts.isin(APPROX)]
+    open_rows = d[verdicts.isin(UNDECIDED)]
     doubtful = e[~_consistent(e)]
-    if len(approx):
-        w = _worst(approx)
-        counts = ", ".join(f"{n} {v}" for v, n in approx["verdict"].value_counts().items())
+    if len(open_rows):
+        w = _worst(open_rows)
         lead = (
-            f"{len(ok)} selected rows are DELIVERED but {counts} are approximations"
+            f"{len(ok)} selected rows are DELIVERED but {len(open_rows)} NOT-CERTIFIED"
             if len(ok)
-            else f"only approximate verdicts ({counts})"
+            else f"{len(open_rows)} NOT-CERTIFIED row" + ("s" if len(open_rows) > 1 else "")
         )
+        low = _lower(w)
         parts.append(
-            f"{lead}, not certificates (largest delivered epsilon "
-            f"{_fmt(w['delivered_epsilon'])} at nominal {_fmt(w['nominal_epsilon'])} "
-            f"in {_where(w)})"
+            f"{lead}: the certified upper bound {_fmt(w['delivered_epsilon'])} exceeds the "
+            f"nominal {_fmt(w['nominal_epsilon'])} in {_where(w)} while "
+            + (
+                "no lower bound is known"
+                if math.isnan(low)
+                else f"the lower bound {_fmt(low)} does not"
+            )
+            + " (the true epsilon may lie on either side)"
         )
     if len(doubtful):
         c = doubtful.iloc[0]
@@ -356,7 +370,7 @@ def privacy_claim_status(
     >>> delivered = pd.DataFrame({"experiment": ["dpdpe"], "figure": ["dpdpe_fig2b"],
     ...     "configuration": ["faithful"], "series": ["CDP-DPE"], "algorithm": ["cdp_dpe"],
     ...     "calibration": ["experiment/script"], "nominal_epsilon": [10.0],
-    ...     "delivered_epsilon": [18.356], "verdict": ["EXCEEDED"]})
+    ...     "delivered_epsilon": [18.356], "lower_epsilon": [18.356], "verdict": ["VIOLATED"]})
     >>> empirical = pd.DataFrame(columns=["case", "control", "nominal_epsilon",
     ...     "delivered_epsilon", "epsilon_lower_bound", "caught", "lb_le_delivered"])
     >>> claim = {"id": "dpdpe.thm4.2", "kind": "privacy",
@@ -366,7 +380,7 @@ def privacy_claim_status(
     >>> out.loc[0, "status"]
     'contradicted'
     >>> out.loc[0, "reason"]
-    'Delivered epsilon 18.4 at nominal 10 (EXCEEDED) in dpdpe dpdpe_fig2b faithful CDP-DPE (experiment/script).'
+    'Lower bound 18.4 on epsilon above nominal 10 (VIOLATED; certified upper bound 18.4) in dpdpe dpdpe_fig2b faithful CDP-DPE (experiment/script).'
     """  # noqa: E501
     rows = [_claim_row(c, delivered, empirical) for c in claims if c.get("kind") == "privacy"]
     return pd.DataFrame(rows, columns=COLUMNS)

@@ -16,9 +16,17 @@ also compared with it in an extra row (``variable`` ends in ``[literal]``) that 
 claim's summary verdict. The ``d`` fit is the slope of the final regret in ``d`` at the largest
 horizon, per epsilon (sweeps over several dimensions).
 
-Statistical verdicts (``tol`` = configured tolerance), before the regime and power gates of
-:mod:`dpbandits.audit.verdicts` (a saturated fit is ``untestable``; ``consistent`` needs the
-learning regime and enough power):
+Statistical verdicts (``tol`` = configured tolerance), before the gates of
+:mod:`dpbandits.audit.verdicts`, where the principle lives (a saturated fit is ``untestable``; a
+violation stands only in the learning regime on a design that can show it; ``consistent`` needs
+the learning regime and enough power, also against the rates the claim lists in
+``audit.contrasts``). Each fit has a design: ``worst-case`` (``worst_case`` claims: the maximum
+over a gap grid at each horizon), ``fixed-instance`` (every other slope, 1/epsilon and d fit)
+or ``one-term`` (a difference of regrets, ``T_fit: gap``, and every fit of a claim with
+``audit.term_of``: one term of a sum bound, never a verdict). A claim's bound is ``worst-case``
+unless ``audit.bound_scope`` says ``instance``. A paraphrase that drops its theorem's logs is
+fitted against the theorem's function (``logT_pow``); ``logT_pow_literal`` adds the literal
+reading as a ``[literal]`` row that is not a verdict.
 
 upper-bound claim
     ``consistent`` if the interval's upper end <= claimed + tol; ``exceeds`` if its lower end
@@ -41,7 +49,7 @@ import numpy as np
 import pandas as pd
 
 from . import verdicts as vocab
-from .controls import control_seed, run_controls
+from .controls import control_seed, planted_contestants, run_controls
 from .fits import (  # noqa: F401  (re-exported: the rate audit's public fitting API)
     VERDICT_ORDER,
     Fit,
@@ -210,6 +218,37 @@ def claimed_T_exponent(claim: dict, options: dict, horizons) -> float:
     return out
 
 
+def separation(ctx, claimed: float, options: dict, horizons) -> float | None:
+    """Distance between a T fit's claimed exponent and the nearest exponent the paper contrasts
+    with it (``audit.contrasts``: claim ids, whose exponents are evaluated with their log
+    factors over the same horizons and schedule options, or plain fractions), None without
+    contrasts."""
+    others = []
+    for c in ctx.audit.get("contrasts") or ():
+        c = str(c)
+        if c in ctx.registry:
+            others.append(claimed_T_exponent(ctx.registry[c], options, horizons))
+        else:
+            try:
+                others.append(float(Fraction(c)))
+            except ValueError:
+                msg = f"{ctx.claim['id']}: contrast {c!r} is no claim id or fraction"
+                raise ValueError(msg) from None
+    return min(abs(o - claimed) for o in others) if others else None
+
+
+def _literal_row(ctx, sched, label, fixed, fit, options, design, kw) -> None:
+    """The literal reading of a paraphrase that drops its theorem's log factors
+    (``logT_pow_literal``): the same fit against the exponent without them, as a row that
+    is not a verdict (``variable`` ends in ``[literal]``)."""
+    literal = ctx.claim.get("logT_pow_literal")
+    if literal is None:
+        return
+    as_read = {**ctx.claim, "logT_pow": literal}
+    claimed = claimed_T_exponent(as_read, options, kw["x"])
+    ctx.add(sched, f"{label} [literal]", fixed, fit, claimed, counts=False, design=design, **kw)
+
+
 @dataclass
 class _FitContext:
     """What the fits of one claim read: the claim, its sweep's final values, the row adder and
@@ -225,6 +264,7 @@ class _FitContext:
     schedule_options: dict
     grids: dict
     grid_steps: dict
+    registry: dict
 
     @property
     def audit(self) -> dict:
@@ -272,18 +312,15 @@ def _t_fits(ctx: _FitContext, sched: str, eps_levels, dims) -> None:
                     raise ValueError(f"{claim['id']}: {gap_to} lacks horizons {x}")
                 Y = Y - Yb
             b_exp = batch_exponent(finals, sched, eps, d)
-            ctx.add(
-                sched,
-                label,
-                _where(eps, d, len(dims) > 1),
-                fit_exponent(x, Y, ctx.n_boot, ctx.seed),
-                claimed_T_exponent(claim, opts, x),
-                Y=Y,
-                x=x,
-                own=own,
-                caps=caps,
-                note=None if b_exp is None else f"B grows like T^{b_exp:.3f}",
-            )
+            fit = fit_exponent(x, Y, ctx.n_boot, ctx.seed)
+            claimed = claimed_T_exponent(claim, opts, x)
+            note = None if b_exp is None else f"B grows like T^{b_exp:.3f}"
+            kw = dict(Y=Y, x=x, own=own, caps=caps, note=note)
+            design = "fixed-instance" if gap_to is None else "one-term"
+            fixed = _where(eps, d, len(dims) > 1)
+            ctx.add(sched, label, fixed, fit, claimed, design=design,
+                    separation=separation(ctx, claimed, opts, x), **kw)  # fmt: skip
+            _literal_row(ctx, sched, label, fixed, fit, opts, design, kw)
 
 
 def _eps_fits(ctx: _FitContext, sched: str, dims) -> None:
@@ -298,7 +335,7 @@ def _eps_fits(ctx: _FitContext, sched: str, dims) -> None:
         e, Y, Tmax, own, caps = eps_gap(ctx.finals, sched, ref, d, with_caps=True)
         fit = fit_exponent(1.0 / e, Y, ctx.n_boot, ctx.seed)
         fixed = f"T={Tmax}" + (f", d={d}" if len(dims) > 1 else "")
-        kw = dict(Y=Y, x=1.0 / e, own=own, caps=caps, trend=False)
+        kw = dict(Y=Y, x=1.0 / e, own=own, caps=caps, trend=False, design="fixed-instance")
         ctx.add(sched, "1/epsilon", fixed, fit, claimed, **kw)
         if literal is not None and _frac(literal) != _frac(claim["eps_exp"]):
             ctx.add(sched, "1/epsilon [literal]", fixed, fit, -_frac(literal), counts=False, **kw)
@@ -311,7 +348,7 @@ def _d_fits(ctx: _FitContext, sched: str, eps_levels) -> None:
         x, Y, Tmax, caps = d_matrix(ctx.finals, sched, eps, with_caps=True)
         fixed = f"T={Tmax}" + ("" if eps is None else f", epsilon={eps:g}")
         fit = fit_exponent(x, Y, ctx.n_boot, ctx.seed)
-        kw = dict(Y=Y, x=x, own=Y.mean(axis=0), caps=caps, trend=False)
+        kw = dict(Y=Y, x=x, own=Y.mean(axis=0), caps=caps, trend=False, design="fixed-instance")
         ctx.add(sched, "d", fixed, fit, claimed, **kw)
 
 
@@ -337,6 +374,7 @@ def _trend_fits(ctx: _FitContext) -> None:
                 Y0, Y1 = Y0 - Yb, Y1 - Yb
             # decreasing: slope(s1) - slope(s0) <= 0 (an upper bound at 0); increasing: >= 0
             add.direction = "upper" if audit["trend"] == "decreasing" else "lower"
+            design = "worst-case" if audit.get("worst_case") else "fixed-instance"
             add(
                 f"{s1} vs {s0}",
                 f"T slope difference [{ctx.metric}]",
@@ -346,6 +384,7 @@ def _trend_fits(ctx: _FitContext) -> None:
                 x=x,
                 own=own,
                 caps=caps,
+                design="one-term" if audit.get("T_fit") == "gap" else design,
             )
     add.direction = claim["direction"]
 
@@ -368,7 +407,7 @@ def _between_fits(ctx: _FitContext) -> None:
                 own = np.maximum(A.mean(axis=0), Bm.mean(axis=0))
                 fit = _difference_fit(x, A, Bm, ctx.n_boot, ctx.seed)
                 add(sched, f"T slope of {label}", f"epsilon={eps:g}", fit, 0.0, x=x, own=own,
-                    caps=caps)  # fmt: skip
+                    caps=caps, design="fixed-instance")  # fmt: skip
     add.direction = claim["direction"]
 
 
@@ -384,6 +423,7 @@ class _FitSettings:
     max_detectable: float
     grids: dict
     grid_steps: dict
+    registry: dict
 
 
 def _fit_claim(claim: dict, all_finals: pd.DataFrame, metric: str, st: _FitSettings, rows):
@@ -404,11 +444,12 @@ def _fit_claim(claim: dict, all_finals: pd.DataFrame, metric: str, st: _FitSetti
     judged: list[dict] = []
     add = _Adder(rows, judged, base, claim["direction"], st.tol, st.seed, st.max_detectable,
                  st.n_boot)  # fmt: skip
+    add.bound_scope = audit.get("bound_scope", "worst-case")
+    add.whole = audit.get("term_of")
     ctx = _FitContext(claim, finals, add, metric, st.n_boot, st.seed, st.baseline,
-                      st.schedule_options, st.grids, st.grid_steps)  # fmt: skip
+                      st.schedule_options, st.grids, st.grid_steps, st.registry)  # fmt: skip
     if check == "slope" and audit.get("worst_case"):
-        _worst_case_fits(claim, finals, add, st.n_boot, st.seed, st.schedule_options, st.grids,
-                         st.grid_steps)  # fmt: skip
+        _worst_case_fits(ctx)
     elif check == "slope":
         for sched in audit["schedules"]:
             _schedule_fits(ctx, sched)
@@ -428,7 +469,7 @@ def evaluate_rate_claims(
     n_boot: int = 2000,
     seed: int = 0,
     schedule_options: dict | None = None,
-    max_detectable: float = math.inf,
+    max_detectable: float = vocab.MAX_DETECTABLE,
     controls: list | None = None,
     grids: dict | None = None,
     grid_steps: dict | None = None,
@@ -457,7 +498,9 @@ def evaluate_rate_claims(
         Receives one row per control of every slope fit (:mod:`dpbandits.audit.controls`,
         columns :data:`~dpbandits.audit.controls.CONTROL_COLUMNS`). A family (experiment,
         sweep, schedule, variable) with an undetected planted violation has its ``consistent``
-        fits turned ``untestable``.
+        fits turned ``untestable``. So has a claim whose planted contestant run (a sweep schedule of
+        algorithm ``etc``) is not detected, for its T fits
+        (:func:`dpbandits.audit.controls.planted_contestants`).
     grids : dict, optional
         ``(sweep, schedule entry) -> series`` of the gap grids, for claims with ``worst_case``
         (their ``schedules`` name grid entries).
@@ -475,8 +518,9 @@ def evaluate_rate_claims(
     rows = []
     if df is None or df.empty:
         return pd.DataFrame(rows, columns=RATE_COLUMNS)
+    registry = {c["id"]: c for c in claims}
     settings = _FitSettings(baseline, tol, n_boot, seed, schedule_options or {},
-                            max_detectable, grids or {}, grid_steps or {})  # fmt: skip
+                            max_detectable, grids or {}, grid_steps or {}, registry)  # fmt: skip
     by_metric: dict[str, pd.DataFrame] = {}
     for claim in claims:
         audit = claim["audit"]
@@ -487,6 +531,8 @@ def evaluate_rate_claims(
             by_metric[metric] = final_values(df, metric)
         _fit_claim(claim, by_metric[metric], metric, settings, rows)
     control_rows = [c for r in rows if "controls" in r for c in r.pop("controls")]
+    control_rows += planted_contestants(claims, df, rows, tol, n_boot, seed,
+                                        settings.schedule_options, baseline)  # fmt: skip
     _gate_families(rows, control_rows)
     rows = [_summary_row(*r["summary_of"], tol) if "summary_of" in r else r for r in rows]
     if controls is not None:
@@ -525,7 +571,7 @@ def worst_case_matrix(finals: pd.DataFrame, schedules, eps, d=None):
     return x, Y, caps, chosen
 
 
-def _worst_case_fits(claim, finals, add, n_boot, seed, schedule_options, grids, steps) -> None:
+def _worst_case_fits(ctx: _FitContext) -> None:
     """T fits of the worst case over each gap grid the claim names (minimax claims): at each
     horizon the grid series with the largest mean regret. The fit is saturated when the worst
     case sits on the grid's edge at some horizon (the grid does not reach the worst instance).
@@ -534,8 +580,16 @@ def _worst_case_fits(claim, finals, add, n_boot, seed, schedule_options, grids, 
     ``max_gap R_private - max_gap R_baseline`` (paired by trial), the cost in the worst-case
     rate. The grid's resolution bounds what the fit can see: the worst gap moves one grid step
     (ratio ``r``) before the fitted exponent moves, so ``detectable_excess`` is at least
-    ``tol + ln r / ln(T_max / T_min)``.
+    ``tol + ln r / ln(T_max / T_min)``. Such a difference stands for one term of a sum bound: its
+    rows are never verdicts (design ``one-term``, :func:`dpbandits.audit.verdicts.gate`).
     """
+    claim, finals, add, grids = ctx.claim, ctx.finals, ctx.add, ctx.grids
+    n_boot, seed, schedule_options, steps = (
+        ctx.n_boot,
+        ctx.seed,
+        ctx.schedule_options,
+        ctx.grid_steps,
+    )
     audit = claim["audit"]
     for entry in audit["schedules"]:
         key = (audit["sweep"], entry)
@@ -561,20 +615,17 @@ def _worst_case_fits(claim, finals, add, n_boot, seed, schedule_options, grids, 
                 note += "; baseline's: " + ", ".join(base[k] for k in chosen_b)
             edge = [x[j] for j, k in enumerate(chosen) if k in (0, len(grid) - 1)]
             floor = add.tol + steps.get(key, 0.0) / float(np.log(x.max() / x.min()))
-            add(
+            fit = fit_exponent(x, Y, n_boot, seed)
+            claimed = claimed_T_exponent(claim, opts, x)
+            kw = dict(Y=Y, x=x, own=own, caps=caps, note=note, edge=edge, floor=floor)
+            name, fixed = (
                 f"{entry} (worst of {len(grid)} gaps)",
-                label,
                 "" if eps is None else f"epsilon={eps:g}",
-                fit_exponent(x, Y, n_boot, seed),
-                claimed_T_exponent(claim, opts, x),
-                Y=Y,
-                x=x,
-                own=own,
-                caps=caps,
-                note=note,
-                edge=edge,
-                floor=floor,
             )
+            design = "one-term" if base is not None else "worst-case"
+            add(name, label, fixed, fit, claimed, design=design,
+                separation=separation(ctx, claimed, opts, x), **kw)  # fmt: skip
+            _literal_row(ctx, name, label, fixed, fit, opts, design, kw)
 
 
 def _family(row: dict) -> tuple:
@@ -651,12 +702,16 @@ def robustness(levels, values, claimed, direction, tol, n_boot, seed, verdict_wo
 
 class _Adder:
     """Appends one fit row (and its judgement, unless ``counts=False``) for one claim: the
-    statistical verdict, then the regime and power gates of :mod:`dpbandits.audit.verdicts`."""
+    statistical verdict, then the gates of :mod:`dpbandits.audit.verdicts` (regime, design,
+    power). ``bound_scope`` is the claim's (``audit.bound_scope``); ``whole`` names the claim
+    testing the whole sum bound when this claim is one of its terms (``audit.term_of``): every
+    fit of such a claim has the design ``one-term``."""
 
     def __init__(self, rows, judged, base, direction, tol, seed, max_detectable, n_boot):
         self.rows, self.judged, self.base = rows, judged, base
         self.direction, self.tol, self.seed = direction, tol, seed
         self.max_detectable, self.n_boot = max_detectable, n_boot
+        self.bound_scope, self.whole = "worst-case", None
 
     def __call__(
         self,
@@ -675,7 +730,11 @@ class _Adder:
         note=None,
         edge=None,
         floor=None,
+        design="fixed-instance",
+        separation=None,
     ):
+        if self.whole is not None:
+            design = "one-term"
         row = {
             **self.base,
             "schedule": sched,
@@ -698,6 +757,10 @@ class _Adder:
                 self.max_detectable,
                 edge,
                 floor,
+                design=design,
+                bound_scope=self.bound_scope,
+                whole=self.whole,
+                separation=separation,
             ),
         }
         if note:
@@ -745,9 +808,14 @@ def judge(
     values=None,
     trend: bool = True,
     seed: int = 0,
-    max_detectable: float = math.inf,
+    max_detectable: float = vocab.MAX_DETECTABLE,
     edge=None,
     floor: float | None = None,
+    *,
+    design: str = "fixed-instance",
+    bound_scope: str = "worst-case",
+    whole: str | None = None,
+    separation: float | None = None,
 ) -> dict:
     """Verdict, regime, cap share, detectable excess and reason of one fit.
 
@@ -781,6 +849,10 @@ def judge(
         regret at the worst instance is what a minimax rate measures, not saturation.
     floor : float, optional
         Lower bound on the detectable excess from the design (a worst-case grid's resolution).
+    design, bound_scope, whole, separation
+        What the fit measures, what the claim's bound is, the claim testing the whole bound (for
+        one term of a sum) and the separation from the nearest contrasted exponent: the
+        principle's gates (:func:`dpbandits.audit.verdicts.gate`).
     """
     stat = verdict(fit, claimed, direction, tol)
     if edge is None:
@@ -804,7 +876,19 @@ def judge(
         det = math.inf
     if floor is not None:  # a design limit the statistics do not see (a worst-case grid's step)
         det = max(det, float(floor))
-    final, why_gate = vocab.gate(stat, reg, det, max_detectable)
+    final, why_gate = vocab.gate(
+        stat,
+        reg,
+        det,
+        max_detectable,
+        design=design,
+        bound_scope=bound_scope,
+        whole=whole,
+        separation=separation,
+        tol=tol,
+        n_trials=fit.n_trials,
+        levels=levels,
+    )
     share = (
         float(np.max(np.asarray(own, float) / np.asarray(caps, float)))
         if caps is not None

@@ -25,7 +25,7 @@ STATUS_OF = {
         "contradicted",
     ),
     "inconclusive": ("inconclusive", "INCONCLUSIVE", "WEAK"),
-    "untestable": ("untestable", "PRE-ASYMPTOTIC", "UNUSABLE"),
+    "untestable": ("untestable", "UNTESTABLE", "PRE-ASYMPTOTIC", "UNUSABLE"),
     "not audited": (
         "not audited",
         "NOT-AUDITED",

@@ -1,12 +1,32 @@
 """One verdict vocabulary for every rate fit of every paper: verdict, regime, power, reason.
 
+The principle
+    A claim is contradicted only by a demonstrated violation; it is supported only by a test
+    that could tell it from the rates the paper contrasts it with; everything else is
+    ``inconclusive`` (or ``untestable``) with the reason. :func:`gate` applies it to every fit:
+
+    * a violation stands only from a design that can show one, and ``exceeds`` only in the
+      learning regime (:func:`violation_blocker`): against a worst-case
+      (problem-independent) bound, the worst case over an instance grid at each level; a slope
+      on fixed instances can only be compared with an instance-dependent bound;
+    * one term of a sum bound is never judged on its own (design ``one-term``): a fit of a
+      difference of regrets is no verdict, whatever its interval says;
+    * ``consistent`` needs the learning regime and a detectable excess at most
+      :data:`MAX_DETECTABLE`, and at most half the separation between the claimed exponent and
+      the nearest exponent the paper contrasts it with (both with their log factors, over the
+      fitted levels); the reason of a weaker design states the power it has and what would
+      reach the target (:func:`reach`).
+
 Verdicts
     ``consistent``   the growth over the simulated range is compatible with the claim, in the
-                     learning regime, and the design would have seen a violation
-                     (``detectable_excess <= max_detectable``);
-    ``exceeds``      the fitted exponent is significantly above the claimed one (upper bounds);
-    ``below``        significantly below it (lower bounds);
-    ``inconclusive`` neither, or the design is too weak to call it ``consistent``;
+                     learning regime, and the design would have seen a violation and the
+                     contrasted rates (:func:`power_target`);
+    ``exceeds``      a demonstrated violation of an upper bound: the fitted exponent is
+                     significantly above the claimed one, in the learning regime, on a design
+                     that can show a violation of this bound;
+    ``below``        the same for a lower bound (significantly below it);
+    ``inconclusive`` neither, or a design that cannot show a violation, or too weak to call it
+                     ``consistent``;
     ``untestable``   the fit leans on saturated levels (regret near its cap), or the family's
                      planted violation went undetected: the experiment cannot tell.
 
@@ -38,6 +58,18 @@ VERDICTS = ("consistent", "exceeds", "below", "inconclusive", "untestable")
 REGIMES = ("learning", "saturated", "pre-asymptotic")
 #: A level whose mean regret reaches this share of its cap is saturated (issue 19).
 SATURATION_SHARE = 0.5
+#: Largest ``detectable_excess`` a ``consistent`` verdict may have: an exponent excess of 0.1
+#: (config/config.yaml ``audit.max_detectable_excess`` holds the same value).
+MAX_DETECTABLE = 0.1
+#: What a paper's bound is. ``worst-case``: problem-independent (minimax style), so it binds
+#: only at the worst instance and only a fit of the worst case over an instance grid can show
+#: a violation; ``instance``: instance-dependent, valid on each instance it covers, so a fit on
+#: fixed instances of that class can.
+BOUND_SCOPES = ("worst-case", "instance")
+#: What a fit measures. ``worst-case``: the maximum over an instance grid at each level;
+#: ``fixed-instance``: the same instances at every level; ``one-term``: a difference of regrets
+#: standing for one term of a sum bound (never a verdict).
+DESIGNS = ("worst-case", "fixed-instance", "one-term")
 #: Probability with which ``detectable_excess`` is detected.
 POWER = 0.8
 #: Parametric-bootstrap draws of the power computation.
@@ -142,26 +174,160 @@ def detectable_excess(
     return float(tol + half_width - np.quantile(e, 1.0 - power))
 
 
+def violation_blocker(
+    design: str, bound_scope: str = "worst-case", whole: str | None = None
+) -> str:
+    """Why a fit of ``design`` cannot demonstrate a violation of a ``bound_scope`` bound.
+
+    Parameters
+    ----------
+    design : str
+        One of :data:`DESIGNS`.
+    bound_scope : str
+        One of :data:`BOUND_SCOPES`.
+    whole : str, optional
+        One-term fits only: the claim that tests the whole bound, named in the sentence.
+
+    Returns
+    -------
+    str
+        One plain sentence, or ``''`` when the design can show a violation: a worst-case grid
+        can for every bound, fixed instances only for an instance-dependent one, one term of a
+        sum never.
+    """
+    if design not in DESIGNS:
+        raise ValueError(f"design must be one of {DESIGNS}, got {design!r}")
+    if bound_scope not in BOUND_SCOPES:
+        raise ValueError(f"bound_scope must be one of {BOUND_SCOPES}, got {bound_scope!r}")
+    if design == "one-term":
+        where = f" (the whole bound is tested by {whole})" if whole else ""
+        return (
+            "this fit measures one term of a sum bound, which no data can violate on its own"
+            f"{where}; the whole bound, or the ratio of private to non-private regret on the "
+            "same instances against what the theorem implies, would reach a verdict"
+        )
+    if design == "fixed-instance" and bound_scope == "worst-case":
+        return (
+            "the bound is a worst case over instances and these levels share fixed instances, "
+            "whose slope may be steeper than the worst case's (on a gapped instance regret "
+            "scales like the squared confidence width); the maximum over an instance (gap) grid "
+            "at each level would reach a verdict"
+        )
+    return ""
+
+
+def power_target(max_detectable: float = MAX_DETECTABLE, separation: float | None = None) -> float:
+    """Largest detectable excess a ``consistent`` verdict may have: ``max_detectable``, and at
+    most half the ``separation`` between the claimed exponent and the nearest contrasted one
+    (None: the paper contrasts no rate with this one)."""
+    if separation is None or not math.isfinite(separation):
+        return float(max_detectable)
+    return float(min(max_detectable, abs(separation) / 2))
+
+
+def reach(detectable: float, target: float, tol: float, n_trials=None, levels=None) -> str:
+    """What design would bring ``detectable`` down to ``target``, as a plain clause.
+
+    The statistical part of the detectable excess, ``detectable - tol``, scales like
+    ``1 / sqrt(trials)`` and like ``1 / sd(ln levels)``: a target at or below the tolerance
+    cannot be reached by any design; otherwise the clause names the number of trials, or the
+    span of levels (same number of levels, same smallest level), that would reach it.
+    """
+    if not math.isfinite(detectable):
+        return "no finite power: some level's spread is not finite"
+    if target <= tol:
+        return (
+            f"the target {target:.3f} is within the verdicts' tolerance {tol:g}, so no design "
+            "reaches it with this tolerance"
+        )
+    k = (detectable - tol) / (target - tol)
+    if k <= 1:
+        return ""
+    parts = []
+    if n_trials:
+        parts.append(
+            f"about {math.ceil(n_trials * k * k - 1e-9)} trials instead of {int(n_trials)}"
+        )
+    if levels is not None and len(levels) > 1:
+        lv = np.asarray(levels, dtype=float)
+        span = float(lv.max() / lv.min())
+        parts.append(f"levels spanning a factor {span**k:.3g} instead of {span:.3g}")
+    return ("would need " + " or ".join(parts)) if parts else ""
+
+
 def gate(
     verdict: str,
     regime_name: str,
     detectable: float,
-    max_detectable: float,
+    max_detectable: float = MAX_DETECTABLE,
+    *,
+    design: str = "worst-case",
+    bound_scope: str = "worst-case",
+    whole: str | None = None,
+    separation: float | None = None,
+    tol: float = 0.05,
+    n_trials: int | None = None,
+    levels=None,
 ) -> tuple[str, str]:
-    """Final verdict of a fit after the regime and power gates, and the reason for a change.
+    """Final verdict of a fit under the principle (module docstring), and the reason for a change.
 
-    A saturated fit is ``untestable``; a ``consistent`` verdict needs the learning regime and
-    ``detectable <= max_detectable`` (else ``inconclusive``). Violations (``exceeds``,
-    ``below``) outside saturation stand.
+    Parameters
+    ----------
+    verdict : str
+        The statistical verdict of the interval (``consistent``, ``exceeds``, ``below``,
+        ``inconclusive``).
+    regime_name : str
+        One of :data:`REGIMES`.
+    detectable : float
+        The fit's detectable excess.
+    max_detectable : float
+        The power required of ``consistent`` before contrasts.
+    design, bound_scope, whole
+        What the fit measures and what the bound is (:func:`violation_blocker`).
+    separation : float, optional
+        Distance between the claimed exponent and the nearest contrasted one over the fitted
+        levels (:func:`power_target`).
+    tol, n_trials, levels
+        The verdicts' tolerance, the trials and levels of the fit: what :func:`reach` needs.
+
+    Returns
+    -------
+    (str, str)
+        The final verdict and one plain clause on why it differs from ``verdict`` (``''``
+        when it does not). One-term fits are ``inconclusive`` whatever their interval;
+        saturated fits ``untestable``; a violation stands only on a design that can show it,
+        and an ``exceeds`` only in the learning regime (growth like random play's is what an
+        unfinished warm-up shows; it cannot lower a regret below a lower bound);
+        ``consistent`` needs the learning regime and
+        ``detectable <= power_target(max_detectable, separation)``.
     """
+    blocker = violation_blocker(design, bound_scope, whole)
+    if design == "one-term":
+        return "inconclusive", blocker
     if regime_name == "saturated":
         return "untestable", "fit leans on saturated levels: the cap, not the algorithm, sets it"
+    if verdict in ("exceeds", "below"):
+        if blocker:
+            return "inconclusive", f"no demonstrated violation: {blocker}"
+        if verdict == "exceeds" and regime_name != "learning":
+            return "inconclusive", (
+                f"no demonstrated violation: the regime is {regime_name}, not learning"
+            )
+        return verdict, ""
     if verdict == "consistent" and regime_name != "learning":
         return "inconclusive", f"interval within the claim, but the regime is {regime_name}"
-    if verdict == "consistent" and not detectable <= max_detectable:
+    target = power_target(max_detectable, separation)
+    if verdict == "consistent" and not detectable <= target:
+        why = f"the {max_detectable:g} required"
+        if target < max_detectable:
+            why = (
+                f"the {target:.3f} required (half the separation {separation:.3f} from the "
+                "nearest rate the paper contrasts with this one)"
+            )
+        more = reach(detectable, target, tol, n_trials, levels)
         return "inconclusive", (
             f"interval within the claim, but this design detects only excesses >= "
-            f"{detectable:.2f} (80 % power), above the {max_detectable:g} required"
+            f"{detectable:.3f} (80 % power), above {why}" + (f"; {more}" if more else "")
         )
     return verdict, ""
 

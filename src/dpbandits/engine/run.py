@@ -12,6 +12,7 @@ from dpbandits.engine import kernels
 from dpbandits.engine import olucb as kernels_olucb
 from dpbandits.engine.combiner import COMBINER_METRICS, run_combiner
 from dpbandits.engine.contextual import CONTEXTUAL_METRICS, run_contextual
+from dpbandits.engine.etc import run_etc
 from dpbandits.engine.noise import draw_raw, noise_tables
 from dpbandits.engine.olucb import OLUCB_METRICS
 from dpbandits.envs.linear import FixedArmInstances
@@ -195,8 +196,18 @@ def _run_gaussian(policy: Policy, instances, sl: slice, c: _Chunk) -> None:
     )
 
 
+def _run_etc(policy: Policy, instances, sl: slice, c: _Chunk) -> None:
+    """One chunk of explore-then-commit (the rate audit's planted contestant)."""
+    run_etc(c.X, c.mu, c.best, c.rewards, policy.n_explore, policy.lam, c.cps, c.out)
+
+
 #: The kernel that runs one chunk, per policy engine (the Gaussian family otherwise).
-_KERNELS = {"combiner": _run_combiner, "onlineucb": _run_onlineucb, "vec": _run_vec}
+_KERNELS = {
+    "combiner": _run_combiner,
+    "onlineucb": _run_onlineucb,
+    "vec": _run_vec,
+    "etc": _run_etc,
+}
 
 
 def simulate(

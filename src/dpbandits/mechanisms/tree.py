@@ -21,6 +21,16 @@ def n_levels(T: int) -> int:
     return 1 + math.ceil(math.log2(T))
 
 
+def released_nodes(n_leaves: int) -> int:
+    """Nodes of one leaf that reach a released prefix when prefixes up to ``n_leaves - 1`` are
+    released (round ``t`` uses the prefix of the ``t - 1`` rounds before it): leaf 1 is in node
+    ``(j, 1)`` for every ``2^j <= n_leaves - 1``, so ``ceil(log2 n_leaves)`` nodes
+    (``= bit_length(n_leaves - 1)``; 0 for one leaf), one fewer than :func:`n_levels`."""
+    if n_leaves < 1:
+        raise ValueError(f"n_leaves must be >= 1, got {n_leaves}")
+    return (n_leaves - 1).bit_length()
+
+
 def dyadic_decomposition(t: int) -> list[tuple[int, int]]:
     """Nodes ``(level j, index k)`` whose intervals partition ``[1, t]``.
 

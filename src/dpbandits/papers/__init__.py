@@ -134,6 +134,16 @@ def paper(prefix: str) -> Paper:
         ) from None
 
 
+def communication_module(prefix: str):
+    """The analytic communication audit of paper ``prefix``: its module
+    ``dpbandits.papers.<prefix>.communication``, which provides ``audit(settings, tolerance)``
+    (the ``communication`` section of its experiment file -> ``(costs, summary)``; ``summary``
+    has ``fitted_exponent, claimed_exponent, verdict``) and ``NOTE`` (the tables' note), returned
+    by the package's ``communication_audit()`` (a static import, so that the jobs' code
+    fingerprints, :mod:`dpbandits.fingerprint`, see the module)."""
+    return paper(prefix).module.communication_audit()
+
+
 #: The config keys that select papers, and the kind of paper each takes.
 SELECTION = {"experiments": "figures", "bound_audits": "bounds"}
 

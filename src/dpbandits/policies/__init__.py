@@ -5,6 +5,7 @@ from __future__ import annotations
 from .base import CALIBRATIONS, FIDELITIES, Policy, Quirks, Setting
 from .combiner import Combiner, OnlineUCBDoubling
 from .dpdpe import PHASED_POLICIES
+from .etc import ExploreThenCommit
 from .gaussian import LDP, BatchedLDP, SDPAmp, SDPAmpRU
 from .jdp import BatchedJDP, JDPStandin, JDPTree, JDPUser
 from .linucb import LinUCB
@@ -34,6 +35,7 @@ POLICIES: dict[str, type[Policy]] = {
         *PHASED_POLICIES,
         *OP24_POLICIES,
         *PLASSO_POLICIES,
+        ExploreThenCommit,
     )
 }
 

@@ -184,11 +184,15 @@ def zcdp_epsilon(rho: float, delta: float) -> float:
     return float(acc.get_epsilon(delta))
 
 
-def pmf_pair_pld(p, q, count: int = 1):
+def pmf_pair_pld(p, q, count: int = 1, pessimistic: bool = True, interval: float = PLD_INTERVAL):
     """Privacy loss distribution of the pair ``(p, q)`` in both directions (dp-accounting,
-    pessimistic, ``symmetric=False``: its epsilon is the larger of ``(p, q)`` and ``(q, p)``),
-    composed ``count`` times; ``p``, ``q``: probability mass functions over the same outcomes
-    (arrays indexed by the outcome, dicts, or ``(outcomes, probabilities)`` array pairs)."""
+    ``symmetric=False``: its epsilon is the larger of ``(p, q)`` and ``(q, p)``), composed
+    ``count`` times; ``p``, ``q``: probability mass functions over the same outcomes (arrays
+    indexed by the outcome, dicts, or ``(outcomes, probabilities)`` array pairs).
+
+    ``pessimistic`` (default): losses rounded up, the epsilon is an upper bound of the pair's (a
+    certificate); ``False``: rounded down, the epsilon is a lower bound of the pair's (the
+    infinite-loss mass is exact either way). ``interval``: the discretisation of the loss."""
     from dp_accounting.pld import privacy_loss_distribution as pld
 
     from .pld_arrays import log_support, rounded_loss_pmf
@@ -197,10 +201,10 @@ def pmf_pair_pld(p, q, count: int = 1):
     # defaults (pessimistic, interval 1e-4, no truncation), the rounding done with arrays
     # (dpbandits.privacy.pld_arrays: the same numbers, tested against the library's function)
     lp, lq = log_support(p), log_support(q)
-    inf_pq, rounded_pq = rounded_loss_pmf(lp, lq, PLD_INTERVAL)
-    inf_qp, rounded_qp = rounded_loss_pmf(lq, lp, PLD_INTERVAL)
+    inf_pq, rounded_pq = rounded_loss_pmf(lp, lq, interval, pessimistic)
+    inf_qp, rounded_qp = rounded_loss_pmf(lq, lp, interval, pessimistic)
     dist = pld.PrivacyLossDistribution.create_from_rounded_probability(
-        rounded_pq, inf_pq, PLD_INTERVAL, True, rounded_qp, inf_qp, symmetric=False
+        rounded_pq, inf_pq, interval, pessimistic, rounded_qp, inf_qp, symmetric=False
     )
     return dist.self_compose(count) if count > 1 else dist
 

@@ -74,11 +74,13 @@ def rounded_loss_pmf(
     lower: tuple[np.ndarray, np.ndarray],
     upper: tuple[np.ndarray, np.ndarray],
     interval: float,
+    pessimistic: bool = True,
 ) -> tuple[float, collections.defaultdict]:
     """``(infinity_mass, rounded_pmf)`` of the privacy loss ``log(upper/lower)`` under ``upper``,
-    pessimistic (values rounded up to multiples of ``interval``), no truncation: the helper
+    pessimistic (values rounded up to multiples of ``interval``; ``pessimistic=False``: down, so
+    that the epsilon computed from it is a lower bound of the pair's), no truncation: the helper
     ``_create_rounded_probability_mass_function`` of dp-accounting's
-    ``from_two_probability_mass_functions`` with ``pessimistic_estimate=True`` and
+    ``from_two_probability_mass_functions`` with ``pessimistic_estimate=pessimistic`` and
     ``log_mass_truncation_bound=-inf``, on :func:`log_support` arrays."""
     keys_lo, log_lo = lower
     keys_up, log_up = upper
@@ -108,7 +110,7 @@ def rounded_loss_pmf(
     gid, gval = _first_appearance_groups(loss)
     pmf = np.zeros(gval.shape[0])
     np.add.at(pmf, gid, mass)
-    bucket = np.ceil(gval / interval).astype(np.int64)
+    bucket = (np.ceil if pessimistic else np.floor)(gval / interval).astype(np.int64)
     bid, bkey = _first_appearance_groups(bucket)
     sums = np.zeros(bkey.shape[0])
     np.add.at(sums, bid, pmf)

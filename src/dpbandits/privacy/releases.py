@@ -24,9 +24,9 @@ import numpy as np
 from ..design import support_cap
 from ..mechanisms import amplification as amp
 from ..mechanisms.shuffle_sum import scalar_params, vector_params
-from ..mechanisms.tree import n_levels
+from ..mechanisms.tree import released_nodes
 from ..policies.dpdpe import pe_sigma_noise, sigma_nl
-from .accounting import Component, composed_epsilon, pmf_pair_pld, zcdp_epsilon
+from .accounting import PLD_INTERVAL, Component, composed_epsilon, pmf_pair_pld, zcdp_epsilon
 
 #: Largest arm norm ``L`` and reward range of every instance family (envs/linear.py,
 #: envs/contextual.py): the script's arms have norm sqrt(2) (a unit vector with a 1 appended;
@@ -107,19 +107,30 @@ class Release:
     private : bool
         False for a mechanism that is not differentially private at all (delivered ``inf``).
     certified : bool
-        False when the accounting is an approximation (e.g. binomial noise treated as Gaussian).
+        False when the accounting is not a certificate (an upper bound the proofs do not
+        establish); the row's verdict then never reads ``DELIVERED``.
+    tight : bool
+        The certified bound is attained by a pair of neighbouring inputs the data universe
+        contains (exact sensitivity, every composed release reached): the lower bound equals
+        the upper one (:func:`lower_epsilon`). Not for shuffled releases.
     shuffle_n : int
         Users shuffled together (0: no shuffler); the amplification bound FMT20 (CZ22 Lemma B.4)
         is applied where its condition holds.
     method : str
         How the epsilon is obtained.
     notes : str
+    extra : dict
+        ``epsilon_at`` / ``lower_at``: callables ``delta -> epsilon`` of releases that compute
+        their own upper / lower bound; ``lower_method``: how ``lower_at`` is obtained;
+        ``rho``: a zCDP release; ``shuffle_parts``: the whitened distances of the messages a
+        shuffled release shuffles separately (for :func:`shuffled_gaussian_lower`).
     """
 
     mechanism: str
     components: tuple[Component, ...] = ()
     private: bool = True
     certified: bool = True
+    tight: bool = False
     shuffle_n: int = 0
     method: str = ""
     notes: str = ""
@@ -155,6 +166,105 @@ def delivered_epsilon(release: Release, delta: float) -> tuple[float, str]:
     if amp.fmt20_delta(eps_t, eps0, n, d_prime, delta0) > delta or eps_t >= local:
         return local, "FMT20 applies but does not improve on the local guarantee"
     return eps_t, f"amplified by shuffling n = {n} (FMT20, CZ22 Lemma B.4; eps0 = {eps0:.3g})"
+
+
+def lower_epsilon(release: Release, delta: float, upper: float | None = None) -> tuple[float, str]:
+    """A lower bound on the true epsilon at ``delta`` of the mechanism the release describes,
+    and how it is obtained; ``(nan, "")`` where none is known.
+
+    * not private: ``inf`` (the release's notes say which pair has no finite epsilon);
+    * ``extra["lower_at"]``: the release's own lower bound (e.g. exact count distributions of a
+      pair of neighbouring inputs, :func:`vec_release`);
+    * ``tight`` (a realizable pair attains the certified bound): the upper bound itself;
+    * shuffled Gaussian messages (``shuffle_n``): :func:`shuffled_gaussian_lower`, a
+      post-processing of the shuffled multisets.
+
+    ``upper``: :func:`delivered_epsilon` at ``delta`` if the caller has it (not recomputed).
+    """
+    if not release.private:
+        return math.inf, "no finite epsilon (a pair of inputs is told apart, see notes)"
+    if "lower_at" in release.extra:
+        return float(release.extra["lower_at"](delta)), release.extra.get("lower_method", "")
+    if release.shuffle_n and "shuffle_parts" in release.extra:
+        return shuffled_gaussian_lower(release.extra["shuffle_parts"], release.shuffle_n, delta)
+    if release.tight and not release.shuffle_n:
+        eps = delivered_epsilon(release, delta)[0] if upper is None else upper
+        return eps, "exact: a neighbouring pair attains it"
+    return math.nan, ""
+
+
+#: Bins of the maximum statistic in :func:`shuffled_gaussian_lower` (a finer grid can only
+#: raise the bound: binning is a post-processing).
+MAX_STAT_BINS = 2000
+
+
+def _max_stat_pair(r: float, n: int) -> tuple[np.ndarray, np.ndarray]:
+    """Binned distributions of ``max_i <w, m_i>`` over ``n`` shuffled unit-variance Gaussian
+    messages, all at 0 (``D0``: every user holds the first input) or one at ``r`` (``D1``).
+
+    The grid stays where both distributions have representable mass (``|tau| <= 37`` about each
+    mean), tail masses come from survival functions, and a bin empty under either distribution
+    is merged into the next: a coarser binning, still a post-processing."""
+    from scipy.special import log_ndtr
+
+    lo, hi = max(-9.0, r - 37.0), min(r + 9.0, 37.0)
+    tau = np.linspace(lo, max(hi, lo + 1.0), MAX_STAT_BINS + 1)
+    out = []
+    for logF in (n * log_ndtr(tau), log_ndtr(tau - r) + (n - 1) * log_ndtr(tau)):
+        F, S = np.exp(logF), -np.expm1(logF)
+        mid = np.where(F[1:] < 0.5, F[1:] - F[:-1], S[:-1] - S[1:])
+        out.append(np.maximum(np.concatenate([[F[0]], mid, [S[-1]]]), 0.0))
+    p, q = out
+    keep_p, keep_q, acc_p, acc_q = [], [], 0.0, 0.0
+    for a, b in zip(p, q, strict=True):
+        acc_p, acc_q = acc_p + a, acc_q + b
+        if acc_p > 0 and acc_q > 0:
+            keep_p.append(acc_p)
+            keep_q.append(acc_q)
+            acc_p = acc_q = 0.0
+    if keep_p:
+        keep_p[-1] += acc_p
+        keep_q[-1] += acc_q
+    return np.array(keep_p), np.array(keep_q)
+
+
+@functools.lru_cache(maxsize=1024)
+def shuffled_gaussian_lower(parts: tuple[float, ...], n: int, delta: float) -> tuple[float, str]:
+    """Lower bound on the epsilon of ``n`` users' Gaussian messages shuffled, one multiset per
+    part (CZ22 Algorithm 1 shuffles the vector and the matrix messages separately).
+
+    ``parts``: the whitened distances ``||m1 - m0|| / sigma`` of the differing user's messages in
+    each part for a pair of neighbouring inputs the universe contains. Two post-processings of the
+    shuffled multisets, each a valid lower bound; the larger is returned:
+
+    * the sum of each multiset (all users' statistics plus ``N(0, n sigma^2)`` per entry): a
+      Gaussian mechanism of ratio ``||r|| / sqrt(n)`` (exact, :func:`gaussian_epsilon`);
+    * the largest projection of each multiset on its difference direction, every other user
+      holding the first input: the parts' maxima are independent, their binned distributions are
+      composed by privacy loss distributions rounded down (a lower bound of the binned pair's
+      epsilon, itself a post-processing).
+    """
+    from .accounting import gaussian_epsilon, pmf_pair_pld
+    from .pld_arrays import epsilon_for_delta
+
+    total = math.sqrt(sum(r * r for r in parts))
+    summed = gaussian_epsilon(math.sqrt(n), total, delta)
+    plds = [
+        pmf_pair_pld(*_max_stat_pair(r, n), pessimistic=False, interval=LOWER_INTERVAL)
+        for r in parts
+    ]
+    best = max(epsilon_for_delta(one, delta) for one in plds)  # each part alone is a bound
+    if len(plds) > 1 and math.isfinite(best):
+        try:
+            dist = plds[0]
+            for one in plds[1:]:
+                dist = dist.compose(one)
+            best = max(best, epsilon_for_delta(dist, delta))
+        except IndexError:  # dp-accounting cannot compose a pmf without finite losses
+            pass
+    if summed >= best:
+        return summed, f"Gaussian mechanism of the shuffled batch's sum (n = {n})"
+    return best, f"largest projection per shuffled multiset, others at the first input (n = {n})"
 
 
 # --- paper 003 (CZ22) and its baselines ---------------------------------------------------------
@@ -201,14 +311,25 @@ def cz22_release(policy, universe: Universe) -> Release:
             method="none (the script's stand-in for the tree; docs/design.md, quirk 6)",
         )
     sens, how = _gram_sensitivity(policy, L)
+    # the sensitivity is attained by a pair of the universe (docs/auditing.md)
+    exact = policy.convention == "half_sum" or (policy.convention == "ss18" and L >= 1)
     if alg in ("ldp", "batched_ldp", "sdp_amp", "sdp_amp_ru"):
         std = _per_user_std(policy)
         batches = s.T // s.B if alg == "sdp_amp_ru" else 1
         shuffled = alg.startswith("sdp_amp")
+        extra = {}
+        if shuffled and batches == 1 and policy.convention == "half_sum" and 2 * L * L >= 1:
+            # the pair attaining Delta_J (cos = -1/(2 L^2), rewards 1): its vector and matrix
+            # parts, ||x0 - x1||^2 = 2 L^2 + 1 and ||x0 x0^T - x1 x1^T||_F^2 = 2 L^4 - 1/2
+            extra["shuffle_parts"] = (
+                math.sqrt(2 * L * L + 1) / std,
+                math.sqrt(2 * L**4 - 0.5) / std,
+            )
         return Release(
             "per-user Gaussian randomizer on (x r, x x^T)"
             + (", shuffled in batches of B (P_Amp)" if shuffled else ""),
             (Component("gaussian", std, sens, count=batches),),
+            tight=exact and not shuffled,
             shuffle_n=s.B if shuffled and batches == 1 else 0,
             method=f"analytic Gaussian (dp-accounting); sensitivity {how}",
             notes=(
@@ -216,38 +337,254 @@ def cz22_release(policy, universe: Universe) -> Release:
                 if batches > 1
                 else ""
             ),
+            extra=extra,
         )
     if alg in ("jdp_tree", "batched_jdp", "jdp_user"):
         leaves = s.T // policy.period
-        m = n_levels(leaves)
+        m = released_nodes(leaves)
         group = int(policy.opts.get("M0", 1)) if alg == "jdp_user" else 1
         return Release(
-            f"binary-tree aggregation: a user's data is in one node per level, m = {m} nodes",
+            f"binary-tree aggregation: a user's data is in one released node per level, "
+            f"m = {m} nodes (prefixes up to {leaves - 1} of {leaves} leaves)",
             (Component("gaussian", policy.noise_std, group * sens, count=m),),
+            tight=exact and group == 1,
             method=f"analytic Gaussian (dp-accounting) over the m nodes; sensitivity {how}",
             notes=f"user level: up to M0 = {group} rounds per user" if group > 1 else "",
         )
     if alg in ("sdp_vec", "sdp_vec_ru"):
-        prm = policy.vec
-        Delta = policy.encoding_range(L)
-        std = prm.noise_std_per_batch(s.B, Delta)
         batches = s.T // s.B if alg == "sdp_vec_ru" else 1
-        cert = vec_certified_epsilon(prm, s.B, s.d, s.delta) if batches == 1 else math.inf
-        return Release(
-            "bit-sum protocol P_Vec: binomial noise on the per-entry counts of a batch",
-            (Component("gaussian", std, joint_sensitivity(L), count=batches),)
-            if prm.b_trials > 0
-            else (Component("gaussian", 0.0, joint_sensitivity(L)),),
-            certified=False,
-            method=(
-                "Gaussian approximation of the binomial count noise, value-unit std "
-                "(Delta/g) sqrt(B floor(b) p(1-p)) (docs/auditing.md); not a certificate"
-            ),
-            notes=f"certificate of CZ22 Thm C.1 (CJMP21) at this b: eps = {cert:.4g}"
-            + (" (Thm C.1 needs eps <= 15, integer g and b)" if not math.isfinite(cert) else ""),
-            extra={"certified_epsilon": cert},
-        )
+        return vec_release(policy.vec, s.B, s.d, L, policy.encoding_range(L), batches, s.delta)
     raise ValueError(f"no release description for algorithm {alg!r}")
+
+
+def shift_counts(prm, L: float, Delta: float, d: int) -> tuple[tuple[int, int], ...]:
+    """``((k, entries), ...)``: the largest count shift one user causes in an entry of P_Vec's
+    statistic ``(x r, upper(x x^T))``, ``||x|| <= L``, ``r in [0, 1]``, and how many entries
+    have it. An entry whose value moves by ``D`` (value units) moves the user's rounded count
+    ``floor(z + U)``, ``z = (v + Delta) g / Delta``, by at most ``ceil(D g / Delta)`` under the
+    coupling of the same uniform ``U``: ``D = 2L`` for ``x_k r``, ``L^2`` for ``x_k^2`` and for
+    ``x_j x_k`` (range ``[-L^2/2, L^2/2]``)."""
+    k_vec = math.ceil(2.0 * L * prm.g / Delta - 1e-9)
+    k_mat = math.ceil(L * L * prm.g / Delta - 1e-9)
+    return ((k_vec, d), (k_mat, d * (d + 1) // 2))
+
+
+#: Standard deviations about the mean that :func:`binomial_arrays` keeps: the mass left out is
+#: below 1e-20 (a normal tail beyond 9.5 sd is 1e-21; the binomial's is of that order), which
+#: :func:`shift_epsilon` takes off delta so that its certificate stays one.
+BINOMIAL_SDS = 9.5
+#: Mass a :func:`binomial_arrays` array may leave out (both tails together).
+BINOMIAL_TAIL = 1e-20
+
+
+def binomial_arrays(N: int, p: float) -> tuple[np.ndarray, np.ndarray]:
+    """``Binomial(N, p)`` as ``(counts, probabilities)`` over its mean +- :data:`BINOMIAL_SDS`
+    standard deviations (the mass left out is below :data:`BINOMIAL_TAIL`; the whole support for
+    small ``N``)."""
+    from scipy.stats import binom
+
+    mean, sd = N * p, math.sqrt(N * p * (1.0 - p))
+    w = BINOMIAL_SDS * sd
+    k0, k1 = max(0, int(mean - w) - 2), min(N, int(mean + w) + 2)
+    ks = np.arange(k0, k1 + 1)
+    probs = binom.pmf(ks, N, p)
+    keep = probs > 0
+    return ks[keep], probs[keep]
+
+
+#: Loss discretisation of the lower bounds (rounded down, so a coarser grid is still valid).
+LOWER_INTERVAL = 1e-3
+
+
+def _unmatched_mass(p, q) -> float:
+    """Mass of ``q = (counts, probabilities)`` on counts where ``p`` has none (infinite loss)."""
+    return float(q[1][~np.isin(q[0], p[0])].sum())
+
+
+def _infinite_at(pairs, delta: float) -> bool:
+    """Whether, in either direction, the composed mass with infinite loss of the count pairs
+    ``((p, q), count)``, ``1 - prod (1 - m)^count``, exceeds ``delta``."""
+    for a, b in ((0, 1), (1, 0)):
+        masses = [(min(_unmatched_mass(pq[a], pq[b]), 1.0), c) for pq, c in pairs]
+        if any(m >= 1.0 for m, _ in masses):
+            return True
+        if -math.expm1(sum(c * math.log1p(-m) for m, c in masses)) > delta:
+            return True
+    return False
+
+
+def _composed_pld(pairs, pessimistic: bool = True):
+    """Privacy loss distribution (both directions) of the composition of the count pairs, losses
+    rounded up (``pessimistic``) or down; ``None`` for no pair."""
+    from .accounting import pmf_pair_pld
+
+    dist = None
+    for (p, q), c in pairs:
+        # a lower bound stays valid on a coarser grid (losses rounded down): 10x fewer buckets
+        step = PLD_INTERVAL if pessimistic else LOWER_INTERVAL
+        one = pmf_pair_pld(p, q, count=c, pessimistic=pessimistic, interval=step)
+        dist = one if dist is None else dist.compose(one)
+    return dist
+
+
+def pairs_epsilon(pairs, delta: float, pessimistic: bool = True) -> float:
+    """Epsilon at ``delta`` of the composition of count pairs ``((p, q), count)`` (both
+    directions, privacy loss distributions rounded up, or down with ``pessimistic=False``).
+
+    ``inf`` when, in either direction, the composed mass with infinite loss,
+    ``1 - prod (1 - m)^count``, exceeds ``delta`` (decided from the distributions, before any
+    privacy loss distribution is built)."""
+    from .pld_arrays import epsilon_for_delta
+
+    pairs = [(pq, c) for pq, c in pairs if c > 0]
+    if _infinite_at(pairs, delta):
+        return math.inf
+    dist = _composed_pld(pairs, pessimistic)
+    return 0.0 if dist is None else epsilon_for_delta(dist, delta)
+
+
+@functools.lru_cache(maxsize=1024)
+def _shift_pairs(N: int, p: float, shifts: tuple[tuple[int, int], ...]):
+    """The count pairs of :func:`shift_epsilon` (cached: the same protocol is asked at several
+    deltas)."""
+    keys, probs = binomial_arrays(int(N), float(p))
+    return tuple((((keys, probs), (keys + k, probs)), c) for k, c in shifts if k > 0)
+
+
+@functools.lru_cache(maxsize=1024)
+def _shift_pld(N: int, p: float, shifts: tuple[tuple[int, int], ...]):
+    """The composed privacy loss distribution of :func:`shift_epsilon`, whatever the delta.
+
+    Losses are rounded up to multiples of ``PLD_INTERVAL * max(1, k / sd)`` for the largest
+    shift ``k`` and the binomial's standard deviation ``sd``: the loss spans about
+    ``2 BINOMIAL_SDS k / sd``, so the number of buckets stays bounded, and the rounding adds at
+    most ``count`` intervals to the epsilon (where ``k / sd > 1`` such a pair's epsilon is of
+    order ``count k / sd``, so at most 0.1 % of it)."""
+    from .accounting import pmf_pair_pld
+
+    sd = math.sqrt(N * p * (1.0 - p)) if N > 0 else 1.0
+    # one interval for every pair (composition needs equal grids): the largest shift's
+    step = PLD_INTERVAL * max(1.0, max((k for k, _ in shifts), default=0) / sd)
+    dist = None
+    for (a, b), c in _shift_pairs(N, p, shifts):
+        one = pmf_pair_pld(a, b, count=c, pessimistic=True, interval=step)
+        dist = one if dist is None else dist.compose(one)
+    return dist
+
+
+@functools.lru_cache(maxsize=1024)
+def shift_epsilon(N: int, p: float, shifts: tuple[tuple[int, int], ...], delta: float) -> float:
+    """Epsilon at ``delta`` of ``Binomial(N, p)`` counts shifted by ``k`` in ``count`` entries
+    (each ``(k, count)`` of ``shifts``), composed: the certificate of a bit-sum protocol whose
+    user moves each entry's count by at most ``k`` (a pair with a smaller shift, or a mixture
+    of such shifts, is dominated: the binomial is log-concave, and the hockey-stick divergence
+    is jointly convex). ``inf`` when the shifted mass beyond the other's support exceeds
+    ``delta`` (e.g. ``N = 0``: no binomial bits)."""
+    from .pld_arrays import epsilon_for_delta
+
+    pairs = _shift_pairs(N, p, shifts)
+    # the binomial's tails left out of the arrays (below BINOMIAL_TAIL each), taken off delta:
+    # a pair differing only there is told apart with at most that much more probability
+    left_out = sum(c for _, c in pairs) * 2.0 * BINOMIAL_TAIL
+    if _infinite_at(pairs, delta - left_out) or delta <= left_out:
+        return math.inf
+    dist = _shift_pld(N, p, shifts)
+    return 0.0 if dist is None else epsilon_for_delta(dist, delta - left_out)
+
+
+def vec_count_pair(prm, B: int, Delta: float, v0: float, v1: float, others: float = 0.0):
+    """Exact distributions of one entry's count of ones in a batch of ``B`` P_Vec users when one
+    user holds ``v0`` or ``v1`` and the ``B - 1`` others hold ``others``: the user's rounded
+    count, the others' (``B - 1`` Bernoulli rounding bits on a fixed floor) and
+    ``Binomial(B b_trials, p)``; ``(counts, probabilities)`` pairs on a common origin."""
+    keys, probs = binomial_arrays(B * prm.b_trials, prm.p)
+    zo = (others + Delta) * prm.g / Delta
+    qo = zo - math.floor(zo)
+    from scipy.stats import binom
+
+    rest = np.convolve(probs, binom.pmf(np.arange(B), B - 1, qo))
+    base = keys[0] + (B - 1) * math.floor(zo)
+    out = []
+    for v in (v0, v1):
+        z = (v + Delta) * prm.g / Delta
+        f = math.floor(z)
+        q = z - f
+        pmf = np.convolve(rest, [1.0 - q, q])
+        keep = np.flatnonzero(pmf > 0)
+        out.append((base + f + keep, pmf[keep]))
+    return out[0], out[1]
+
+
+def _vec_pairs(L: float, d: int) -> dict[str, list[tuple[float, float]]]:
+    """Pairs of neighbouring users of P_Vec's universe, as the entries of ``(x r, upper(x x^T))``
+    that differ (``(v0, v1)`` per entry, others hold ``x = 0``): ``x = +-L e_1`` (one vector
+    entry moves by ``2L``), and the pair attaining ``Delta_J(L)`` in the span of ``e_1, e_2``."""
+    from ..mechanisms.packing import pack
+
+    def entries(x0, x1):
+        a, b = pack(x0, np.outer(x0, x0)), pack(x1, np.outer(x1, x1))
+        return [(float(u), float(v)) for u, v in zip(a, b, strict=True) if u != v]
+
+    e1 = np.zeros(d)
+    e1[0] = L
+    pairs = {"x = +-L e1": entries(e1, -e1)}
+    if d >= 2 and 2 * L * L >= 1:
+        c = -1.0 / (2.0 * L * L)
+        x1 = np.zeros(d)
+        x1[0], x1[1] = L * c, L * math.sqrt(1.0 - c * c)
+        pairs["Delta_J pair"] = entries(e1, x1)
+    return pairs
+
+
+@functools.lru_cache(maxsize=512)
+def vec_lower_epsilon(prm, B: int, d: int, L: float, Delta: float, batches: int, delta: float):
+    """Lower bound on P_Vec's epsilon at ``delta``: the largest exact epsilon of the pairs of
+    :func:`_vec_pairs` (exact count distributions, :func:`vec_count_pair`, composed over the
+    entries that differ and the ``batches`` a returning user is in, losses rounded down);
+    ``inf`` when the mass told apart with certainty exceeds ``delta``."""
+    best = 0.0
+    for entries in _vec_pairs(L, d).values():
+        pairs = [(vec_count_pair(prm, B, Delta, v0, v1), batches) for v0, v1 in entries]
+        best = max(best, pairs_epsilon(pairs, delta, pessimistic=False))
+    return best
+
+
+def vec_release(
+    prm, B: int, d: int, L: float, Delta: float, batches: int = 1, delta: float = 0.1
+) -> Release:
+    """Release of P_Vec (CZ22 Sec. 3.3, Alg. 5-7) for one batch of ``B`` users (``batches``: a
+    returning user's batches, composed), by exact count distributions.
+
+    Upper bound: :func:`shift_epsilon` with the shifts of :func:`shift_counts` (a certificate).
+    Lower bound: :func:`vec_lower_epsilon`. Both count ``Binomial(B b_trials, p)`` privacy bits
+    per entry: with one trial per user a count near the ends of its range tells the pair apart.
+    ``delta``: where the notes quote CZ22 Thm. C.1's certificate.
+    """
+    shifts = tuple((k, n * batches) for k, n in shift_counts(prm, L, Delta, d))
+    N = B * prm.b_trials
+    cert = vec_certified_epsilon(prm, B, d, delta) if batches == 1 else math.inf
+    return Release(
+        "bit-sum protocol P_Vec: binomial noise on the per-entry counts of a batch",
+        (),
+        method=(
+            f"exact count distributions: Binomial(B b_trials = {N}, p) shifted by at most "
+            f"{', '.join(f'{k} in {n}' for k, n in shifts)} entries, composed (dp-accounting PLD)"
+        ),
+        notes=f"certificate of CZ22 Thm C.1 (CJMP21) at this b: eps = {cert:.4g}"
+        + (" (Thm C.1 needs eps <= 15, integer g and b)" if not math.isfinite(cert) else ""),
+        extra={
+            "certified_epsilon": cert,
+            "epsilon_at": functools.partial(shift_epsilon, N, prm.p, shifts),
+            **(
+                {
+                    "lower_at": functools.partial(vec_lower_epsilon, prm, B, d, L, Delta, 1),
+                    "lower_method": "exact count distributions of a pair (others at x = 0)",
+                }
+                if batches == 1
+                else {}
+            ),
+        },
+    )
 
 
 def vec_certified_epsilon(prm, B: int, d: int, delta: float) -> float:
@@ -278,6 +615,7 @@ def olucb_release(policy, universe: Universe) -> Release:
     return Release(
         "per-user Gaussian on (x, y) (x~ and y~ of Algorithm 1)",
         (Component("gaussian", sx, dx), Component("gaussian", sigma, dy)),
+        tight=True,  # x at +-L e_1, y at the ends of its range
         method="analytic Gaussian (dp-accounting), joint sensitivity of the pair (x~, y~)",
         notes=(f"x carries the perturbation Delta^2 = {perturb:.4g} too" if perturb else "")
         + " the paper composes the two releases as (2 eps, 2 delta) (Theorem 3.2)",
@@ -328,18 +666,32 @@ def count_pmf_arrays(prm, lo: float, hi: float):
 
 
 @functools.lru_cache(maxsize=4096)
-def _shuffle_pld(prm, lo: float, hi: float, coords: int):
+def _shuffle_pld(prm, lo: float, hi: float, coords: int, pessimistic: bool = True):
     """Privacy loss distribution of the count view, both directions (cached per protocol)."""
-    return pmf_pair_pld(*count_pmf_arrays(prm, lo, hi), count=coords)
+    return pmf_pair_pld(*count_pmf_arrays(prm, lo, hi), count=coords, pessimistic=pessimistic)
 
 
-def shuffle_sum_epsilon(prm, delta: float, lo: float, hi: float, coords: int) -> float:
+def shuffle_sum_epsilon(
+    prm, delta: float, lo: float, hi: float, coords: int, pessimistic: bool = True
+) -> float:
     """Epsilon at ``delta`` of the shuffler's view (counts of ones) of a bit-sum protocol for the
-    extreme pair ``lo``/``hi`` in each of ``coords`` coordinates (composed), by privacy loss
-    distributions of the exact count distributions (:func:`count_pmf_pair`), both directions."""
+    pair ``lo``/``hi`` in each of ``coords`` coordinates (composed), by privacy loss
+    distributions of the exact count distributions (:func:`count_pmf_pair`), both directions:
+    an upper bound of this pair's epsilon (``pessimistic``) or a lower bound (``False``), hence
+    of the protocol's."""
     from .pld_arrays import epsilon_for_delta  # = .get_epsilon_for_delta, compiled
 
-    return epsilon_for_delta(_shuffle_pld(prm, lo, hi, coords), delta)
+    return epsilon_for_delta(_shuffle_pld(prm, lo, hi, coords, pessimistic), delta)
+
+
+def shuffle_sum_certificate(prm, delta: float, lo: float, hi: float, coords: int) -> float:
+    """Certified epsilon at ``delta`` of a bit-sum protocol whose inputs lie in ``[lo, hi]`` per
+    coordinate: :func:`shift_epsilon` of ``Binomial(n b, p)`` shifted by
+    ``ceil((hi - lo) g / scale)`` in each of ``coords`` coordinates (the user's rounded count
+    moves by at most that; the other clients' rounding bits are independent of the user's input,
+    a post-processing)."""
+    k = math.ceil((hi - lo) * prm.g / prm.scale - 1e-9)
+    return shift_epsilon(prm.n * prm.b, prm.p, ((k, coords),), delta)
 
 
 #: Users per action and phase at which DP-PE's scalar protocol is evaluated (its count shift over
@@ -349,10 +701,20 @@ PE_USERS = (1, 10, 100, 1000, 10000)
 
 @functools.lru_cache(maxsize=1024)
 def _shuffle_worst(
-    eps: float, delta: float, d: int, B: float, pe: bool, alpha: float, eps_hat, query: float
+    eps: float,
+    delta: float,
+    d: int,
+    B: float,
+    pe: bool,
+    alpha: float,
+    eps_hat,
+    query: float,
+    bound: str = "upper",
 ) -> float:
     """Largest count-view epsilon at ``query`` over the phases (DP-DPE, ``n_l =
-    ceil(2^(alpha l))`` clients, ``s`` = the support cap) or user counts (DP-PE)."""
+    ceil(2^(alpha l))`` clients, ``s`` = the support cap) or user counts (DP-PE): the certificate
+    (``bound = "upper"``, :func:`shuffle_sum_certificate`) or the extreme pair's lower bound
+    (``"lower"``: one client at ``-B`` vs ``+B`` in every coordinate)."""
     if pe:
         prms = [(scalar_params(eps, delta, n, B), 1) for n in PE_USERS]
     else:
@@ -366,7 +728,9 @@ def _shuffle_worst(
             )
             for l in SHUFFLE_PHASES
         ]
-    return max(shuffle_sum_epsilon(prm, query, -B, B, k) for prm, k in prms)
+    if bound == "lower":
+        return max(shuffle_sum_epsilon(prm, query, -B, B, k, pessimistic=False) for prm, k in prms)
+    return max(shuffle_sum_certificate(prm, query, -B, B, k) for prm, k in prms)
 
 
 def dpdpe_release(policy, universe: Universe | None = None) -> Release:
@@ -398,6 +762,7 @@ def dpdpe_release(policy, universe: Universe | None = None) -> Release:
         return Release(
             f"{priv} Gaussian mechanism on {where}",
             (Component("gaussian", sigma, 2.0 * B),),
+            tight=True,  # a client at -B vs +B in every coordinate
             method=(
                 "analytic Gaussian (dp-accounting); Delta/sigma = eps / sqrt(2 ln(1.25/delta)) in "
                 "every phase (the classical calibration, proven for eps <= 1)"
@@ -419,14 +784,17 @@ def dpdpe_release(policy, universe: Universe | None = None) -> Release:
         return Release(
             f"shuffle bit-sum protocol, {what}",
             (),
-            certified=False,
             method=(
-                "exact count distributions of the extreme pair (one client at -B vs +B in every "
-                "coordinate, the others with integer encodings), privacy loss distributions "
-                "(dp-accounting); the extreme pair is assumed, not proven, to be the worst"
+                "exact count distributions: Binomial(n b, p) shifted by the most one client's "
+                "rounded count can move (ceil of 2B g / scale) in every coordinate, privacy loss "
+                "distributions (dp-accounting), largest over the phases"
             ),
             notes="parallel composition over phases: fresh clients in every phase",
-            extra={"epsilon_at": functools.partial(_shuffle_worst, *key)},
+            extra={
+                "epsilon_at": functools.partial(_shuffle_worst, *key),
+                "lower_at": lambda q, key=key: _shuffle_worst(*key, q, "lower"),
+                "lower_method": "exact count distributions of one client at -B vs +B",
+            },
         )
     raise ValueError(f"no release description for privatizer {priv!r}")
 
@@ -473,16 +841,21 @@ def op24_release(
             notes=f"nominal rho = {privacy:g} (zCDP), read as epsilon at delta = {delta:g}",
         )
     if algorithm == "jdp_linucb":
-        m = n_levels(T)
-        sigma_n = sigma_zcdp_node(dp_to_zcdp(privacy, delta), m)
+        from ..mechanisms.tree import n_levels
+
+        sigma_n = sigma_zcdp_node(dp_to_zcdp(privacy, delta), n_levels(T))  # calibration: SS18's m
+        m = released_nodes(T)
         return Release(
-            f"binary-tree aggregation over rounds, m = {m} nodes per round",
+            f"binary-tree aggregation over rounds, m = {m} released nodes per round",
             (Component("gaussian", sigma_n, joint_sensitivity(1.0), count=m),),
             method=(
-                "analytic Gaussian (dp-accounting) over the m nodes; sensitivity Delta_J(1) = "
-                "3/sqrt 2 of (a r, upper(a a^T)), the calibration assumes 2 sqrt 2"
+                "analytic Gaussian (dp-accounting) over the m released nodes; sensitivity "
+                "Delta_J(1) = 3/sqrt 2 of (a r, upper(a a^T)), the calibration assumes 2 sqrt 2"
             ),
-            notes=f"released prefixes reach T - 1: only {(T - 1).bit_length()} levels are used",
+            notes=(
+                f"released prefixes reach T - 1: {m} of the {n_levels(T)} levels the "
+                "calibration counts are released"
+            ),
         )
     raise ValueError(f"no release description for op24 algorithm {algorithm!r}")
 

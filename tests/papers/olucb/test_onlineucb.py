@@ -301,7 +301,11 @@ INTENDED_BRANCH = {
     "fav_t": "favourable",
     "fav_d": "worst",
     "fav_eps": "favourable",
+    "fav_lam": "favourable",
 }
+#: Regime of Theorem 4.1 the combiner's cells of each scan must be in: small (lambda_min <
+#: T^(-1/8)) or favourable (lambda_min >= T^(-1/8), reachable at d <= 3 only).
+COMBINER_REGIME = {"fav_t": "small", "fav_lam": "favourable"}
 D_EXPONENT = {"worst": "1/2", "favourable": None}  # favourable: sqrt(d)/lambda_min(d), no fraction
 
 
@@ -323,9 +327,12 @@ def _branch_violations(exp) -> list[tuple]:
             lam = (
                 optimal_arm_lambda_min(cell.d, cell.K) if cell.instances == "fresh_sphere" else None
             )
+            if cell.algorithm == "etc":  # planted control (audit.controls): no branch
+                continue
             if cell.algorithm == "combiner":
-                if lam is None or not lam < cell.T**-K_POWER:
-                    bad.append((*where, "combiner outside lambda_min < T^(-1/8)", lam))
+                small = COMBINER_REGIME.get(sweep.id) == "small"
+                if lam is None or (lam < cell.T**-K_POWER) != small:
+                    bad.append((*where, "combiner outside its regime of Theorem 4.1", lam))
                 continue
             assert cell.algorithm == "onlineucb", where
             policy = cell.policy({"c_beta": 1.0})
@@ -346,6 +353,22 @@ def test_every_point_of_each_rate_scan_is_in_its_intended_branch(global_config):
     assert max(c.d for c in sweeps["fav_d"].cells) >= 4 * min(c.d for c in sweeps["fav_d"].cells)
     lam5 = optimal_arm_lambda_min(5, sweeps["fav_t"].cells[0].K)
     assert min(sweeps["fav_t"].T) ** -0.25 < lam5 < (min(sweeps["fav_t"].T) / 2) ** -0.25
+
+
+def test_theorem_4_1_favourable_scan_is_at_small_d_and_fails_at_d_5(global_config, tmp_path):
+    """The favourable scan of Theorem 4.1 (lambda_min >= T^(-1/8)) needs d <= 3; the same scan
+    at d = 5 (lambda_min <= 1/5 < 65536^(-1/8)) is refused at every horizon."""
+    import yaml
+
+    sweeps = {sw.id: sw for sw in _olucb(global_config).sweeps}
+    assert max(c.d for c in sweeps["fav_lam"].cells) <= 3
+    assert {c.algorithm for c in sweeps["fav_lam"].cells} == {"combiner"}
+    data = yaml.safe_load((ROOT / "config/experiments/olucb.yaml").read_text())
+    data["sweeps"]["fav_lam"]["d"] = 5
+    path = tmp_path / "olucb.yaml"
+    path.write_text(yaml.safe_dump(data))
+    bad = [b for b in _branch_violations(_olucb(global_config, path)) if b[0] == "fav_lam"]
+    assert len(bad) == len(sweeps["fav_lam"].cells)
 
 
 def test_the_scans_of_the_previous_grids_were_confounded(global_config, tmp_path):

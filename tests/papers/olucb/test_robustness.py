@@ -72,3 +72,19 @@ def test_paired_interval_on_common_trials_only():
 def test_paired_difference_needs_common_trials():
     with pytest.raises(ValueError, match="common trials"):
         paired_difference(pd.Series([1.0, 2.0], index=[0, 1]), pd.Series([1.0, 2.0], index=[5, 6]))
+
+
+def test_the_constants_sweep_outside_the_default_build_is_stated_not_established(monkeypatch):
+    """While the default build does not run the study, its claims' reasons and the page say
+    "not established"; once it does, they do not."""
+    from dpbandits.papers import olucb
+    from dpbandits.papers.olucb import findings as olucb_findings
+    from dpbandits.papers.olucb import robustness
+
+    notes = olucb.claim_notes()
+    assert set(notes) == set(robustness.STUDIED_CLAIMS)
+    assert all("not established" in n for n in notes.values())
+    assert "not established" in olucb_findings._robustness_finding().title
+    monkeypatch.setattr(robustness, "IN_DEFAULT_BUILD", True)
+    assert olucb.claim_notes() == {}
+    assert "not established" not in olucb_findings._robustness_finding().title

@@ -174,7 +174,26 @@ def olucb_findings(
         _release_finding(),
         _lambda_min_finding(figures, sweeps),
         _combiner_finding(figures, sweeps),
+        _robustness_finding(),
     ]
+
+
+def _robustness_finding() -> Finding:
+    """The constants sweep behind the failed Figure 1 ordering: not established unless the
+    default build runs it (:mod:`.robustness`)."""
+    from .robustness import NOT_ESTABLISHED, STUDIED_CLAIMS, claim_notes
+
+    if not claim_notes():
+        return Finding(
+            "Robustness of the Figure 1 ordering to the open constants",
+            "The constants sweep runs in the default build: results/audit/olucb_robustness.md.",
+        )
+    claims = ", ".join(f"`{c}`" for c in STUDIED_CLAIMS)
+    return Finding(
+        "Robustness of the Figure 1 ordering to the open constants: not established",
+        f"The ordering claims {claims} are checked on Figure 1's constants; their "
+        f"{NOT_ESTABLISHED} (its table: results/audit/olucb_robustness.md).",
+    )
 
 
 def _epsilon_finding(rates: pd.DataFrame, sweeps: pd.DataFrame | None) -> Finding:

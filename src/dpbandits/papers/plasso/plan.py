@@ -102,6 +102,35 @@ def _eps(algorithm: str, values, grids: dict, where: str) -> tuple[tuple, tuple]
     return tuple(float(v) for v in values), tuple(index)
 
 
+def run_megabytes(d: int, K: int, T: int) -> float:
+    """Estimated peak memory (MiB) of one trial of a run at horizon ``T`` (trials run one after
+    another, :func:`dpbandits.engine.private_lasso.simulate_cell`) from the float64 arrays every
+    trial allocates: the history ``Z`` (T x d), its Gram matrix (d x d) and one block of contexts
+    with its support copy (2 x BLOCK x K x d). The tree's node noise, (d + 1)^2 per node over the
+    selected support only, is not counted (the support is capped far below d), so this is a
+    lower estimate: a run above the limit cannot fit."""
+    from dpbandits.engine.private_lasso import BLOCK
+
+    values = T * d + d * d + 2 * BLOCK * K * d
+    return 8.0 * values / 2**20
+
+
+def _check_config(c: dict, where: str, T: int, limit_mb: float) -> None:
+    """``s0 <= d`` and the run's memory estimate within the job's ``limit_mb``."""
+    if c["s0"] > c["d"]:
+        raise ConfigError(
+            f"{where}: s0 = {c['s0']} is above d = {c['d']}: the support has at most d "
+            "coordinates; allowed: 1 <= s0 <= d"
+        )
+    need = run_megabytes(c["d"], c["K"], T)
+    if need > limit_mb:
+        raise ConfigError(
+            f"{where}: d = {c['d']}, K = {c['K']} at T = {T} need at least {need:,.0f} MiB per "
+            f"trial (history T x d, Gram matrix d x d, a block of contexts); allowed: at most "
+            f"{limit_mb:,.0f} MiB, the memory a plasso job declares"
+        )
+
+
 def _configs(entry: dict) -> list[dict]:
     base = entry["config"]
     out = [dict(base)]
@@ -113,7 +142,9 @@ def _configs(entry: dict) -> list[dict]:
     return out
 
 
-def load_plan(path: str, schema: str, tier: str = "core", scale: str = "paper"):
+def load_plan(
+    path: str, schema: str, tier: str = "core", scale: str = "paper", limit_mb: float | None = None
+):
     """Read, validate and expand ``config/experiments/plasso.yaml``.
 
     Parameters
@@ -123,6 +154,9 @@ def load_plan(path: str, schema: str, tier: str = "core", scale: str = "paper"):
     tier : {"core", "full"}
     scale : {"paper", "quick"}
         ``quick``: horizons up to ``2^quick.log2_T_max``, ``quick.trials`` trials.
+    limit_mb : float, optional
+        Largest memory estimate (:func:`run_megabytes`) a run may have; default the memory a
+        plasso simulation job declares (``STUDY.sim_mem_mb``).
 
     Raises
     ------
@@ -130,6 +164,10 @@ def load_plan(path: str, schema: str, tier: str = "core", scale: str = "paper"):
         Naming the key, the bad value and what is allowed.
     """
     check_tier(tier)
+    if limit_mb is None:
+        from . import STUDY
+
+        limit_mb = STUDY.sim_mem_mb
     data = load_yaml(path)
     check_schema(data, schema, path)
     quick = data["quick"] if scale == "quick" else None
@@ -147,6 +185,8 @@ def load_plan(path: str, schema: str, tier: str = "core", scale: str = "paper"):
                 " horizons"
             )
         trials = quick["trials"] if quick else e["trials"]
+        for c in _configs(e):
+            _check_config(c, f"{where}.config", 2 ** max(log2_T), limit_mb)
         for family in e["families"]:
             for c in _configs(e):
                 for algorithm, values in e["algorithms"].items():

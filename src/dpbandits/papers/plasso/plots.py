@@ -85,18 +85,37 @@ def _legend(ax, s: pd.DataFrame, colors: dict, reference=()):
     eps = sorted({float(e) for e in s["eps"].unique()})
     sections = {
         "algorithm (marker, line)": [
-            Line2D([], [], color="0.35", marker=MARKERS[a], ms=4, ls=ALGORITHMS[a][1], lw=1.2,
-                   label=ALGORITHMS[a][0])  # fmt: skip
+            Line2D(
+                [],
+                [],
+                color="0.35",
+                marker=MARKERS[a],
+                ms=4,
+                ls=ALGORITHMS[a][1],
+                lw=1.2,
+                label=ALGORITHMS[a][0],
+            )  # fmt: skip
             for a in algs
         ],
         "ε (colour)": [
-            Line2D([], [], color=colors[e], lw=3, label=f"ε = {_eps_label(e)}"
-                   + (" (non-private)" if math.isinf(e) else ""))  # fmt: skip
+            Line2D(
+                [],
+                [],
+                color=colors[e],
+                lw=3,
+                label=f"ε = {_eps_label(e)}" + (" (non-private)" if math.isinf(e) else ""),
+            )  # fmt: skip
             for e in eps
         ],
         "reference": [
-            Line2D([], [], color=r.get_color(), ls=r.get_linestyle(), lw=r.get_linewidth(),
-                   label=r.get_label())  # fmt: skip
+            Line2D(
+                [],
+                [],
+                color=r.get_color(),
+                ls=r.get_linestyle(),
+                lw=r.get_linewidth(),
+                label=r.get_label(),
+            )  # fmt: skip
             for r in reference
         ],
     }

@@ -23,7 +23,7 @@ rule's own word (SUPPORTED, CONTRADICTED, INCONCLUSIVE, PRE-ASYMPTOTIC) is kept 
 rule (:func:`dpbandits.audit.verdicts.regime`): a fit with a horizon (or eps) whose mean regret
 reaches half of random play's (``regret_unif_T``) is ``untestable``; it replaces the former 0.8
 of random play's at the largest horizon only. A ``consistent`` verdict also needs the learning
-regime and ``detectable_excess <= MAX_DETECTABLE`` (0.25). Rows that are not rate fits (R-LB-INFO,
+regime and ``detectable_excess <= MAX_DETECTABLE`` (0.1). Rows that are not rate fits (R-LB-INFO,
 R-SUPP, NOT-RUN) keep their label. Family aggregates combine their eps with
 :func:`~dpbandits.audit.minimax_rules.combine` (untestable eps left out unless all are), claims
 their rules with :func:`~dpbandits.audit.minimax_rules.combine_rules` (consistent only when every
@@ -37,6 +37,7 @@ import math
 import numpy as np
 import pandas as pd
 
+from dpbandits.audit import minimax_rules
 from dpbandits.audit import verdicts as vocab
 from dpbandits.audit.minimax_rules import (
     BOOT_SEED,
@@ -63,9 +64,9 @@ from dpbandits.policies.private_lasso import (
     plasso_constants,
 )
 
-TAU_T = 0.10
-TAU_EPS = 0.20
-TAU_D = 0.15
+#: Tolerances of the T, eps and d exponent checks: the shared rules' (a tolerance at or above the
+#: 0.1 power a ``consistent`` verdict needs could never give one; docs/papers/plasso.md).
+TAU_T = TAU_EPS = TAU_D = minimax_rules.TAU_T
 #: R-DIM: CONTRADICTED when the d-slope surely exceeds this (docs/papers/plasso.md, "Decisions
 #: recorded from the code").
 DIM_CONTRADICTED = 0.5
