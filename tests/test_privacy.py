@@ -310,3 +310,33 @@ def test_audit_bound_uses_one_sided_clopper_pearson_limits_at_one_minus_alpha_ov
     assert max_certifiable(n0, delta, alpha) == pytest.approx(
         math.log((1 - delta) / (1 - (alpha / 2) ** (1 / n0))), rel=1e-9
     )
+
+
+def test_privacy_checks_are_accounted_and_never_simulated():
+    """cz22's ``privacy_checks`` (the corollaries' schedules under the theorems' calibration)
+    become rows of the privacy table, shown as figure = the check's id and configuration = the
+    schedule, and no simulation job (no sweep cell) is made of them."""
+    import dataclasses
+
+    from dpbandits.audit.privacy import experiment_rows
+
+    config = load_yaml(ROOT / "config/config.yaml") | {"scale": "quick"}
+    exp = load_experiment(
+        ROOT / "config/experiments/cz22.yaml", config, SCHEMAS / "experiment.schema.yaml"
+    )
+    checks = exp.privacy_cells
+    assert {c.schedule for c in checks} == {
+        "sdp_amp_t35",
+        "sdp_vec_t35",
+        "sdp_amp_ru_m13",
+        "jdp_user_m13",
+    }
+    assert {c.calibration for c in checks} == {"theory"}
+    simulated = {c.path for sw in exp.sweeps for c in sw.cells} | {c.path for c in exp.cells}
+    assert not simulated & {c.path for c in checks}
+    cheap = tuple(c for c in checks if c.schedule in ("jdp_user_m13", "sdp_amp_ru_m13"))
+    rows = experiment_rows(dataclasses.replace(exp, cells=[], sweeps=[], privacy_cells=cheap))
+    assert len(rows) == len(cheap) == 18
+    assert {r["figure"] for r in rows} == {"corollaries"}
+    assert {r["calibration"] for r in rows} == {"theory/corrected"}
+    assert {r["verdict"] for r in rows} <= {"DELIVERED", "NOT-CERTIFIED", "VIOLATED", "NOT-PRIVATE"}

@@ -1120,6 +1120,8 @@ class Experiment:
     figures: list[FigureSpec]
     sweeps: list[SweepSpec] = field(default_factory=list)
     calibrations: list[CalibrationSpec] = field(default_factory=list)
+    #: Cells of ``privacy_checks``: accounted by the privacy audit, never simulated.
+    privacy_cells: tuple[Cell, ...] = ()
     _shared: dict | None = field(default=None, repr=False, compare=False)
 
     def figure(self, fig_id: str) -> FigureSpec:
@@ -1315,11 +1317,18 @@ def expand_experiment(data: dict, config: dict, source: str = "experiment") -> E
         _expand_calibration(name, cid, spec, data, cells, config, source)
         for cid, spec in data.get("calibrations", {}).items()
     ]
+    declared = tuple(data.get("calibrations", {}))
     sweeps = [
-        _expand_sweep(name, sid, sw, config, source, tuple(data.get("calibrations", {})))
+        _expand_sweep(name, sid, sw, config, source, declared)
         for sid, sw in data.get("sweeps", {}).items()
     ]
-    return Experiment(name, data, cells, figures, sweeps, calibrations)
+    # settings the privacy accountant audits without simulation: expanded as sweeps, never run
+    checks = [
+        _expand_sweep(name, sid, sw, config, source, declared)
+        for sid, sw in data.get("privacy_checks", {}).items()
+    ]
+    privacy_cells = tuple(c for sw in checks for c in sw.cells)
+    return Experiment(name, data, cells, figures, sweeps, calibrations, privacy_cells)
 
 
 def _check_references(data: dict, source: str) -> tuple[dict, dict]:

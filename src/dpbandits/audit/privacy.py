@@ -207,8 +207,13 @@ def _noise_key(cell) -> str:
 
 
 def experiment_rows(experiment) -> list[dict]:
-    """Rows of one experiment file's figure and sweep cells (private series only)."""
-    cells = [*experiment.cells, *(c for sw in experiment.sweeps for c in sw.cells)]
+    """Rows of one experiment file's figure, sweep and privacy-check cells (private series
+    only)."""
+    cells = [
+        *experiment.cells,
+        *(c for sw in experiment.sweeps for c in sw.cells),
+        *experiment.privacy_cells,
+    ]
     rows, seen = [], set()
     computed: dict[tuple, dict] = {}  # the accounting, by what the noise depends on
     for cell in cells:

@@ -111,8 +111,10 @@ def gaussian_randomizer_case(
 
 def amp_shuffle_case(eps: float, delta: float, d: int, L: float, B: int) -> Case:
     """P_Amp: ``B`` users' randomized messages, shuffled; one user differs (``Delta_J`` pair),
-    the others hold ``x = 0``. The output is the multiset; the score is the largest projection of
-    a message on the whitened difference direction."""
+    the others hold ``x = 0``. As in paper 003's Algorithm 1 the vector messages and the matrix
+    messages are shuffled separately, so the output is two multisets with no link between a
+    user's vector and matrix; the score is the sum of each multiset's largest projection on its
+    part of the whitened difference direction (packed messages: the d vector entries first)."""
     from ..mechanisms.gaussian import s_amp_experiment
 
     x0, x1 = (np.pad(v, (0, d - 2)) for v in _pair(L))
@@ -125,7 +127,9 @@ def amp_shuffle_case(eps: float, delta: float, d: int, L: float, B: int) -> Case
     def sampler(which, n, rng):
         msgs = draw_packed(rng, n * B, scales).reshape(n, B, -1)
         msgs[:, 0, :] += means[which]  # the shuffler hides which message is user 0's
-        return (msgs @ w).max(axis=1)
+        # two shuffles: the largest vector projection and the largest matrix projection may
+        # come from different users
+        return (msgs[:, :, :d] @ w[:d]).max(axis=1) + (msgs[:, :, d:] @ w[d:]).max(axis=1)
 
     return Case(
         f"P_Amp shuffled batch (B = {B})",
