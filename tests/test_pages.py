@@ -131,6 +131,19 @@ def test_status_mismatches_are_caught(tmp_path):
     assert len(found) == 2 and "scoreboard says 'contradicted'" in found[0]
 
 
+def test_a_nested_quick_build_is_left_to_its_own_check(tmp_path):
+    # `dpb pages results` once compared results/quick's pages with the paper scoreboard
+    for root in (tmp_path, tmp_path / "quick"):
+        (root / "audit").mkdir(parents=True)
+        (root / "audit" / "scoreboard.csv").write_text("paper,claim_id,status\n")
+        (root / "index.html").write_text("<p>x</p>")
+    (tmp_path / "notes").mkdir()
+    (tmp_path / "notes" / "page.html").write_text("<p>y</p>")
+    outer = [tmp_path / "index.html", tmp_path / "notes" / "page.html"]
+    assert page_check.build_pages(tmp_path) == outer
+    assert page_check.build_pages(tmp_path / "quick") == [tmp_path / "quick" / "index.html"]
+
+
 def test_the_report_counts_only_the_scoreboard(tmp_path):
     (tmp_path / "audit").mkdir()
     out = tmp_path / "audit" / "report.html"

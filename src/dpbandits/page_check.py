@@ -227,13 +227,23 @@ def status_mismatches(page: Path, dom: str, scoreboard: dict) -> list[str]:
     return out
 
 
+def build_pages(root: str | Path) -> list[Path]:
+    """The HTML pages of the build under ``root``, without those of a build nested in it
+    (``results/quick``, ``results/full``: a folder with its own ``audit/scoreboard.csv``, checked
+    on its own against its own scoreboard)."""
+    root = Path(root)
+    nested = [b.parent.parent for b in root.glob("*/audit/scoreboard.csv")]
+    return sorted(p for p in root.rglob("*.html") if not any(p.is_relative_to(n) for n in nested))
+
+
 def check_build(root: str | Path, screenshots: bool = True) -> list[str]:
     """Check every HTML page of a build under ``root`` (``results`` or ``results/quick``).
 
     The :data:`MAIN_PAGES` are rendered offline in Chromium (their screenshots go to
     ``<root>/screenshots/`` with ``screenshots``); every page is checked for markup shown as
     text, unnamed headers and missing link targets, and its claim rows against
-    ``<root>/audit/scoreboard.csv``. Returns one line per problem (empty: none).
+    ``<root>/audit/scoreboard.csv``; a build nested in it (``results/quick``) is left to its
+    own check. Returns one line per problem (empty: none).
     """
     import csv
 
@@ -245,8 +255,7 @@ def check_build(root: str | Path, screenshots: bool = True) -> list[str]:
     for rel in MAIN_PAGES:
         if not (root / rel).exists():
             out.append(f"{root / rel}: missing")
-    pages = sorted(root.rglob("*.html"))
-    for page in pages:
+    for page in build_pages(root):
         rel = page.relative_to(root).as_posix()
         if rel in MAIN_PAGES:
             shot = root / "screenshots" / (rel.replace("/", "_")[: -len(".html")] + ".png")
@@ -260,6 +269,7 @@ def check_build(root: str | Path, screenshots: bool = True) -> list[str]:
 
 __all__ = [
     "MAIN_PAGES",
+    "build_pages",
     "check_build",
     "static_problems",
     "status_mismatches",

@@ -374,8 +374,10 @@ def rule_rho(
     means: Sequence[float] | None = None,
     caps: Sequence[float] | None = None,
     max_detectable: float = MAX_DETECTABLE,
+    design: str = "worst-case",
 ) -> RuleResult:
-    """R-RHO: the excess at T_max scales no faster than ``rho^{-1/2}`` as rho decreases.
+    """R-RHO: the excess at T_max scales no faster than ``rho^{-1/2}`` as rho decreases
+    (``design`` as for :func:`rule_exc_t`: the excess of a sum bound is one term).
 
     ``E[k, i]`` is the excess of trial ``i`` at ``rhos[k]``. The privacy-dominated set keeps the
     rho whose mean excess is at least the non-private regret ``R_inf_mean`` and that are not
@@ -396,7 +398,7 @@ def rule_rho(
         else:
             regime = ("learning", "no privacy-dominated rho is saturated")
         res = RuleResult("R-RHO", "INCONCLUSIVE", claimed=-0.5, note="fewer than 2 rho values")
-        return judge(res, "upper", tau, regime=regime, max_detectable=max_detectable)
+        return judge(res, "upper", tau, regime=regime, max_detectable=max_detectable, design=design)
     rho_k = np.asarray(rhos, float)[keep]
     s, lo, hi = loglog_slope(rho_k, E[keep])
     if lo >= -0.5 - tau:
@@ -415,7 +417,15 @@ def rule_rho(
     # when the interval's upper end is below; its half-width on that side is hi - s
     log_sd = vocab.log_mean_sd(E[keep].T)
     return judge(
-        res, "upper", tau, rho_k, log_sd, regime, side="lower", max_detectable=max_detectable
+        res,
+        "upper",
+        tau,
+        rho_k,
+        log_sd,
+        regime,
+        side="lower",
+        max_detectable=max_detectable,
+        design=design,
     )
 
 

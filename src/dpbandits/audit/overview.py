@@ -46,6 +46,19 @@ def _rate_summaries(rates: pd.DataFrame) -> tuple[dict, dict, dict]:
             for var, g in grp.groupby("variable", sort=False)
         ]
         detail[cid] = "; ".join(parts)
+        # why, first (pages shorten long reasons): the gate's clause of the first fit whose
+        # verdict is the claim's, the one that decides ([literal] rows are never verdicts)
+        if "reason" in grp:
+            deciding = grp[
+                (grp["verdict"] == rate_sum.get(cid))
+                & grp["reason"].notna()
+                & ~grp["variable"].astype(str).str.endswith("[literal]")
+            ]
+            if not deciding.empty:
+                r = deciding.iloc[0]
+                fit, _, rest = str(r["reason"]).partition(": ")
+                why = rest.split("; so ", 1)[1] if "; so " in rest else rest
+                detail[cid] = f"{why} ({r['schedule']}, {r['variable']}: {fit}). " + detail[cid]
     rate_rob = {}
     if "robustness" in rates:
         marked = top[top["robustness"].notna()]
@@ -82,8 +95,13 @@ def _ordering_summaries(orderings: pd.DataFrame, metric: str) -> tuple[dict, dic
 
 
 def _fmt_epsilon(value) -> str:
+    """An epsilon of the orderings table to 3 significant digits (the column mixes numbers,
+    read back as text, with ``non-private``)."""
     if isinstance(value, str):
-        return value
+        try:
+            value = float(value)
+        except ValueError:
+            return value
     return "?" if pd.isna(value) else f"{float(value):.3g}"
 
 

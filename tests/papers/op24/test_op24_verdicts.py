@@ -163,9 +163,9 @@ def test_planted_excess_on_fixed_gaps_with_realistic_random_play(claims):
 
 def test_a_claim_whose_t_exponent_is_saturated_is_never_consistent(claims):
     """Table 1, row 1 with a consistent private excess on I1 (``50 rho^{-1/2}``, flat in T,
-    learning) but a saturated hard family I2: R-RHO is consistent, R-EXC-T inconclusive (the
-    excess is one term of the sum bound), R-UP-T untestable, so the claim is never consistent and
-    Table 1 says so."""
+    learning) but a saturated hard family I2: R-EXC-T and R-RHO are SUPPORTED by their own words
+    but inconclusive (the excess is one term of the sum bound), R-UP-T untestable, so the claim
+    is never consistent and Table 1 says so."""
     rows = _e1_rows(
         "I1",
         lambda t, r: 30 * math.log(t) + (0 if math.isinf(r) else 50 / math.sqrt(r)),
@@ -177,7 +177,9 @@ def test_a_claim_whose_t_exponent_is_saturated_is_never_consistent(claims):
     up = rows[rows.claim_id == "op.t1.finite.upper"]
     assert set(up[up.rule == "R-EXC-T"].rule_verdict) == {"SUPPORTED"}
     assert set(up[up.rule == "R-EXC-T"].verdict) == {"inconclusive"}
-    assert set(up[up.rule == "R-RHO"].verdict) == {"consistent"}  # the excess is rho^{-1/2}
+    # the excess is rho^{-1/2}: SUPPORTED by the rule, but one term of the sum bound
+    assert set(up[up.rule == "R-RHO"].rule_verdict) == {"SUPPORTED"}
+    assert set(up[up.rule == "R-RHO"].verdict) == {"inconclusive"}
     assert set(up[up.rule == "R-UP-T"].verdict) == {"untestable"}
     v = per_claim.set_index("claim_id")
     assert v.loc["op.t1.finite.upper", "verdict"] in ("untestable", "inconclusive")

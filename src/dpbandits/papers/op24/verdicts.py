@@ -240,9 +240,9 @@ class Op24Audit:
                 self.rows.append(_row(claim_id, res, cfg, p, c_impl, rob))
 
     def _exc_design(self, claim_id: str) -> str:
-        """What R-EXC-T measures for a claim: for a sum bound (``combine: sum``, Table 1's upper
-        bounds) the excess is its privacy term alone, on fixed instances (I1, J1), so it can
-        support the term's growth but not demonstrate a violation of the bound
+        """What R-EXC-T and R-RHO measure for a claim: for a sum bound (``combine: sum``, Table
+        1's upper bounds) the excess is its privacy term alone, on fixed instances (I1, J1), so
+        it can support the term's growth but not demonstrate a violation of the bound
         (``one-term``); for a claim about the excess itself, the excess (``worst-case``: no
         blocker)."""
         return "one-term" if self.claims[claim_id].get("combine") == "sum" else "worst-case"
@@ -319,6 +319,7 @@ class Op24Audit:
                 means=means,
                 caps=caps,
                 max_detectable=self.max_detectable,
+                design=self._exc_design(claim_id),
             )
             self.rows.append(_row(claim_id, res, self._cfg(exp, inst, key, "rho")))
 
