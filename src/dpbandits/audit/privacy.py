@@ -212,7 +212,7 @@ def experiment_rows(experiment) -> list[dict]:
     cells = [
         *experiment.cells,
         *(c for sw in experiment.sweeps for c in sw.cells),
-        *experiment.privacy_cells,
+        *getattr(experiment, "privacy_cells", ()),  # (an experiment without privacy checks)
     ]
     rows, seen = [], set()
     computed: dict[tuple, dict] = {}  # the accounting, by what the noise depends on
