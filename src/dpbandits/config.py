@@ -1507,8 +1507,11 @@ def _check_figure_cell(cell, data, config, where: str, pid: str) -> list[str]:
     where = f"{where} (panel {pid}), series {cell.series}"
     try:
         policy = cell.policy()
-    except ValueError as exc:
-        raise ConfigError(f"{where} (algorithm {cell.algorithm!r}): {exc}") from None
+    except (ValueError, ArithmeticError) as exc:  # ArithmeticError: extreme epsilon or delta
+        raise ConfigError(
+            f"{where} (algorithm {cell.algorithm!r}, epsilon {cell.epsilon}, delta {cell.delta}): "
+            + _calibration_refusal(exc)
+        ) from None
     check_cell(cell, policy, config.get("max_job_mb", MAX_JOB_MB), where)
     failed = [txt for txt, ok in policy.conditions() if not ok]
     if failed:
@@ -1567,8 +1570,8 @@ def _check_sweep_cell(cell, declared, config: dict, where: str) -> None:
     at = f"{where} (epsilon {cell.epsilon}, T {cell.T})"
     try:
         policy = cell.policy()
-    except ValueError as exc:
-        raise ConfigError(f"{at}: {exc}") from None
+    except (ValueError, ArithmeticError) as exc:  # ArithmeticError: extreme epsilon or delta
+        raise ConfigError(f"{at} (delta {cell.delta}): " + _calibration_refusal(exc)) from None
     check_cell(cell, policy, config.get("max_job_mb", MAX_JOB_MB), at)
 
 
@@ -1747,6 +1750,17 @@ def check_seed_ranges(experiment: Experiment, source: str) -> None:
                 f"{MAX_LEGACY_SEED}, the largest seed of the instance stream; allowed: 0 to "
                 f"{MAX_LEGACY_SEED}"
             )
+
+
+def _calibration_refusal(exc: Exception) -> str:
+    """The end of a refusal of a cell whose policy cannot be calibrated: the error's text and,
+    unless it says it, what is allowed (an extreme epsilon or delta overflows or divides by 0)."""
+    text = str(exc) or type(exc).__name__
+    if isinstance(exc, ArithmeticError):
+        text = f"the noise calibration fails ({type(exc).__name__}: {text})"
+    if "allowed" not in text:
+        text += "; allowed: values whose noise calibration is finite"
+    return text
 
 
 def _cells_of(cells: list[Cell], conf: str, panel: str, series: str, where: str) -> list[Cell]:

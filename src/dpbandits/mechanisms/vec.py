@@ -57,7 +57,19 @@ class VecParams:
         return (Delta / self.g) * math.sqrt(B * self.b_trials * self.p * (1.0 - self.p))
 
 
+#: Most binomial bits one user may send per entry: a batch draws ``Binomial(period * b, p)`` with
+#: int64 trials (numpy), so ``b <= 2^40`` keeps ``period * b`` representable for periods up to
+#: 2^22 rounds; a smaller epsilon or delta than that allows is refused at parse time.
+MAX_B_TRIALS = 2**40
+
+
 def _finish(g: float, b: float, p: float, truncate_b: bool) -> VecParams:
+    if not (math.isfinite(b) and math.isfinite(g)) or b > MAX_B_TRIALS:
+        raise ValueError(
+            f"P_Vec needs b = {b:.3g} binomial bits per user and entry (g = {g:.3g}); allowed: at "
+            f"most 2^40 = {MAX_B_TRIALS:.3g} (b grows like 1/epsilon^2 and log^2(1/delta): raise "
+            "epsilon or delta)"
+        )
     if truncate_b:
         return VecParams(g=g, b=b, p=p, b_trials=int(math.floor(b)), b_debias=b)
     b_int = int(math.ceil(b))
