@@ -83,3 +83,14 @@ def test_every_paper_has_its_package_and_a_figure_less_one_its_hooks(prefix):
         plan = p.module.load_plan(str(ROOT / "config/experiments" / f"{prefix}.yaml"), str(schema))
         rows = p.module.privacy_rows(plan)
         assert rows and {r["experiment"] for r in rows} == {prefix}
+
+
+def test_a_hook_of_a_paper_without_a_package_is_none():
+    """A paper may be configuration only (the toy paper of tests/workflow/test_adding_a_paper.py):
+    asking its package for a hook gives None, not an import error in a job."""
+    from dpbandits.papers import Paper
+
+    assert paper("olucb").hook("claim_notes") is not None
+    assert paper("cz22").hook("claim_notes") is None  # a package without that hook
+    toy = Paper(**{**paper("cz22").__dict__, "prefix": "toy"})
+    assert toy.hook("claim_notes") is None

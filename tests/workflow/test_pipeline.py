@@ -377,7 +377,9 @@ def test_quick_audit_builds_the_report(project):
         assert (res / f"cz22_rates_{short}.pdf").stat().st_size > 1000
     page = (res / "cz22.html").read_text()
     assert "finite-horizon" in page and "cz22.thm3.2" in page
-    assert "This paper has no analytic communication audit" in page
+    # cz22's communication is audited without simulation (Sec. 6); olucb has none
+    assert "Communication without simulation" in page
+    assert "no analytic communication audit" in (res / "olucb.html").read_text()
     # paper 004: the analytic communication audit (docs/papers/dpdpe.md), its table and its report
     # section
     comm = pd.read_csv(res / "dpdpe_communication.csv")

@@ -52,7 +52,7 @@ with job_log(snakemake.log[0]):
         evidence=dict(p.evidence),
     )
     # a paper may add a note to some claims' reasons (e.g. a robustness study not in this build)
-    notes_of = getattr(paper(p.paper).module, "claim_notes", None)
+    notes_of = paper(p.paper).hook("claim_notes")
     for cid, note in (notes_of() if notes_of else {}).items():
         hit = board["claim_id"] == cid
         board.loc[hit, "reason"] = board.loc[hit, "reason"].astype(str) + "; " + note

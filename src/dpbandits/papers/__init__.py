@@ -59,6 +59,18 @@ class Paper:
 
         return importlib.import_module(f"{__name__}.{self.prefix}")
 
+    def hook(self, name: str):
+        """What the paper's package offers under ``name`` (e.g. ``claim_notes``), or None when
+        it offers nothing of that name or the paper has no package of its own (a paper may be
+        configuration only)."""
+        try:
+            module = self.module
+        except ModuleNotFoundError as exc:
+            if exc.name != f"{__name__}.{self.prefix}":
+                raise
+            return None
+        return getattr(module, name, None)
+
     @property
     def docs(self) -> str:
         """The paper's documentation page (relative to the repository root)."""
