@@ -133,7 +133,7 @@ CASES = [
     # epsilon 1e-12 passed parsing and overflowed Generator.binomial in the job
     ("epsilon 1e-12: too many binomial bits", "experiments/cz22.yaml",
      lambda t: _experiment("cz22", _set("sweeps.rates.epsilon", [1e-12]), t),
-     ["epsilon 1e-12", "binomial bits", "allowed: at most 2^40"]),
+     ["epsilon 1e-12", "binomial trials per entry and batch", "allowed: at most 2^62"]),
     ("auditor samples beyond memory", "config.yaml",
      lambda t: _config(_set("privacy.samples.core", 10**10)),
      ["privacy.samples.core = 10000000000", "2000000"]),

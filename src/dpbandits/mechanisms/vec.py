@@ -57,18 +57,30 @@ class VecParams:
         return (Delta / self.g) * math.sqrt(B * self.b_trials * self.p * (1.0 - self.p))
 
 
-#: Most binomial bits one user may send per entry: a batch draws ``Binomial(period * b, p)`` with
-#: int64 trials (numpy), so ``b <= 2^40`` keeps ``period * b`` representable for periods up to
-#: 2^22 rounds; a smaller epsilon or delta than that allows is refused at parse time.
-MAX_B_TRIALS = 2**40
+#: Most binomial bits per entry a simulated batch may draw: the engine draws
+#: ``Binomial(period * b_trials, p)`` with int64 trials (numpy); 2^62 leaves room for the sum.
+MAX_BATCH_TRIALS = 2**62
+
+
+def check_simulable(params: VecParams, period: int) -> None:
+    """Refuse (``ValueError``, with what is allowed) a calibration whose batch draws cannot be
+    simulated: ``period * b_trials`` binomial trials per entry above :data:`MAX_BATCH_TRIALS`
+    (a tiny epsilon or delta; the analytic accounting and the communication count still take
+    any ``b``)."""
+    trials = period * params.b_trials
+    if trials > MAX_BATCH_TRIALS:
+        raise ValueError(
+            f"P_Vec would draw {period} x {params.b_trials:.3g} = {trials:.3g} binomial trials "
+            f"per entry and batch (b = {params.b:.3g}, g = {params.g:.3g}); allowed: at most "
+            "2^62 (b grows like 1/epsilon^2 and log^2(1/delta): raise epsilon or delta)"
+        )
 
 
 def _finish(g: float, b: float, p: float, truncate_b: bool) -> VecParams:
-    if not (math.isfinite(b) and math.isfinite(g)) or b > MAX_B_TRIALS:
+    if not (math.isfinite(b) and math.isfinite(g)):
         raise ValueError(
-            f"P_Vec needs b = {b:.3g} binomial bits per user and entry (g = {g:.3g}); allowed: at "
-            f"most 2^40 = {MAX_B_TRIALS:.3g} (b grows like 1/epsilon^2 and log^2(1/delta): raise "
-            "epsilon or delta)"
+            f"P_Vec's g = {g!r}, b = {b!r} are not finite; allowed: an epsilon and delta whose "
+            "calibration is finite"
         )
     if truncate_b:
         return VecParams(g=g, b=b, p=p, b_trials=int(math.floor(b)), b_debias=b)

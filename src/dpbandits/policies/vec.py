@@ -46,6 +46,7 @@ class SDPVec(Policy):
         self.period = s.B
         self.scheme = "vec"
         self.vec = self._params()
+        pvec.check_simulable(self.vec, self.period)
         if self.calibration == "experiment":
             eps, delta = self._budget()
             self.Gamma = (
