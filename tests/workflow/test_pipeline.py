@@ -426,7 +426,7 @@ def test_quick_audit_builds_the_report(project):
     cal = pd.read_csv(project / "results/quick/calibration/olucb/c_beta.csv")
     assert len(cal) >= 15 and cal["chosen"].sum() == 1
     olucb = fits[fits["experiment"] == "olucb"]
-    assert set(olucb["sweep"]) == {"worst", "fav_t", "fav_d", "fav_eps"}
+    assert set(olucb["sweep"]) == {"worst", "fav_t", "fav_d", "fav_eps", "fav_lam"}
     page = (res / "olucb.html").read_text()
     assert "Findings beyond the verdicts" in page and "epsilon_pair_joint" in page
     assert "olucb.fig1.eps1.beats_ldp" in page
