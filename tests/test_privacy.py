@@ -324,13 +324,16 @@ def test_privacy_checks_are_accounted_and_never_simulated():
     exp = load_experiment(
         ROOT / "config/experiments/cz22.yaml", config, SCHEMAS / "experiment.schema.yaml"
     )
-    checks = exp.privacy_cells
+    checks = tuple(c for c in exp.privacy_cells if c.sweep == "corollaries")
     assert {c.schedule for c in checks} == {
         "sdp_amp_t35",
         "sdp_vec_t35",
         "sdp_amp_ru_m13",
+        "sdp_vec_ru_m13",
         "jdp_user_m13",
     }
+    others = {"corollaries_in_range", "local_levels", "local_levels_vec"}
+    assert {c.sweep for c in exp.privacy_cells} == {"corollaries", *others}
     assert {c.calibration for c in checks} == {"theory"}
     simulated = {c.path for sw in exp.sweeps for c in sw.cells} | {c.path for c in exp.cells}
     assert not simulated & {c.path for c in checks}
@@ -340,3 +343,12 @@ def test_privacy_checks_are_accounted_and_never_simulated():
     assert {r["figure"] for r in rows} == {"corollaries"}
     assert {r["calibration"] for r in rows} == {"theory/corrected"}
     assert {r["verdict"] for r in rows} <= {"DELIVERED", "NOT-CERTIFIED", "VIOLATED", "NOT-PRIVATE"}
+    # the local view: one user's messages, labelled with the level the paper states for them
+    local = tuple(c for c in exp.privacy_cells if c.sweep == "local_levels" and c.B == 20)
+    rows = experiment_rows(dataclasses.replace(exp, cells=[], sweeps=[], privacy_cells=local))
+    assert len(rows) == 3 and {r["series"] for r in rows} == {"sdp_amp (local view)"}
+    assert all(r["nominal_delta"] == pytest.approx(0.1 / 20) for r in rows)
+    assert sorted(r["nominal_epsilon"] for r in rows) == pytest.approx(
+        [e * math.sqrt(20 / math.log(20)) for e in (0.01, 0.02, 0.035)]
+    )
+    assert {r["verdict"] for r in rows} == {"DELIVERED"}

@@ -1318,6 +1318,23 @@ def expand_experiment(data: dict, config: dict, source: str = "experiment") -> E
         for cid, spec in data.get("calibrations", {}).items()
     ]
     declared = tuple(data.get("calibrations", {}))
+    for sid, sw in data.get("sweeps", {}).items():
+        if "view" in sw:
+            raise ConfigError(
+                f"{source}: sweeps.{sid}.view: {sw['view']!r}: a view is a privacy check's "
+                "(privacy_checks.<id>.view); a sweep is simulated"
+            )
+    for sid, sw in data.get("privacy_checks", {}).items():
+        for sched, entry in sw["schedules"].items() if sw.get("view") == "local" else ():
+            if getattr(POLICIES[entry["algorithm"]], "stated_local_level", None) is None:
+                allowed = sorted(
+                    a for a, c in POLICIES.items() if getattr(c, "stated_local_level", None)
+                )
+                raise ConfigError(
+                    f"{source}: privacy_checks.{sid}.schedules.{sched}.algorithm: "
+                    f"{entry['algorithm']!r} has no stated local level; allowed with view "
+                    f"local: {', '.join(allowed)}"
+                )
     sweeps = [
         _expand_sweep(name, sid, sw, config, source, declared)
         for sid, sw in data.get("sweeps", {}).items()

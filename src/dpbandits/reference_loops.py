@@ -129,8 +129,8 @@ def reference_onlineucb(
     learner's predictions (:func:`~dpbandits.policies.onlineucb.confidence_centre`), ``V~`` is
     inverted every round, the index, gradient and clipping are the library's functions, and
     Maler is :class:`~dpbandits.learners.maler_reference.ReferenceMaler`. Returns the actions, the
-    regret and ``theta_err`` (``||theta_t - theta*||``), ``radius`` and ``theta_star_covered``
-    at the checkpoints.
+    regret and ``theta_err`` (``||theta_t - theta*||``), ``radius``, ``theta_star_covered``,
+    ``learner_regret`` and ``learner_dist_sq`` (Lemma 3.5's sums) at the checkpoints.
     """
     o, s = policy.opts, policy.setting
     T, d = s.T, X.shape[1]
@@ -149,6 +149,8 @@ def reference_onlineucb(
         "theta_err": [],
         "radius": [],
         "theta_star_covered": [],
+        "learner_regret": [],
+        "learner_dist_sq": [],
     }
     cps = set(int(c) for c in checkpoints)
     covered = 1.0
@@ -176,9 +178,8 @@ def reference_onlineucb(
         x_bar = X[a] + (raw["zeta"][t] if raw["zeta"].shape[0] else 0.0)
         xt, yt = x_bar + raw["noise_x"][t], y + raw["noise_y"][t]
         g = clip_gradient(loss_gradient(theta_t, xt, yt, Sigma), G)
-        if o["radius_mode"] == "oracle":
-            M_real += loss(theta_t, xt, yt) - loss(theta_star, xt, yt)
-            S_real += np.sum((theta_t - theta_star) ** 2)
+        M_real += loss(theta_t, xt, yt) - loss(theta_star, xt, yt)
+        S_real += np.sum((theta_t - theta_star) ** 2)
         if maler is not None:
             maler.update(g)
         else:
@@ -194,6 +195,8 @@ def reference_onlineucb(
             out["theta_err"].append(np.linalg.norm(theta_t - theta_star))
             out["radius"].append(b)
             out["theta_star_covered"].append(covered)
+            out["learner_regret"].append(M_real)
+            out["learner_dist_sq"].append(S_real)
     result = {k: np.array(v, dtype=float) for k, v in out.items()}
     result["actions"] = actions
     return result
@@ -202,8 +205,9 @@ def reference_onlineucb(
 class _ReferenceBase:
     """One base of the combiner, literally: Algorithm 1 restarted where the tables say so."""
 
-    def __init__(self, policy: Policy, b: int, d: int):
+    def __init__(self, policy: Policy, b: int, d: int, theta_star=None):
         self.policy, self.b, self.d = policy, b, d
+        self.theta_star = theta_star  # for Lemma 3.5's sums (fresh arms); None: not kept
         self.tables = stacked_tables(policy)
         self.n = 0  # plays so far
 
@@ -233,6 +237,12 @@ class _ReferenceBase:
         xt = x + (zeta if scaled_zeta else np.sqrt(self._constant("Delta2")) * zeta) + eta_x
         yt = y + eta_y
         g = clip_gradient(loss_gradient(theta_t, xt, yt, Sigma), G)
+        if self.theta_star is not None:  # the learner's regret against theta* (Lemma 3.5)
+            star = self.theta_star
+            self.learner_regret = corrected_loss(theta_t, xt, yt, Sigma) - corrected_loss(
+                star, xt, yt, Sigma
+            )
+            self.learner_dist_sq = float(np.sum((theta_t - star) ** 2))
         if self.maler is not None:
             self.maler.update(g)
         else:
@@ -325,11 +335,17 @@ def reference_contextual(
     M = tables["radius"].shape[0]
     select = policy.algorithm == "combiner"
     scaled = policy.scheme == "onlineucb"
-    bases = [_ReferenceBase(policy, b, d) for b in range(M)]
+    bases = [_ReferenceBase(policy, b, d, theta_star) for b in range(M)]
     mean, dev = np.zeros(M), np.zeros(M)
     active = list(range(M))
-    real = pseudo = 0.0
-    out = {"regret_realized": [], "regret_pseudo": [], "theta_err": []}
+    real = pseudo = m_real = s_real = 0.0
+    out = {
+        "regret_realized": [],
+        "regret_pseudo": [],
+        "theta_err": [],
+        "learner_regret": [],
+        "learner_dist_sq": [],
+    }
     actions = np.zeros(T, dtype=np.int64)
     cps = set(int(c) for c in checkpoints)
     for t in range(T):
@@ -350,6 +366,8 @@ def reference_contextual(
         pseudo += means[kb] - means[a]
         zeta = raw["zeta"][t] if raw["zeta"].shape[0] else None
         yt = base.learn(X[a], y, zeta, raw["noise_x"][t], raw["noise_y"][t], scaled)
+        m_real += base.learner_regret
+        s_real += base.learner_dist_sq
         n = base.n
         dev[b] += mean[b] - yt
         mean[b] = mean[b] + (yt - mean[b]) / n
@@ -359,6 +377,8 @@ def reference_contextual(
             out["regret_realized"].append(real)
             out["regret_pseudo"].append(pseudo)
             out["theta_err"].append(np.linalg.norm(base.theta_t - theta_star))
+            out["learner_regret"].append(m_real)
+            out["learner_dist_sq"].append(s_real)
     result = {k: np.array(v, dtype=float) for k, v in out.items()}
     result["actions"] = actions
     return result

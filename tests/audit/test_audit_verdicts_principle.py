@@ -98,6 +98,28 @@ def test_an_instance_dependent_bound_is_violated_on_fixed_instances():
     assert rows.iloc[0]["robustness"] == "robust"
 
 
+@pytest.mark.parametrize("start,expected", [(80000.0, "inconclusive"), (1000.0, "exceeds")])
+def test_a_rate_whose_regime_starts_beyond_the_horizons_is_pre_asymptotic(start, expected):
+    # a learner diagnostic growing like T^0.9 against a log rate that the algorithm's constants
+    # say holds only from T = 80 000 on: no violation (planted: the same data with the regime
+    # starting at 1 000, inside the horizons, is one)
+    Y, caps = _steep(0.9)
+    df = _frame(Y, caps).rename(columns={"regret_pseudo": "learner_regret"}).drop(columns="cap")
+    df["lemma_regime_T"] = start
+    claim = _claim("0", bound_scope="instance", metric="learner_regret")
+    claim["audit"]["regime_from"] = "lemma_regime_T"
+    claim["logT_pow"] = "3"
+    rows, summary = _rows([claim], df)
+    row = rows.iloc[0]
+    assert row["verdict"] == expected and summary.loc["x.c", "verdict"] == expected
+    if expected == "inconclusive":
+        assert row["regime"] == "pre-asymptotic"
+        assert "applies from T = 8e+04 on (lemma_regime_T" in row["reason"]
+        assert "horizons below it (2500 to 40000)" in row["reason"]
+    else:
+        assert row["regime"] == "learning"
+
+
 def test_a_fixed_instance_epsilon_slope_against_a_worst_case_bound_is_inconclusive():
     # the cz22.cite.ss18 case: the privacy cost on fixed gapped instances grows like 1/epsilon
     # (beta^2), steeper than the worst-case epsilon^(-1/2)

@@ -55,6 +55,9 @@ def test_combiner_base_choice_matches_the_literal_loop(epsilon, target_cap):
         np.testing.assert_allclose(
             fast.metrics["regret_pseudo"][i], ref["regret_pseudo"], atol=1e-10
         )
+        # Lemma 3.5's sums of the playing learners, from the library's loss (same terms, order)
+        for name in ("learner_regret", "learner_dist_sq"):
+            np.testing.assert_allclose(fast.metrics[name][i], ref[name], rtol=1e-9, atol=1e-9)
 
 
 def test_recorded_base_plays_add_up_to_the_rounds_played():

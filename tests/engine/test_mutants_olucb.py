@@ -56,6 +56,9 @@ def test_engine_plays_the_reference_loops_arms_and_agrees_on_its_diagnostics(opt
             fast.metrics["theta_err"][i], ref["theta_err"], rtol=1e-8, atol=1e-10
         )
         np.testing.assert_allclose(fast.metrics["radius"][i], ref["radius"], rtol=1e-10)
+        # Lemma 3.5's sums: the learner's realized regret against theta* and squared distance
+        for name in ("learner_regret", "learner_dist_sq"):
+            np.testing.assert_allclose(fast.metrics[name][i], ref[name], rtol=1e-9, atol=1e-9)
 
 
 def test_counters_and_second_moments_follow_the_reference_loops_plays():

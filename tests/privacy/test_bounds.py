@@ -68,12 +68,17 @@ def test_a_lower_bound_above_the_label_reads_violated():
 
 def test_upper_above_label_with_a_lower_bound_below_reads_not_certified():
     # cz22 r1 SDP-Amp at nominal 0.2: local guarantee 1.76 (Delta_J / sigma = 1.2685), shuffled
-    # in batches of n = 20: the batch sum's Gaussian mechanism gives 0.030 < 0.2
+    # in batches of n = 20: the batch sum's Gaussian mechanism gives 0.030 < 0.2; the sum of the
+    # messages' quantised likelihood ratios (the optimal test's statistic) gives more, still < 0.2
     L = math.sqrt(2.0)
     sigma = rel.joint_sensitivity(L) / 1.2685076738272558
     parts = (math.sqrt(2 * L * L + 1) / sigma, math.sqrt(2 * L**4 - 0.5) / sigma)
+    from dpbandits.privacy.accounting import gaussian_epsilon
+
+    summed = gaussian_epsilon(math.sqrt(20), math.hypot(*parts), 0.1)
+    assert summed == pytest.approx(0.02977, abs=1e-4)
     lower, how = rel.shuffled_gaussian_lower(parts, 20, 0.1)
-    assert lower == pytest.approx(0.02977, abs=1e-4) and "sum" in how
+    assert 3 * summed < lower < 0.2 and "likelihood ratios" in how
     assert pa.verdict(0.2, 1.7608, True, lower) == "NOT-CERTIFIED"
     # at nominal 1 (ratio 6.3425, upper 27.34) the separate shuffles' maxima give 21.35 > 1
     sigma = rel.joint_sensitivity(L) / 6.342538725319037
@@ -81,6 +86,18 @@ def test_upper_above_label_with_a_lower_bound_below_reads_not_certified():
     lower, _ = rel.shuffled_gaussian_lower(parts, 20, 0.1)
     assert 21.3 < lower < 21.4
     assert pa.verdict(1.0, 27.34, True, lower) == "VIOLATED"
+
+
+def test_likelihood_ratio_sum_of_one_message_is_the_gaussian_mechanism():
+    # n = 1: the statistic is the quantised likelihood ratio of one Gaussian message shifted by r,
+    # a post-processing of the Gaussian mechanism of ratio 1 / r: at most its exact epsilon, and
+    # close to it (the rounding loses at most one step of 1000 over a range of 4 sd either side)
+    from dpbandits.privacy.accounting import gaussian_epsilon
+
+    for r in (0.5, 1.0, 2.0):
+        lower = rel._composed_lower([rel._lr_sum_pair(r, 1)], 0.1)
+        exact = gaussian_epsilon(1.0, r, 0.1)
+        assert exact * 0.98 <= lower <= exact + 1e-9
 
 
 def test_optimistic_pld_is_below_the_pessimistic_one():
@@ -94,3 +111,100 @@ def test_optimistic_pld_is_below_the_pessimistic_one():
     # eps = ln 2.45 = 0.8961; the two roundings bracket it within one interval (1e-4)
     exact = math.log(2.45)
     assert lo <= exact + 1e-12 <= hi + 1e-12 and hi - lo <= 2e-4
+
+
+def test_total_variation_of_a_shifted_binomial_by_hand():
+    # Binomial(2, 1/2) = (1/4, 1/2, 1/4) against itself shifted by 1, (0, 1/4, 1/2, 1/4):
+    # TV = (1/4 + 1/4 + 1/4 + 1/4) / 2 = 1/2; two entries compose to at most 1
+    ks, ps = np.arange(3), np.array([0.25, 0.5, 0.25])
+    pair = ((ks, ps), (ks + 1, ps))
+    assert rel._total_variation(((pair, 1),)) == pytest.approx(0.5)
+    assert rel._total_variation(((pair, 2),)) == pytest.approx(1.0)
+
+
+def test_zero_certificate_from_total_variation_agrees_with_the_pld():
+    # a shift of 1 over a binomial with sd ~ 50: TV ~ 0.008, below delta = 0.1, so epsilon 0;
+    # the privacy loss distribution (losses rounded up) says the same
+    from dpbandits.privacy.pld_arrays import epsilon_for_delta
+
+    N, p, shifts = 10_000, 0.5, ((1, 3),)
+    tv = rel._total_variation(rel._shift_pairs(N, p, shifts))
+    assert 0.0 < tv < 0.05
+    assert rel.shift_epsilon(N, p, shifts, 0.1) == 0.0
+    assert epsilon_for_delta(rel._shift_pld(N, p, shifts), 0.1) == 0.0
+    # below the distance, the certificate is positive
+    assert rel.shift_epsilon(N, p, shifts, tv / 2) > 0.0
+
+
+def test_dpdpe_shuffle_is_evaluated_at_every_support_size_range():
+    # the engine calibrates each phase with its design's support, from 1 to floor(S)
+    for d in (2, 5, 20):
+        sizes = rel.support_sizes(d)
+        cap = int(math.floor(rel.support_cap(d)))
+        assert sizes[0] == 1 and sizes[-1] == cap and list(sizes) == sorted(set(sizes))
+        assert all(b <= max(a + 1, a * 4 / 3) + 1 for a, b in zip(sizes, sizes[1:], strict=False))
+
+
+def _theory_policy(alg: str, eps: float, B: int):
+    from dpbandits.policies import Quirks, Setting, make_policy
+
+    setting = Setting(T=20480, d=5, epsilon=eps, delta=0.1, B=B)
+    return make_policy(alg, setting, "theory", Quirks.from_fidelity("corrected"))
+
+
+def test_stated_local_levels_by_hand():
+    # Thm B.1's proof: eps0 = eps sqrt(B / ln(2/delta)), delta0 = delta / B; Cor. C.2's proof:
+    # eps0 = eps sqrt(B), delta0 = delta. eps = 0.04, B = 80, delta = 0.1: ln 20 = 2.995732,
+    # sqrt(80 / 2.995732) = 5.167692, so eps0 = 0.206708; P_Vec at eps = 1, B = 20: sqrt(20)
+    eps0, delta0 = _theory_policy("sdp_amp", 0.04, 80).stated_local_level()
+    assert eps0 == pytest.approx(0.206708, rel=1e-5) and delta0 == pytest.approx(0.1 / 80)
+    eps0, delta0 = _theory_policy("sdp_vec", 1.0, 20).stated_local_level()
+    assert eps0 == pytest.approx(math.sqrt(20)) and delta0 == 0.1
+
+
+def test_local_view_meets_the_stated_level_and_a_tenth_of_the_noise_violates_it():
+    # the local view of P_Amp under Thm 3.2's sigma is a Gaussian mechanism whose worst pair is
+    # attained (lower = upper): within the stated level; with sigma / 10 its lower bound is above
+    import dataclasses
+
+    policy = _theory_policy("sdp_amp", 0.04, 320)
+    eps0, delta0 = policy.stated_local_level()
+    release = rel.cz22_local_release(policy, rel.PAPER_CZ22)
+    met = pa.release_bounds(release, eps0, delta0)
+    assert met["verdict"] == "DELIVERED" and 0 < met["delivered_epsilon"] <= eps0
+    comp = release.components[0]
+    planted = dataclasses.replace(
+        release, components=(dataclasses.replace(comp, scale=comp.scale / 10),)
+    )
+    assert pa.release_bounds(planted, eps0, delta0)["verdict"] == "VIOLATED"
+    # P_Vec: one user's own binomial bits (B = 1) under Thm C.1's b at batch size 320
+    policy = _theory_policy("sdp_vec", 10.0, 320)
+    eps0, delta0 = policy.stated_local_level()
+    vec = pa.release_bounds(rel.cz22_local_release(policy, rel.PAPER_CZ22), eps0, delta0)
+    assert vec["verdict"] == "DELIVERED" and 0 < vec["delivered_epsilon"] <= eps0
+
+
+def test_the_mode_bound_on_total_variation_by_hand_and_against_the_arrays():
+    # Binomial(2, 1/2) shifted by 1: p_mode = 1/2 = the exact distance; shifted by k the bound is
+    # k p_mode, at least the exact distance of the arrays
+    assert rel._mode_total_variation(2, 0.5, ((1, 1),)) == pytest.approx(0.5)
+    for N, k, c in ((10_000, 3, 2), (400, 1, 5), (50_000, 40, 1)):
+        exact = rel._total_variation(rel._shift_pairs(N, 0.3, ((k, c),)))
+        assert exact <= rel._mode_total_variation(N, 0.3, ((k, c),)) + 1e-12
+    # Thm E.5's b for returning users (N near 1e15): certified 0 at delta = 0.1 without arrays
+    assert rel.shift_epsilon(8 * 10**14, 0.25, ((77, 70), (54, 210)), 0.1) == 0.0
+
+
+@pytest.mark.parametrize("N,k,c", [(200_000, 3, 5), (50_000, 40, 2), (10**7, 30, 20)])
+def test_privacy_loss_from_the_binomial_cdf_equals_the_one_from_its_arrays(N, k, c):
+    # the CDF construction (used for huge binomials, no pmf arrays) puts each loss bucket's mass
+    # from CDF differences: the same epsilon as the arrays' construction at every delta
+    from dpbandits.privacy.accounting import PLD_INTERVAL
+    from dpbandits.privacy.pld_arrays import epsilon_for_delta
+
+    sd = math.sqrt(N * 0.25 * 0.75)
+    cdf = rel._shift_pld_cdf(N, 0.25, k, c, PLD_INTERVAL * max(1.0, k / sd))
+    arrays = rel._shift_pld(N, 0.25, ((k, c),))
+    for delta in (0.1, 1e-3, 1e-6):
+        a, b = epsilon_for_delta(cdf, delta), epsilon_for_delta(arrays, delta)
+        assert a == pytest.approx(b, abs=1e-9) and (delta > 1e-3 or a > 0)

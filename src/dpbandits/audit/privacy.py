@@ -13,7 +13,14 @@ Each row carries the certified upper bound (``delivered_epsilon``: the accountan
 a certificate unless the method says otherwise) and, where one is known, a lower bound on the
 true epsilon at the nominal delta (``lower_epsilon``, NaN otherwise; ``lower_method`` says how:
 the exact worst pair, a post-processing of a shuffled output, exact count distributions of a
-pair). Four verdicts (:func:`verdict`), comparisons up to 1e-9 relative:
+pair). ``outside_conditions`` names the conditions of the calibration's statement (theorem,
+proposition, corollary) that the row's setting does not meet (empty inside them, and for the
+experiments' calibrations, which claim no statement). A privacy check with ``view: local``
+(config/experiments/<prefix>.yaml) audits one user's messages before the shuffler against the
+local level the paper states for them (:func:`dpbandits.privacy.releases.cz22_local_release`,
+the policy's ``stated_local_level``): its rows' nominal epsilon and delta are that level, its
+series ``<algorithm> (local view)``.
+Four verdicts (:func:`verdict`), comparisons up to 1e-9 relative:
 
 ``NOT-PRIVATE``
     No finite epsilon at delta: a pair of inputs is told apart with probability above delta
@@ -55,6 +62,7 @@ COLUMNS = [
     "delivered_epsilon_delta_1_over_T",
     "delivered_epsilon_paper_bounds",
     "verdict",
+    "outside_conditions",
     "universe",
     "mechanism",
     "method",
@@ -216,12 +224,18 @@ def experiment_rows(experiment) -> list[dict]:
     ]
     rows, seen = [], set()
     computed: dict[tuple, dict] = {}  # the accounting, by what the noise depends on
+    local = {  # privacy checks of the local view: one user's messages at the stated level
+        sid
+        for sid, spec in (getattr(experiment, "data", None) or {}).get("privacy_checks", {}).items()
+        if spec.get("view") == "local"
+    }
     for cell in cells:
         if cell.epsilon is None:
             continue
         policy = cell.policy()
         if not policy.private:
             continue
+        view = "local" if cell.kind == "sweep" and cell.sweep in local else ""
         shown = _shown_at(cell)
         key = (
             *shown,
@@ -240,7 +254,24 @@ def experiment_rows(experiment) -> list[dict]:
         seen.add(key)
         # the same cell but for its place (figure, panel, configuration, series) and the gap of
         # a gap grid (the noise does not depend on the instance's gap) is accounted once
-        noise = _noise_key(cell)
+        noise = _noise_key(cell) + view
+        # a theory calibration outside the conditions its statement sets: the statement claims
+        # nothing there (privacy_claims sets such rows aside)
+        outside = "; ".join(policy.unmet_statement_conditions())
+        if noise not in computed and view:
+            universe = rel.instance_universe(cell.instances)
+            eps0, delta0 = policy.stated_local_level()
+            computed[noise] = {
+                "universe": universe.name,
+                **release_row(
+                    {},
+                    rel.cz22_local_release(policy, universe),
+                    eps0,
+                    delta0,
+                    cell.T,
+                    rel.cz22_local_release(policy, rel.PAPER_CZ22),
+                ),
+            }
         if noise not in computed:
             release, paper, universe = cell_release(cell, policy)
             computed[noise] = {
@@ -250,13 +281,14 @@ def experiment_rows(experiment) -> list[dict]:
         base = {
             "experiment": cell.experiment,
             **dict(zip(("figure", "configuration", "series"), shown, strict=True)),
+            **({"series": f"{shown[2]} (local view)"} if view else {}),
             "algorithm": cell.algorithm,
             "calibration": f"{cell.calibration}/{cell.fidelity}",
             "instances": cell.instances,
             "d": cell.d,
             "B": cell.B,
         }
-        rows.append({**base, **computed[noise]})
+        rows.append({**base, **computed[noise], "outside_conditions": outside})
     return rows
 
 
@@ -273,7 +305,9 @@ def delivered_table(experiments: dict, plans: dict | None = None) -> pd.DataFram
         rows += experiment_rows(exp)
     for prefix, plan in (plans or {}).items():
         rows += paper(prefix).module.privacy_rows(plan)
-    return pd.DataFrame(rows, columns=COLUMNS)
+    table = pd.DataFrame(rows, columns=COLUMNS)
+    table["outside_conditions"] = table["outside_conditions"].fillna("")
+    return table
 
 
 def summary(table: pd.DataFrame) -> pd.DataFrame:

@@ -28,6 +28,10 @@ Statuses:
 ``inconclusive``
     Anything in between: a ``NOT-CERTIFIED`` row (the upper bound exceeds the label, no lower
     bound does), or only empirical rows (a lower bound can refute a claim, never certify it).
+Delivered rows outside the conditions of their calibration's statement (``outside_conditions``:
+e.g. a theorem's epsilon range) are set aside before the statuses are decided, and the reason
+says how many; a claim whose rows all lie outside is ``inconclusive``.
+
 ``not audited``
     The claim has no selector. A selector that matches no row is a registry bug and raises.
 """
@@ -213,7 +217,24 @@ def _sentence(parts: list[str]) -> str:
 
 
 def _status(d: pd.DataFrame, e: pd.DataFrame) -> tuple[str, str]:
-    """(status, reason) from the selected rows."""
+    """(status, reason) from the selected rows; delivered rows outside the conditions their
+    calibration's statement sets (``outside_conditions``) are set aside: the statement claims
+    nothing there, so they neither support nor contradict it."""
+    if "outside_conditions" in d.columns:
+        out = d["outside_conditions"].fillna("").astype(str) != ""
+        aside, d = d[out], d[~out]
+        if len(aside):
+            first = f"{aside['outside_conditions'].iloc[0]}, in {_where(aside.iloc[0])}"
+            if d.empty and e.empty:
+                return "inconclusive", _sentence([
+                    f"every selected row ({len(aside)}) lies outside the conditions of its "
+                    f"calibration's statement ({first}): the statement claims nothing there"
+                ])  # fmt: skip
+            status, reason = _status(d, e)
+            return status, reason[:-1] + (
+                f"; {len(aside)} selected row{'s' if len(aside) > 1 else ''} outside the "
+                f"conditions of the calibration's statement set aside ({first})."
+            )
     verdicts = d["verdict"].astype(str)
     unknown = sorted(set(verdicts) - {CERTIFIED_OK, *DEMONSTRATED_BAD, *UNDECIDED})
     if unknown:

@@ -106,7 +106,20 @@ def final_values(df: pd.DataFrame, metric: str = "regret_pseudo") -> pd.DataFram
         cols.append("cap")
     if "B" in last.columns:
         cols.append("B")
+    cols += [c for c in last.columns if c.endswith(vocab.REGIME_SUFFIX)]
     return last[cols].rename(columns={metric: "value"})
+
+
+def regime_start(finals: pd.DataFrame, series: str, eps, d, name: str, x) -> np.ndarray:
+    """Per fitted horizon ``x``, the largest value over the instances of the policy constant
+    ``name`` (the first horizon of the claimed rate's regime,
+    :data:`dpbandits.audit.verdicts.REGIME_SUFFIX`)."""
+    if name not in finals.columns:
+        raise ValueError(f"audit.regime_from: no policy constant {name!r} in the sweep's files")
+    sel = _at_eps(finals[finals["schedule"] == series], eps)
+    if d is not None:
+        sel = sel[sel["d"] == d]
+    return sel.groupby("T")[name].max().reindex(x).to_numpy(dtype=float)
 
 
 def _at_eps(sel: pd.DataFrame, eps) -> pd.DataFrame:
@@ -316,6 +329,9 @@ def _t_fits(ctx: _FitContext, sched: str, eps_levels, dims) -> None:
             claimed = claimed_T_exponent(claim, opts, x)
             note = None if b_exp is None else f"B grows like T^{b_exp:.3f}"
             kw = dict(Y=Y, x=x, own=own, caps=caps, note=note)
+            if audit.get("regime_from"):
+                name = audit["regime_from"]
+                kw["starts"] = (name, regime_start(finals, sched, eps, d, name, x))
             design = "fixed-instance" if gap_to is None else "one-term"
             fixed = _where(eps, d, len(dims) > 1)
             ctx.add(sched, label, fixed, fit, claimed, design=design,
@@ -732,6 +748,7 @@ class _Adder:
         floor=None,
         design="fixed-instance",
         separation=None,
+        starts=None,
     ):
         if self.whole is not None:
             design = "one-term"
@@ -761,6 +778,7 @@ class _Adder:
                 bound_scope=self.bound_scope,
                 whole=self.whole,
                 separation=separation,
+                starts=starts,
             ),
         }
         if note:
@@ -816,6 +834,7 @@ def judge(
     bound_scope: str = "worst-case",
     whole: str | None = None,
     separation: float | None = None,
+    starts=None,
 ) -> dict:
     """Verdict, regime, cap share, detectable excess and reason of one fit.
 
@@ -853,6 +872,10 @@ def judge(
         What the fit measures, what the claim's bound is, the claim testing the whole bound (for
         one term of a sum) and the separation from the nearest contrasted exponent: the
         principle's gates (:func:`dpbandits.audit.verdicts.gate`).
+    starts : (str, ndarray), optional
+        A claim with ``audit.regime_from``: the policy constant's name and, per level, the
+        first horizon of the claimed rate's regime; a fit with a level below it is
+        pre-asymptotic.
     """
     stat = verdict(fit, claimed, direction, tol)
     if edge is None:
@@ -866,6 +889,15 @@ def judge(
         )
     else:
         reg, why_regime = "learning", "the worst instance lies inside the grid at every horizon"
+    lv = np.asarray(levels, dtype=float)
+    if starts is not None and reg != "saturated" and np.any(lv < starts[1]):
+        early = lv[lv < starts[1]]
+        reg = "pre-asymptotic"
+        why_regime = (
+            f"the claimed rate applies from T = {np.nanmax(starts[1]):.3g} on ({starts[0]}, "
+            f"computed by the policy); the fit uses horizons below it ({early.min():g}"
+            + (f" to {early.max():g})" if early.size > 1 else ")")
+        )
     half = fit.slope - fit.ci_low if direction == "upper" else fit.ci_high - fit.slope
     if values is not None:
         det = vocab.detectable_excess(levels, vocab.log_mean_sd(values), half, tol, seed)

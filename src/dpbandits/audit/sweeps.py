@@ -9,10 +9,12 @@ import pandas as pd
 from ..config import Cell
 from ..envs.caps import random_play_rate
 from ..io import read_metadata, read_results
+from .verdicts import REGIME_SUFFIX
 
 
 def read_sweeps(paths, expect: dict | None = None) -> tuple[pd.DataFrame | None, dict]:
-    """Final rows of every sweep file with a ``cap`` column, and ``(sweep, schedule) -> options``.
+    """Final rows of every sweep file with a ``cap`` column, and ``(sweep, schedule) -> options``;
+    the policy constants named ``*_regime_T`` (:data:`REGIME_SUFFIX`) as columns too.
 
     ``expect``: path -> the cell (``as_dict()``) the file must hold
     (:func:`dpbandits.io.read_metadata`); a file holding another cell is refused.
@@ -29,14 +31,20 @@ def read_sweeps(paths, expect: dict | None = None) -> tuple[pd.DataFrame | None,
     frames, options = [], {}
     for path in paths:
         want = None if expect is None else expect[str(path)]
-        cell = Cell.from_dict(read_metadata(path, want)["cell"])
+        meta = read_metadata(path, want)
+        cell = Cell.from_dict(meta["cell"])
         options.setdefault((cell.sweep, cell.schedule), cell.options)
         df = read_results(path, at_horizon=True)
         cap = cell.T * random_play_rate(cell_instances(cell))
         trial = df["trial"].to_numpy()
         if trial.min() < 0 or trial.max() >= cap.size:
             raise ValueError(f"{path}: trials {trial.min()}..{trial.max()} outside the cell's")
-        frames.append(df.assign(cap=np.asarray(cap)[trial]))
+        starts = {  # where a claimed rate's regime starts, as the policy computed it
+            k: float(v)
+            for k, v in (meta.get("constants") or {}).items()
+            if k.endswith(REGIME_SUFFIX)
+        }
+        frames.append(df.assign(cap=np.asarray(cap)[trial], **starts))
     return pd.concat(frames, ignore_index=True), options
 
 

@@ -56,6 +56,11 @@ from ..normals import standard_normal
 
 VERDICTS = ("consistent", "exceeds", "below", "inconclusive", "untestable")
 REGIMES = ("learning", "saturated", "pre-asymptotic")
+#: Suffix of a policy constant giving the first horizon of a claimed rate's regime (e.g.
+#: OnlineUCB's ``lemma35_regime_T``): the rate audit reads such constants from the sweep files
+#: (:func:`dpbandits.audit.sweeps.read_sweeps`), and a fit of a claim with ``audit.regime_from:
+#: <name>`` on a horizon below it is pre-asymptotic.
+REGIME_SUFFIX = "_regime_T"
 #: A level whose mean regret reaches this share of its cap is saturated (issue 19).
 SATURATION_SHARE = 0.5
 #: Largest ``detectable_excess`` a ``consistent`` verdict may have: an exponent excess of 0.1

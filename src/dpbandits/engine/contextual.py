@@ -24,7 +24,11 @@ from .kernels import ARGMAX_RTOL, BEST, PSEUDO, REAL, RESYNC_EVERY, argmax_first
 #: ``lambda_min`` is that of the playing base's ``V~``): ``||theta_t - theta*||`` and
 #: ``||theta_hat - theta*||`` of the playing base, its radius, the cumulative number of clipped
 #: gradients, lambda_min of the played arms' second moment, plays of base 1, active bases,
-#: refused eliminations and the plays of bases 2..4 (the last six are trivial for a single base).
+#: refused eliminations and the plays of bases 2..4 (the last six are trivial for a single base),
+#: then the online learners' realized regret ``sum_t l_t(theta_t) - l_t(theta*)`` with
+#: ``l_t(theta) = (<x~_t, theta> - y~_t)^2 - Sigma ||theta||^2`` (the loss whose clipped gradient
+#: the learner steps on; OnlineUCB's Lemma 3.5) and ``sum_t ||theta_t - theta*||^2``, summed over
+#: rounds (of whichever base played; one learner for OnlineUCB).
 CONTEXTUAL_METRICS = (
     "theta_err",
     "theta_hat_err",
@@ -35,8 +39,12 @@ CONTEXTUAL_METRICS = (
     "active_bases",
     "refused_eliminations",
     *BASE_PLAY_METRICS[1:],
+    "learner_regret",
+    "learner_dist_sq",
 )
 N_BASE = 7  # len(dpbandits.result_columns.METRICS)
+#: Index in the output of ``learner_regret`` (``learner_dist_sq`` follows).
+LEARNER_AT = N_BASE + len(CONTEXTUAL_METRICS) - 2
 
 
 @njit(cache=True)
@@ -136,6 +144,11 @@ def run_contextual(
         refused = 0.0
         clipped = 0.0
         rad = 0.0
+        m_real = 0.0
+        s_real = 0.0
+        n_star = 0.0
+        for j in range(d):
+            n_star += theta_star[i, j] * theta_star[i, j]
         c = 0
         for t in range(T):
             X = arms[i, t]
@@ -235,6 +248,13 @@ def run_contextual(
                 clipped += 1.0
                 for j in range(d):
                     g[j] *= G / nrm
+            star = 0.0
+            n_t = 0.0
+            for j in range(d):
+                star += xt[j] * theta_star[i, j]
+                n_t += theta_t[j] * theta_t[j]
+                s_real += (theta_t[j] - theta_star[i, j]) ** 2
+            m_real += (inner - yt) ** 2 - Sigma * n_t - ((star - yt) ** 2 - Sigma * n_star)
             if use_maler:
                 maler_update(
                     g,
@@ -310,4 +330,6 @@ def run_contextual(
                 o[c, N_BASE + 7] = refused
                 for j in range(1, RECORDED_BASES):
                     o[c, N_BASE + 7 + j] = plays[j] if j < M else 0
+                o[c, LEARNER_AT] = m_real
+                o[c, LEARNER_AT + 1] = s_real
                 c += 1

@@ -30,7 +30,9 @@ from .kernels import (
 #: number of rounds whose gradient was clipped, lambda_min of the played arms' second moment
 #: (1/t) sum x_s x_s^T, Maler's weight mass per expert family (NaN under OGD), and whether
 #: theta* has been inside every confidence set so far, ||theta* - theta_hat||^2_V~ <= beta_t
-#: (Lemma 3.3's event; 1 or 0).
+#: (Lemma 3.3's event; 1 or 0); then the learner's realized regret ``sum_t l_t(theta_t) -
+#: l_t(theta*)``, ``l_t(theta) = (<x~_t, theta> - y~_t)^2 - Sigma ||theta||^2`` (Lemma 3.5), and
+#: ``sum_t ||theta_t - theta*||^2``.
 OLUCB_METRICS = (
     "theta_err",
     "theta_hat_err",
@@ -41,6 +43,8 @@ OLUCB_METRICS = (
     "maler_w_exp_concave",
     "maler_w_strongly_convex",
     "theta_star_covered",
+    "learner_regret",
+    "learner_dist_sq",
 )
 N_BASE = 7  # len(dpbandits.result_columns.METRICS)
 
@@ -95,7 +99,7 @@ def run_onlineucb(
     G, D : clipping constant and domain radius; horizon, n_exp : Maler's horizon and expert count
     use_maler, ogd_sc : learner switches; mu_hat : curvature of the strongly convex OGD step
     oracle : realized radius (diagnostic); k_consts : constants of K_t (see ``_oracle_radius``)
-    cps : (C,) checkpoints; out : (n, C, 7 + 9) written in place.
+    cps : (C,) checkpoints; out : (n, C, 7 + 11) written in place.
     """
     n, K, d = X.shape
     T = rewards.shape[1]
@@ -189,18 +193,19 @@ def run_onlineucb(
                 clipped += 1.0
                 for j in range(d):
                     g[j] *= G / nrm
-            if oracle:  # realized l_t(theta_t) - l_t(theta*) and ||theta_t - theta*||^2
-                star = 0.0
-                n_t = 0.0
-                n_s = 0.0
-                dist = 0.0
-                for j in range(d):
-                    star += xt[j] * theta_star[i, j]
-                    n_t += theta_t[j] * theta_t[j]
-                    n_s += theta_star[i, j] * theta_star[i, j]
-                    dist += (theta_t[j] - theta_star[i, j]) ** 2
-                M_real += (inner - yt) ** 2 - Sigma * n_t - ((star - yt) ** 2 - Sigma * n_s)
-                S_real += dist
+            # realized l_t(theta_t) - l_t(theta*) and ||theta_t - theta*||^2 (Lemma 3.5; the
+            # oracle radius uses them too)
+            star = 0.0
+            n_t = 0.0
+            n_s = 0.0
+            dist = 0.0
+            for j in range(d):
+                star += xt[j] * theta_star[i, j]
+                n_t += theta_t[j] * theta_t[j]
+                n_s += theta_star[i, j] * theta_star[i, j]
+                dist += (theta_t[j] - theta_star[i, j]) ** 2
+            M_real += (inner - yt) ** 2 - Sigma * n_t - ((star - yt) ** 2 - Sigma * n_s)
+            S_real += dist
             # server: learner step, then the confidence set grows by (x~, <theta_t, x~>)
             if use_maler:
                 maler_update(g, theta_t, t + 1, D, G, kinds, etas, logw, pos, A, Ainv, mwork)
@@ -259,4 +264,6 @@ def run_onlineucb(
                     for f_ in range(3):
                         o[c, N_BASE + 5 + f_] = np.nan
                 o[c, N_BASE + 8] = covered
+                o[c, N_BASE + 9] = M_real
+                o[c, N_BASE + 10] = S_real
                 c += 1

@@ -111,6 +111,12 @@ def vec_params_theory(
     return _finish(g, b, 0.25, truncate_b=False)
 
 
+def corC2_local_budget(epsilon: float, delta: float, B: int) -> tuple[float, float]:
+    """Local budget that CZ22 states for P_Vec (Remark 3.7, proof of Cor. C.2): comparing Thm.
+    C.1's ``b`` at batch size ``B`` with its value at ``B = 1``, ``(epsilon sqrt(B), delta)``."""
+    return epsilon * math.sqrt(B), delta
+
+
 def vec_params_experiment(
     epsilon: float, delta: float, B: int, d: int, vec_scale: float = 1.0, truncate_b: bool = True
 ) -> VecParams:

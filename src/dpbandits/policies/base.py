@@ -33,6 +33,10 @@ WIDTH_OPTIONS = {"width_scale": 1.0}
 FIDELITIES = ("script", "corrected")
 
 
+#: Prefixes of the conditions a statement sets (:meth:`Policy.unmet_statement_conditions`).
+STATEMENT_LABELS = ("Thm.", "Prop.", "Cor.")
+
+
 @dataclass(frozen=True)
 class Setting:
     """Bandit and privacy setting of one cell.
@@ -254,6 +258,13 @@ class Policy:
         Empty under the experiment calibration, which claims no theorem.
         """
         return self._conditions() if self.calibration == "theory" else []
+
+    def unmet_statement_conditions(self) -> list[str]:
+        """The conditions of :meth:`conditions` that the statement itself sets (named after a
+        theorem, proposition or corollary: :data:`STATEMENT_LABELS`) and the cell does not meet:
+        outside them the statement claims nothing (a proof step's condition, e.g. a lemma's, is
+        not the statement's scope)."""
+        return [c for c, ok in self.conditions() if not ok and c.startswith(STATEMENT_LABELS)]
 
     def _conditions(self) -> list[tuple[str, bool]]:
         return []

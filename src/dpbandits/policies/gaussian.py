@@ -103,6 +103,12 @@ class SDPAmp(_PerUserGaussian):
             return s_amp_experiment(s.epsilon, s.delta, s.B)
         return sigma_amp_theory(s.epsilon, s.delta, s.B)
 
+    def stated_local_level(self) -> tuple[float, float]:
+        """The local ``(epsilon_0, delta_0)`` CZ22 states for one user's messages under Thm.
+        3.2's calibration (Remark 3.4; constants from the proof of Thm. B.1)."""
+        s = self.setting
+        return amp.thm32_local_budget(s.epsilon, s.delta, s.B)
+
     def _conditions(self) -> list[tuple[str, bool]]:
         s = self.setting
         eps0, _ = amp.thm32_local_budget(s.epsilon, s.delta, s.B)
@@ -124,6 +130,9 @@ class SDPAmpRU(SDPAmp):
     Per-batch budget ``(epsilon_m, delta_m)`` by advanced composition over ``M = T/B`` batches.
     Option ``sigma_form``: ``substituted`` (theory default, docs/papers/cz22.md) or ``stated``.
     """
+
+    #: Returning users: the paper states no local level for one batch's messages.
+    stated_local_level = None
 
     algorithm = "sdp_amp_ru"
     label = "LinUCB-SDP-Amp (returning users)"

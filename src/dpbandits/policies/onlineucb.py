@@ -174,7 +174,30 @@ class OnlineUCB(Policy):
             "lambda_bar": self.lambda_bar,
             "mu_hat": self.mu_hat,
             "c_beta": float(o["c_beta"]) if o["radius_mode"] == "scaled" else 1.0,
+            "lemma35_regime_T": self.lemma35_regime(),
         }
+
+    def lemma35_regime(self) -> float:
+        """First horizon at which Lemma 3.5's strongly convex bound on the learner's regret,
+        ``(G^2/mu + G D) ln(T + 1) + (G^2/mu) ln(1/beta)`` (:meth:`regret_proxy`), is below Maler's
+        convex rate ``2 G D sqrt(T)`` (the ``mu = 0`` branch): before it the log T rate the lemma
+        states cannot be what the learner shows. ``inf`` when ``mu <= 0`` or beyond ``2^100``."""
+        if self.mu_hat <= 0:
+            return math.inf
+        convex = 2.0 * self.G * self.opts["D"]
+
+        def below(T: float) -> bool:
+            return float(self.regret_proxy(T)) <= convex * math.sqrt(T)
+
+        lo, hi = 1.0, 2.0
+        while not below(hi):
+            lo, hi = hi, hi * 2.0
+            if hi > 2.0**100:
+                return math.inf
+        while hi - lo > 1.0:  # sqrt grows faster than log: one crossing, found by bisection
+            mid = math.floor((lo + hi) / 2.0)
+            lo, hi = (lo, mid) if below(mid) else (mid, hi)
+        return float(hi)
 
     # -- the radius (Lemma 3.3) -------------------------------------------------------------------
     def distance_proxy(self, t) -> np.ndarray:

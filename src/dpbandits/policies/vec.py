@@ -77,6 +77,12 @@ class SDPVec(Policy):
         per_batch = self.vec.noise_std_per_batch(self.period, self.encoding_range(L))
         return per_batch * math.sqrt(self.n_batches)
 
+    def stated_local_level(self) -> tuple[float, float]:
+        """The local ``(epsilon_0, delta_0)`` CZ22 states for one user's messages under Thm.
+        C.1's calibration (Remark 3.7; the proof of Cor. C.2 compares ``b`` with ``B = 1``)."""
+        s = self.setting
+        return pvec.corC2_local_budget(s.epsilon, s.delta, s.B)
+
     def encoding_range(self, L: float) -> float:
         """``Delta`` of the encoding: the instance's max arm norm (script) or 1 (theory)."""
         return float(L) if self.calibration == "experiment" else 1.0
@@ -92,6 +98,9 @@ class SDPVec(Policy):
 
 class SDPVecRU(SDPVec):
     """SDP-Vec for returning users (Thm. 4.2(ii) = Thm. E.5)."""
+
+    #: Returning users: the paper states no local level for one batch's messages.
+    stated_local_level = None
 
     algorithm = "sdp_vec_ru"
     label = "LinUCB-SDP-Vec (returning users)"

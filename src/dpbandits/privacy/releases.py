@@ -80,7 +80,11 @@ def joint_sensitivity(L: float) -> float:
     matrix in Frobenius norm, ``||x|| <= L``, ``r in [0, 1]`` (docs/auditing.md; 2.1213 at L = 1,
     3.5355 at L = sqrt 2). Exact for the ``(W + W^T)/2`` symmetrisation (off-diagonal entries
     carry half the variance, so rescaling them by sqrt 2 gives i.i.d. noise and the Frobenius
-    norm); an upper bound for the mirrored upper triangle."""
+    norm) and, where ``2 L^2 >= 1``, for the mirrored upper triangle too: its distance counts an
+    off-diagonal difference once, so it is at most ``Delta_J``, and the pair ``x0 = (a, b)``,
+    ``x1 = (b, a)`` with ``a^2 + b^2 = L^2``, ``ab = -1/4``, rewards 1, attains it (its matrix
+    difference ``diag(a^2 - b^2, b^2 - a^2)`` is diagonal; vector part ``2 L^2 + 1``, matrix part
+    ``2 L^4 - 1/2``, squared)."""
     return math.sqrt(2.0 * L**4 + 2.0 * L**2 + 0.5)
 
 
@@ -170,7 +174,8 @@ def delivered_epsilon(release: Release, delta: float) -> tuple[float, str]:
 
 def lower_epsilon(release: Release, delta: float, upper: float | None = None) -> tuple[float, str]:
     """A lower bound on the true epsilon at ``delta`` of the mechanism the release describes,
-    and how it is obtained; ``(nan, "")`` where none is known.
+    and how it is obtained; ``nan`` with the reason (``extra["no_lower"]`` or the default) where
+    none is known.
 
     * not private: ``inf`` (the release's notes say which pair has no finite epsilon);
     * ``extra["lower_at"]``: the release's own lower bound (e.g. exact count distributions of a
@@ -190,7 +195,10 @@ def lower_epsilon(release: Release, delta: float, upper: float | None = None) ->
     if release.tight and not release.shuffle_n:
         eps = delivered_epsilon(release, delta)[0] if upper is None else upper
         return eps, "exact: a neighbouring pair attains it"
-    return math.nan, ""
+    return math.nan, "none known: " + (
+        release.extra.get("no_lower")
+        or "no pair of inputs is known to attain the sensitivity the certificate uses"
+    )
 
 
 #: Bins of the maximum statistic in :func:`shuffled_gaussian_lower` (a finer grid can only
@@ -228,6 +236,49 @@ def _max_stat_pair(r: float, n: int) -> tuple[np.ndarray, np.ndarray]:
     return np.array(keep_p), np.array(keep_q)
 
 
+#: Levels of the quantised likelihood ratio in :func:`_lr_sum_pair` (a finer grid can only raise
+#: the bound: quantising each message is a post-processing).
+LR_SUM_LEVELS = 1000
+#: Half-width, in standard deviations about the shifted and unshifted means, of the range in which
+#: :func:`_lr_sum_pair` quantises the likelihood ratio; beyond it the ratio is clipped.
+LR_SUM_RANGE = 4.0
+#: Largest batch for which :func:`shuffled_gaussian_lower` convolves the likelihood-ratio sum
+#: (exact convolutions cost ``n^2`` times :data:`LR_SUM_LEVELS`); in larger batches the sum of the
+#: ratios is close to the sum of the messages (a central limit), whose bound is computed anyway.
+LR_SUM_MAX_N = 64
+#: Largest whitened distance at which the likelihood-ratio sum is convolved: beyond it the
+#: largest message decides the optimal test (and the ratio's range overflows a float).
+LR_SUM_MAX_R = 6.0
+
+
+def _lr_sum_pair(r: float, n: int) -> tuple[np.ndarray, np.ndarray]:
+    """Distributions of ``sum_i h(<w, m_i>)`` over ``n`` shuffled unit-variance Gaussian
+    messages, all at 0 (``D0``) or one at ``r`` (``D1``), where ``h`` is the single message's
+    likelihood ratio ``exp(r y - r^2 / 2)``, clipped to its values at ``y = -W`` and ``y = r + W``
+    (``W`` = :data:`LR_SUM_RANGE`) and rounded down to one of :data:`LR_SUM_LEVELS` equal steps
+    (its index).
+
+    The optimal statistic of a shuffled multiset with one shifted message is the sum of the
+    messages' likelihood ratios; ``h`` is a function of one message, so the sum of its values is a
+    post-processing of the multiset and its distribution an exact convolution of ``h``'s pmf
+    (``n`` copies under ``D0``; ``n - 1`` and one shifted under ``D1``).
+    """
+    from scipy.special import ndtr
+
+    W = LR_SUM_RANGE
+    g_lo, g_hi = math.exp(-r * W - r * r / 2), math.exp(r * (r + W) - r * r / 2)
+    levels = np.linspace(g_lo, g_hi, LR_SUM_LEVELS + 1)
+    y = (np.log(levels) + r * r / 2) / r  # message values where h steps up
+    q = np.diff(np.concatenate([[0.0], ndtr(y), [1.0]]))
+    p = np.diff(np.concatenate([[0.0], ndtr(y - r), [1.0]]))
+    rest = np.ones(1)
+    for _ in range(n - 1):
+        rest = np.convolve(rest, q)
+    P, Q = np.convolve(rest, p), np.convolve(rest, q)
+    keep = (P > 0) | (Q > 0)
+    return P[keep] / P.sum(), Q[keep] / Q.sum()
+
+
 @functools.lru_cache(maxsize=1024)
 def shuffled_gaussian_lower(parts: tuple[float, ...], n: int, delta: float) -> tuple[float, str]:
     """Lower bound on the epsilon of ``n`` users' Gaussian messages shuffled, one multiset per
@@ -242,17 +293,39 @@ def shuffled_gaussian_lower(parts: tuple[float, ...], n: int, delta: float) -> t
     * the largest projection of each multiset on its difference direction, every other user
       holding the first input: the parts' maxima are independent, their binned distributions are
       composed by privacy loss distributions rounded down (a lower bound of the binned pair's
-      epsilon, itself a post-processing).
+      epsilon, itself a post-processing);
+    * the sum of each multiset's quantised likelihood ratios (:func:`_lr_sum_pair`), the same
+      pair, composed the same way: close to the optimal test where the messages are noisy
+      (small ``r``), where the maximum is weak.
     """
-    from .accounting import gaussian_epsilon, pmf_pair_pld
-    from .pld_arrays import epsilon_for_delta
+    from .accounting import gaussian_epsilon
 
     total = math.sqrt(sum(r * r for r in parts))
     summed = gaussian_epsilon(math.sqrt(n), total, delta)
-    plds = [
-        pmf_pair_pld(*_max_stat_pair(r, n), pessimistic=False, interval=LOWER_INTERVAL)
-        for r in parts
-    ]
+    found = {
+        "largest projection": _composed_lower([_max_stat_pair(r, n) for r in parts], delta),
+        "sum of quantised likelihood ratios": _composed_lower(
+            [_lr_sum_pair(r, n) for r in parts if 0 < r <= LR_SUM_MAX_R]
+            if n <= LR_SUM_MAX_N
+            else [],
+            delta,
+        ),
+    }
+    name, best = max(found.items(), key=lambda kv: kv[1])
+    if summed >= best:
+        return summed, f"Gaussian mechanism of the shuffled batch's sum (n = {n})"
+    return best, f"{name} per shuffled multiset, others at the first input (n = {n})"
+
+
+def _composed_lower(pairs: list[tuple[np.ndarray, np.ndarray]], delta: float) -> float:
+    """Epsilon at ``delta`` of independent pmf pairs composed (losses rounded down): a lower bound
+    of the composed mechanism's epsilon; the largest single pair's where dp-accounting cannot
+    compose (a pmf without finite losses)."""
+    from .pld_arrays import epsilon_for_delta
+
+    if not pairs:
+        return 0.0
+    plds = [pmf_pair_pld(p, q, pessimistic=False, interval=LOWER_INTERVAL) for p, q in pairs]
     best = max(epsilon_for_delta(one, delta) for one in plds)  # each part alone is a bound
     if len(plds) > 1 and math.isfinite(best):
         try:
@@ -262,9 +335,7 @@ def shuffled_gaussian_lower(parts: tuple[float, ...], n: int, delta: float) -> t
             best = max(best, epsilon_for_delta(dist, delta))
         except IndexError:  # dp-accounting cannot compose a pmf without finite losses
             pass
-    if summed >= best:
-        return summed, f"Gaussian mechanism of the shuffled batch's sum (n = {n})"
-    return best, f"largest projection per shuffled multiset, others at the first input (n = {n})"
+    return best
 
 
 # --- paper 003 (CZ22) and its baselines ---------------------------------------------------------
@@ -279,7 +350,16 @@ def _gram_sensitivity(policy, L: float) -> tuple[float, str]:
         return joint_sensitivity(L), "Delta_J(L) exact for (W + W^T)/2 (docs/auditing.md)"
     if policy.convention == "ss18":
         return ss18_sensitivity(L), "L^2 + 1 under SS18's (W + W^T)/sqrt 2 node noise"
+    if 2 * L * L >= 1:
+        return joint_sensitivity(L), "Delta_J(L), attained for the mirrored upper triangle"
     return joint_sensitivity(L), "Delta_J(L), an upper bound for the mirrored upper triangle"
+
+
+def _attained(convention: str, L: float) -> bool:
+    """Whether a pair of the universe attains the sensitivity :func:`_gram_sensitivity` uses:
+    ``Delta_J(L)`` where ``2 L^2 >= 1`` (:func:`joint_sensitivity`), SS18's ``L^2 + 1`` where
+    ``L >= 1``."""
+    return L >= 1 if convention == "ss18" else 2 * L * L >= 1
 
 
 #: The LinUCB-type algorithms of paper 003 that :func:`cz22_release` describes.
@@ -312,18 +392,23 @@ def cz22_release(policy, universe: Universe) -> Release:
         )
     sens, how = _gram_sensitivity(policy, L)
     # the sensitivity is attained by a pair of the universe (docs/auditing.md)
-    exact = policy.convention == "half_sum" or (policy.convention == "ss18" and L >= 1)
+    exact = _attained(policy.convention, L)
     if alg in ("ldp", "batched_ldp", "sdp_amp", "sdp_amp_ru"):
         std = _per_user_std(policy)
         batches = s.T // s.B if alg == "sdp_amp_ru" else 1
         shuffled = alg.startswith("sdp_amp")
         extra = {}
-        if shuffled and batches == 1 and policy.convention == "half_sum" and 2 * L * L >= 1:
+        if shuffled and batches == 1 and policy.convention != "ss18" and 2 * L * L >= 1:
             # the pair attaining Delta_J (cos = -1/(2 L^2), rewards 1): its vector and matrix
             # parts, ||x0 - x1||^2 = 2 L^2 + 1 and ||x0 x0^T - x1 x1^T||_F^2 = 2 L^4 - 1/2
             extra["shuffle_parts"] = (
                 math.sqrt(2 * L * L + 1) / std,
                 math.sqrt(2 * L**4 - 0.5) / std,
+            )
+        elif shuffled:
+            extra["no_lower"] = (
+                "the shuffle's lower bounds use the vector and matrix parts of the pair attaining "
+                "Delta_J, known for one batch per user with 2 L^2 >= 1"
             )
         return Release(
             "per-user Gaussian randomizer on (x r, x x^T)"
@@ -355,6 +440,37 @@ def cz22_release(policy, universe: Universe) -> Release:
         batches = s.T // s.B if alg == "sdp_vec_ru" else 1
         return vec_release(policy.vec, s.B, s.d, L, policy.encoding_range(L), batches, s.delta)
     raise ValueError(f"no release description for algorithm {alg!r}")
+
+
+#: Algorithms of paper 003 whose local view (one user's messages before the shuffler)
+#: :func:`cz22_local_release` describes.
+CZ22_LOCAL_VIEWS = ("sdp_amp", "sdp_vec")
+
+
+def cz22_local_release(policy, universe: Universe) -> Release:
+    """What one user's messages reveal before the shuffler, for a shuffle protocol of paper 003
+    in one batch (``sdp_amp``: the Gaussian randomizer alone; ``sdp_vec``: P_Vec with ``B = 1``,
+    the user's own binomial bits, as the proof of CZ22 Cor. C.2 reads it)."""
+    alg, L, s = policy.algorithm, universe.L, policy.setting
+    if alg not in CZ22_LOCAL_VIEWS:
+        raise ValueError(f"no local view of {alg!r}; allowed: {', '.join(CZ22_LOCAL_VIEWS)}")
+    if alg == "sdp_vec":
+        release = vec_release(policy.vec, 1, s.d, L, policy.encoding_range(L), 1, s.delta)
+        return Release(
+            "one user's P_Vec messages before the shuffler (B = 1)",
+            release.components,
+            method=release.method,
+            notes=release.notes,
+            extra=release.extra,
+        )
+    sens, how = _gram_sensitivity(policy, L)
+    exact = _attained(policy.convention, L)
+    return Release(
+        "one user's Gaussian randomizer on (x r, x x^T), before the shuffler",
+        (Component("gaussian", _per_user_std(policy), sens),),
+        tight=exact,
+        method=f"analytic Gaussian (dp-accounting); sensitivity {how}",
+    )
 
 
 def shift_counts(prm, L: float, Delta: float, d: int) -> tuple[tuple[int, int], ...]:
@@ -459,17 +575,126 @@ def _shift_pld(N: int, p: float, shifts: tuple[tuple[int, int], ...]):
     shift ``k`` and the binomial's standard deviation ``sd``: the loss spans about
     ``2 BINOMIAL_SDS k / sd``, so the number of buckets stays bounded, and the rounding adds at
     most ``count`` intervals to the epsilon (where ``k / sd > 1`` such a pair's epsilon is of
-    order ``count k / sd``, so at most 0.1 % of it)."""
+    order ``count k / sd``, so at most 0.1 % of it). Where the binomial's standard deviation
+    exceeds :data:`CDF_SD` the pairs are built from its CDF (:func:`_shift_pld_cdf`)."""
     from .accounting import pmf_pair_pld
 
     sd = math.sqrt(N * p * (1.0 - p)) if N > 0 else 1.0
     # one interval for every pair (composition needs equal grids): the largest shift's
     step = PLD_INTERVAL * max(1.0, max((k for k, _ in shifts), default=0) / sd)
     dist = None
+    if sd > CDF_SD:  # from the binomial's CDF, without pmf arrays (:func:`_shift_pld_cdf`)
+        for k, c in shifts:
+            if k > 0 and c > 0:
+                one = _shift_pld_cdf(N, p, k, c, step)
+                dist = one if dist is None else dist.compose(one)
+        return dist
     for (a, b), c in _shift_pairs(N, p, shifts):
         one = pmf_pair_pld(a, b, count=c, pessimistic=True, interval=step)
         dist = one if dist is None else dist.compose(one)
     return dist
+
+
+#: Binomial standard deviation from which :func:`shift_epsilon` builds its privacy loss
+#: distributions from the binomial's CDF (:func:`_shift_pld_cdf`) instead of from arrays of its
+#: pmf (which hold about ``2 BINOMIAL_SDS sd`` entries).
+CDF_SD = 2.0e4
+#: Mass added to delta's slack of :func:`_shift_pld_cdf` certificates: the binomial CDF's
+#: rounding (relative 1e-14 per value, a few thousand values).
+CDF_SLACK = 1e-9
+
+
+def _shift_loss(N: int, p: float, k: int, x: np.ndarray) -> np.ndarray:
+    """``f(x) = ln A(x) - ln A(x - k)`` for ``A = Binomial(N, p)`` at integer ``x`` in
+    ``[k, N]``: ``sum_j ln((N - x + j + 1) / (x - j)) + k ln(p / (1 - p))``, ``j < k``
+    (decreasing in ``x``: ``A`` is log-concave)."""
+    j = np.arange(k, dtype=float)
+    xs = np.asarray(x, dtype=float)[:, None]
+    return (np.log(N - xs + j + 1.0) - np.log(xs - j)).sum(axis=1) + k * math.log(p / (1.0 - p))
+
+
+def _last_above(N, p, k, lo: int, hi: int, targets: np.ndarray, decreasing: bool) -> np.ndarray:
+    """Per target ``t``, the largest integer ``x`` in ``[lo - 1, hi]`` with ``f(x) > t``
+    (``decreasing``) or ``-f(x + k) <= t`` (the reverse direction, increasing), by bisection."""
+    # invariant: the condition holds at a (or a = lo - 1) and fails at b (or b = hi + 1)
+    a = np.full(targets.shape, lo - 1, dtype=np.int64)
+    b = np.full(targets.shape, hi + 1, dtype=np.int64)
+    while np.any(b - a > 1):
+        m = (a + b) // 2
+        m_ = np.clip(m, lo, hi)
+        if decreasing:
+            ok = _shift_loss(N, p, k, m_) > targets
+        else:
+            ok = -_shift_loss(N, p, k, m_ + k) <= targets
+        a, b = np.where(ok, m, a), np.where(ok, b, m)
+    return a
+
+
+def _shift_pld_cdf(N: int, p: float, k: int, count: int, step: float):
+    """Privacy loss distribution (both directions, losses rounded up to multiples of ``step``)
+    of ``A = Binomial(N, p)`` against ``A`` shifted by ``k``, composed ``count`` times, from the
+    binomial's CDF: the loss ``f`` is monotone in the count, so each loss bucket is an interval
+    of counts and its mass a CDF difference (no pmf arrays). Beyond ``BINOMIAL_SDS`` standard
+    deviations the mass goes to the infinite loss where the loss grows and to the window's edge
+    bucket where it falls: both only raise the divergence, so the epsilon stays a certificate."""
+    from dp_accounting.pld import privacy_loss_distribution as pld
+    from scipy.stats import binom
+
+    mean, sd = N * p, math.sqrt(N * p * (1.0 - p))
+    lo = max(k, int(math.floor(mean - BINOMIAL_SDS * sd)))
+    hi = min(N - k, int(math.ceil(mean + BINOMIAL_SDS * sd)))
+    cdf = functools.partial(binom.cdf, n=N, p=p)
+    # A against A shifted (upper A): loss f(x), decreasing; x < lo -> infinite
+    f_lo, f_hi = _shift_loss(N, p, k, np.array([lo, hi]))
+    j = np.arange(math.ceil(f_hi / step), math.ceil(f_lo / step) + 1)
+    X = _last_above(N, p, k, lo, hi, j * step, True)  # bucket j: X_j < x <= X_{j-1}
+    upper_edge = np.concatenate([[hi], X[:-1]])
+    mass = cdf(upper_edge) - cdf(X)
+    mass[0] += 1.0 - cdf(hi)  # x > hi: losses below f(hi), rounded up to the first bucket
+    one = dict(zip(j.tolist(), np.maximum(mass, 0.0).tolist(), strict=True))
+    inf_one = float(cdf(lo - 1))
+    # A shifted against A (upper: A(y), y = x - k): loss -f(y + k), increasing; y > hi -> infinite
+    g_lo, g_hi = -_shift_loss(N, p, k, np.array([lo, hi]) + k)
+    j2 = np.arange(math.ceil(g_lo / step), math.ceil(g_hi / step) + 1)
+    Y = _last_above(N, p, k, lo, hi, j2 * step, False)  # bucket j: Y_{j-1} < y <= Y_j
+    lower_edge = np.concatenate([[lo - 1], Y[:-1]])
+    mass2 = cdf(Y) - cdf(lower_edge)
+    mass2[0] += cdf(lo - 1)  # y < lo: losses below -f(lo + k), rounded up to the first bucket
+    two = dict(zip(j2.tolist(), np.maximum(mass2, 0.0).tolist(), strict=True))
+    inf_two = float(1.0 - cdf(Y[-1]))
+    dist = pld.PrivacyLossDistribution.create_from_rounded_probability(
+        two, inf_two, step, True, one, inf_one, symmetric=False
+    )
+    return dist.self_compose(count) if count > 1 else dist
+
+
+def _mode_total_variation(N: int, p: float, shifts: tuple[tuple[int, int], ...]) -> float:
+    """Upper bound on the total variation distance of ``Binomial(N, p)`` counts shifted by ``k``
+    in ``count`` entries, composed: ``sum count k p_mode``. A unimodal pmf moved by ``k`` differs
+    from itself by at most ``k`` times its largest mass (the positive parts of ``p(x) - p(x-1)``
+    add up to ``p_mode``, and a shift by ``k`` is ``k`` shifts by one); distances of independent
+    entries add up at most. Needs no arrays, so it decides the huge binomials of the theory
+    calibrations (``N`` up to ``1e16``) at once."""
+    from scipy.stats import binom
+
+    if N <= 0:
+        return math.inf
+    top = float(binom.pmf(math.floor((N + 1) * p), N, p))
+    return sum(c * k * top for k, c in shifts if k > 0)
+
+
+def _total_variation(pairs) -> float:
+    """Upper bound on the total variation distance of the composed count pairs ``((p, q),
+    count)``: the sum over entries of each pair's distance (both on the arrays' counts)."""
+    total = 0.0
+    for ((ka, pa), (kb, pb)), c in pairs:
+        lo = min(int(ka[0]), int(kb[0]))
+        a = np.zeros(max(int(ka[-1]), int(kb[-1])) - lo + 1)
+        b = np.zeros(len(a))
+        a[ka - lo] = pa
+        b[kb - lo] = pb
+        total += c * 0.5 * float(np.abs(a - b).sum())
+    return total
 
 
 @functools.lru_cache(maxsize=1024)
@@ -482,12 +707,20 @@ def shift_epsilon(N: int, p: float, shifts: tuple[tuple[int, int], ...], delta: 
     ``delta`` (e.g. ``N = 0``: no binomial bits)."""
     from .pld_arrays import epsilon_for_delta
 
+    if _mode_total_variation(N, p, shifts) <= delta:
+        return 0.0  # delta(0), the total variation distance, is within delta (no arrays needed)
+    if N > 0 and math.sqrt(N * p * (1.0 - p)) > CDF_SD:  # huge binomials: from the CDF
+        if delta <= CDF_SLACK:
+            return math.inf
+        return epsilon_for_delta(_shift_pld(N, p, shifts), delta - CDF_SLACK)
     pairs = _shift_pairs(N, p, shifts)
     # the binomial's tails left out of the arrays (below BINOMIAL_TAIL each), taken off delta:
     # a pair differing only there is told apart with at most that much more probability
     left_out = sum(c for _, c in pairs) * 2.0 * BINOMIAL_TAIL
     if _infinite_at(pairs, delta - left_out) or delta <= left_out:
         return math.inf
+    if _total_variation(pairs) <= delta - left_out:
+        return 0.0  # delta(0) is the total variation distance, at most the sum of the entries'
     dist = _shift_pld(N, p, shifts)
     return 0.0 if dist is None else epsilon_for_delta(dist, delta - left_out)
 
@@ -694,6 +927,19 @@ def shuffle_sum_certificate(prm, delta: float, lo: float, hi: float, coords: int
     return shift_epsilon(prm.n * prm.b, prm.p, ((k, coords),), delta)
 
 
+def support_sizes(d: int) -> tuple[int, ...]:
+    """Support sizes ``s`` at which DP-DPE's shuffle protocol is evaluated: the engine calibrates
+    each phase with the support of its design, anywhere from 1 to the cap ``floor(S)``
+    (``S = 4 d ln ln d + 16``, :func:`dpbandits.design.support_cap`); 1, 2, 3, then steps of
+    about a third up to the cap, which is included."""
+    cap = int(math.floor(support_cap(d)))
+    out, s = {cap}, 1
+    while s < cap:
+        out.add(s)
+        s = max(s + 1, int(s * 4 / 3))
+    return tuple(sorted(out))
+
+
 #: Users per action and phase at which DP-PE's scalar protocol is evaluated (its count shift over
 #: noise std, ``g / sqrt(n b p (1 - p))``, hardly depends on ``n``).
 PE_USERS = (1, 10, 100, 1000, 10000)
@@ -711,14 +957,13 @@ def _shuffle_worst(
     query: float,
     bound: str = "upper",
 ) -> float:
-    """Largest count-view epsilon at ``query`` over the phases (DP-DPE, ``n_l =
-    ceil(2^(alpha l))`` clients, ``s`` = the support cap) or user counts (DP-PE): the certificate
-    (``bound = "upper"``, :func:`shuffle_sum_certificate`) or the extreme pair's lower bound
-    (``"lower"``: one client at ``-B`` vs ``+B`` in every coordinate)."""
+    """Largest count-view epsilon at ``query`` over the phases and support sizes (DP-DPE, ``n_l =
+    ceil(2^(alpha l))`` clients, ``s`` in :func:`support_sizes`) or user counts (DP-PE): the
+    certificate (``bound = "upper"``, :func:`shuffle_sum_certificate`) or the extreme pair's lower
+    bound (``"lower"``: one client at ``-B`` vs ``+B`` in every coordinate)."""
     if pe:
         prms = [(scalar_params(eps, delta, n, B), 1) for n in PE_USERS]
     else:
-        s = int(math.floor(support_cap(d)))
         prms = [
             (
                 vector_params(
@@ -727,6 +972,7 @@ def _shuffle_worst(
                 s,
             )
             for l in SHUFFLE_PHASES
+            for s in support_sizes(d)
         ]
     if bound == "lower":
         return max(shuffle_sum_epsilon(prm, query, -B, B, k, pessimistic=False) for prm, k in prms)
@@ -742,7 +988,8 @@ def dpdpe_release(policy, universe: Universe | None = None) -> Release:
     central average, ``2 B sqrt(s)`` for a client's local report, ``2B`` for DP-PE's scalar).
     Gaussian privatizers: ``sigma = Delta sqrt(2 ln(1.25/delta))/eps`` in every phase, so
     ``Delta/sigma`` does not depend on ``s``, ``n`` or the phase. Shuffle privatizers: exact count
-    distributions of the extreme pair, maximised over :data:`SHUFFLE_PHASES`.
+    distributions of the extreme pair, maximised over :data:`SHUFFLE_PHASES` and the support
+    sizes the engine may calibrate with (:func:`support_sizes`).
     """
     st, B = policy.setting, float(policy.opts["reward_bound"])
     eps, delta = st.epsilon, st.delta
@@ -772,14 +1019,16 @@ def dpdpe_release(policy, universe: Universe | None = None) -> Release:
     if priv == "shuffle":
         if policy.opts.get("U") is not None:
             raise ValueError(f"{policy.algorithm}: a fixed client count U is not private")
-        s = int(math.floor(support_cap(st.d)))
         s1 = not pe and policy.opts["width"] == "s1"
         alpha = 0.0 if pe else float(policy.opts["alpha"])
         key = (eps, delta, st.d, B, pe, alpha, eps if s1 else None)
         what = (
             f"Algorithm 4 (scalar sum at eps/2), n users per action in {PE_USERS}"
             if pe
-            else f"Algorithm 2 (vector sum), s = {s} coordinates, phases {SHUFFLE_PHASES}"
+            else (
+                f"Algorithm 2 (vector sum), support sizes s in {support_sizes(st.d)}, phases "
+                f"{SHUFFLE_PHASES}"
+            )
         )
         return Release(
             f"shuffle bit-sum protocol, {what}",

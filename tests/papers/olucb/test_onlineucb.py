@@ -415,3 +415,20 @@ def test_lambda_min_disk_cache_returns_the_computed_value(tmp_path, monkeypatch)
     monkeypatch.setattr(contextual, "_optimal_arm_lambda_min", lambda *a: exact)
     assert contextual.optimal_arm_lambda_min(4, 6, 2000) == exact
     contextual.optimal_arm_lambda_min.cache_clear()
+
+
+@pytest.mark.parametrize("eps,lam", [(10.0, 0.132), (1.0, 0.132), (10.0, 0.0)])
+def test_lemma35_regime_is_where_the_strongly_convex_bound_drops_below_the_convex_rate(eps, lam):
+    # T* is the first horizon with (G^2/mu + G D) ln(T + 1) + (G^2/mu) ln(1/beta) <= 2 G D sqrt T;
+    # with lambda = 0 and Delta^2 = 0 (mu = 0) there is no strongly convex regime
+    options = {"lambda_min": lam, "lambda_bar_power": 0.0} if lam == 0 else {"lambda_min": lam}
+    policy = make_policy("onlineucb", Setting(T=65536, d=5, epsilon=eps, delta=0.1), **options)
+    T_star = policy.consts["lemma35_regime_T"]
+    if policy.mu_hat <= 0:
+        assert T_star == math.inf
+        return
+    G, D = policy.G, policy.opts["D"]
+    assert float(policy.regret_proxy(T_star)) <= 2 * G * D * math.sqrt(T_star)
+    assert float(policy.regret_proxy(T_star - 1)) > 2 * G * D * math.sqrt(T_star - 1)
+    # at epsilon = 10 the crossing lies beyond the audited horizons (largest 65 536)
+    assert T_star > 65536
