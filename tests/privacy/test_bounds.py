@@ -208,3 +208,16 @@ def test_privacy_loss_from_the_binomial_cdf_equals_the_one_from_its_arrays(N, k,
     for delta in (0.1, 1e-3, 1e-6):
         a, b = epsilon_for_delta(cdf, delta), epsilon_for_delta(arrays, delta)
         assert a == pytest.approx(b, abs=1e-9) and (delta > 1e-3 or a > 0)
+
+
+def test_cdf_points_scipy_cannot_evaluate_are_moved_towards_larger_losses():
+    # scipy's incomplete beta returns NaN near the median of Binomial(1.5e16, 1/4); the point is
+    # moved (right for sign +1, left for -1) until finite, and the value is the CDF there
+    from scipy.stats import binom
+
+    N, x = 15191953884555264, 3797988471138717
+    assert np.isnan(binom.cdf(x, N, 0.25))
+    for sign in (+1, -1):
+        moved, value = rel._cdf_moved(N, 0.25, np.array([x, x + 10**8]), sign)
+        assert sign * (moved[0] - x) > 0 and moved[1] == x + 10**8
+        assert np.all(np.isfinite(value)) and 0.49 < value[0] < 0.51

@@ -630,6 +630,26 @@ def _last_above(N, p, k, lo: int, hi: int, targets: np.ndarray, decreasing: bool
     return a
 
 
+def _cdf_moved(N: int, p: float, x: np.ndarray, sign: int) -> tuple[np.ndarray, np.ndarray]:
+    """``Binomial(N, p)``'s CDF at ``x``, each point where scipy's incomplete beta returns NaN
+    (it does, near the median, for ``N`` about 1e16) moved by ``sign`` 1, 2, 4, ... counts until
+    it is finite: the moved points and their CDF values. :func:`_shift_pld_cdf` moves a bucket
+    boundary only towards lower losses, so the moved mass goes to a larger loss (pessimistic)."""
+    from scipy.stats import binom
+
+    x = np.asarray(x, dtype=np.int64).copy()
+    out = binom.cdf(x, N, p)
+    step = 1
+    while np.any(np.isnan(out)):
+        bad = np.isnan(out)
+        x[bad] += sign * step
+        out[bad] = binom.cdf(x[bad], N, p)
+        step *= 2
+        if step > 2**40:
+            raise ArithmeticError(f"Binomial({N}, {p}): no finite CDF near {x[bad][:3]}")
+    return x, out
+
+
 def _shift_pld_cdf(N: int, p: float, k: int, count: int, step: float):
     """Privacy loss distribution (both directions, losses rounded up to multiples of ``step``)
     of ``A = Binomial(N, p)`` against ``A`` shifted by ``k``, composed ``count`` times, from the
@@ -648,8 +668,13 @@ def _shift_pld_cdf(N: int, p: float, k: int, count: int, step: float):
     f_lo, f_hi = _shift_loss(N, p, k, np.array([lo, hi]))
     j = np.arange(math.ceil(f_hi / step), math.ceil(f_lo / step) + 1)
     X = _last_above(N, p, k, lo, hi, j * step, True)  # bucket j: X_j < x <= X_{j-1}
-    upper_edge = np.concatenate([[hi], X[:-1]])
-    mass = cdf(upper_edge) - cdf(X)
+    X, FX = _cdf_moved(N, p, X, +1)  # a larger X_j puts counts in bucket j + 1 (larger loss)
+    prev_x, prev_f = hi, float(cdf(hi))
+    for i in range(len(X)):  # boundaries stay ordered (a moved one may not pass the previous)
+        if X[i] > prev_x:
+            X[i], FX[i] = prev_x, prev_f
+        prev_x, prev_f = X[i], FX[i]
+    mass = np.concatenate([[cdf(hi)], FX[:-1]]) - FX
     mass[0] += 1.0 - cdf(hi)  # x > hi: losses below f(hi), rounded up to the first bucket
     one = dict(zip(j.tolist(), np.maximum(mass, 0.0).tolist(), strict=True))
     inf_one = float(cdf(lo - 1))
@@ -657,8 +682,13 @@ def _shift_pld_cdf(N: int, p: float, k: int, count: int, step: float):
     g_lo, g_hi = -_shift_loss(N, p, k, np.array([lo, hi]) + k)
     j2 = np.arange(math.ceil(g_lo / step), math.ceil(g_hi / step) + 1)
     Y = _last_above(N, p, k, lo, hi, j2 * step, False)  # bucket j: Y_{j-1} < y <= Y_j
-    lower_edge = np.concatenate([[lo - 1], Y[:-1]])
-    mass2 = cdf(Y) - cdf(lower_edge)
+    Y, FY = _cdf_moved(N, p, Y, -1)  # a smaller Y_j puts counts in bucket j + 1 (larger loss)
+    prev_y, prev_f = lo - 1, float(cdf(lo - 1))
+    for i in range(len(Y)):
+        if Y[i] < prev_y:
+            Y[i], FY[i] = prev_y, prev_f
+        prev_y, prev_f = Y[i], FY[i]
+    mass2 = FY - np.concatenate([[cdf(lo - 1)], FY[:-1]])
     mass2[0] += cdf(lo - 1)  # y < lo: losses below -f(lo + k), rounded up to the first bucket
     two = dict(zip(j2.tolist(), np.maximum(mass2, 0.0).tolist(), strict=True))
     inf_two = float(1.0 - cdf(Y[-1]))
