@@ -580,8 +580,10 @@ def _shift_pld(N: int, p: float, shifts: tuple[tuple[int, int], ...]):
     from .accounting import pmf_pair_pld
 
     sd = math.sqrt(N * p * (1.0 - p)) if N > 0 else 1.0
-    # one interval for every pair (composition needs equal grids): the largest shift's
-    step = PLD_INTERVAL * max(1.0, max((k for k, _ in shifts), default=0) / sd)
+    # one interval for every pair (composition needs equal grids): the largest shift's, and at
+    # least the loss range over MAX_BUCKETS (the range is about 2 BINOMIAL_SDS k / sd)
+    k_max = max((k for k, _ in shifts), default=0)
+    step = max(PLD_INTERVAL * max(1.0, k_max / sd), 2.0 * BINOMIAL_SDS * (k_max / sd) / MAX_BUCKETS)
     dist = None
     if sd > CDF_SD:  # from the binomial's CDF, without pmf arrays (:func:`_shift_pld_cdf`)
         for k, c in shifts:
@@ -595,6 +597,10 @@ def _shift_pld(N: int, p: float, shifts: tuple[tuple[int, int], ...]):
     return dist
 
 
+#: Most loss buckets of one count pair's privacy loss distribution in :func:`_shift_pld`: the
+#: interval grows with the loss range beyond it (the certificate then adds at most ``count``
+#: such intervals to the epsilon).
+MAX_BUCKETS = 20_000
 #: Binomial standard deviation from which :func:`shift_epsilon` builds its privacy loss
 #: distributions from the binomial's CDF (:func:`_shift_pld_cdf`) instead of from arrays of its
 #: pmf (which hold about ``2 BINOMIAL_SDS sd`` entries).
@@ -959,14 +965,14 @@ def shuffle_sum_certificate(prm, delta: float, lo: float, hi: float, coords: int
 
 def support_sizes(d: int) -> tuple[int, ...]:
     """Support sizes ``s`` at which DP-DPE's shuffle protocol is evaluated: the engine calibrates
-    each phase with the support of its design, anywhere from 1 to the cap ``floor(S)``
-    (``S = 4 d ln ln d + 16``, :func:`dpbandits.design.support_cap`); 1, 2, 3, then steps of
-    about a third up to the cap, which is included."""
+    each phase with the support of its design over the active arms, from 1 (one arm left) to the
+    cap ``floor(S)`` (``S = 4 d ln ln d + 16``, :func:`dpbandits.design.support_cap`): the powers
+    of 2 below the cap, and the cap (a grid: the largest epsilon over it, not over every size)."""
     cap = int(math.floor(support_cap(d)))
     out, s = {cap}, 1
     while s < cap:
         out.add(s)
-        s = max(s + 1, int(s * 4 / 3))
+        s *= 2
     return tuple(sorted(out))
 
 
