@@ -335,3 +335,24 @@ def test_old_vocabulary_is_refused():
 EMPTY_E = pd.DataFrame(
     columns=["case", "control", "nominal_epsilon", "delivered_epsilon", "epsilon_lower_bound"]
 )
+
+
+def test_a_violated_row_outside_its_statements_conditions_is_set_aside(delivered, empirical):
+    # planted: a VIOLATED row contradicts the claim inside the statement's conditions; the same
+    # row outside them (a theory calibration beyond its theorem's epsilon range) decides nothing
+    claim = _claim("p.cor", [{"experiment": "cz22", "series": "SDP"}])
+    bad = _d("SDP", 10.0, 100.0, "VIOLATED", experiment="cz22", lower_epsilon=90.0)
+    ok = _d("SDP", 0.02, 0.0, "DELIVERED", experiment="cz22")
+    inside = pd.DataFrame([{**bad, "outside_conditions": ""}, {**ok, "outside_conditions": ""}])
+    assert _status([claim], inside, empirical).loc["p.cor", "status"] == "contradicted"
+    cond = "Thm. 3.2 range epsilon < sqrt(ln(2/delta)/B)"
+    outside = inside.assign(outside_conditions=[cond, ""])
+    out = _status([claim], outside, empirical)
+    assert out.loc["p.cor", "status"] == "supported"
+    assert "1 selected row outside the conditions of the calibration's statement set aside" in (
+        out.loc["p.cor", "reason"]
+    )
+    every = inside.assign(outside_conditions=[cond, cond])
+    out = _status([claim], every, empirical.iloc[0:0])
+    assert out.loc["p.cor", "status"] == "inconclusive"
+    assert "Every selected row (2) lies outside" in out.loc["p.cor", "reason"]
