@@ -349,8 +349,9 @@ def test_a_violated_row_outside_its_statements_conditions_is_set_aside(delivered
     outside = inside.assign(outside_conditions=[cond, ""])
     out = _status([claim], outside, empirical)
     assert out.loc["p.cor", "status"] == "supported"
-    assert "1 selected row outside the conditions of the calibration's statement set aside" in (
-        out.loc["p.cor", "reason"]
+    assert (
+        "1 selected row outside the conditions of the calibration's statement set aside"
+        in (out.loc["p.cor", "reason"])
     )
     every = inside.assign(outside_conditions=[cond, cond])
     out = _status([claim], every, empirical.iloc[0:0])
