@@ -11,6 +11,7 @@ import copy
 import pytest
 import yaml
 
+from dpbandits.arena.spec import load_arena
 from dpbandits.claims import check_claim_targets, load_registry
 from dpbandits.config import ConfigError, check_schema, load_experiment, load_yaml
 from dpbandits.notebooks import check_parameters
@@ -98,6 +99,15 @@ def _first_sweep_claim(data, key, value):
 def _first_panel_claim(data, value):
     claim = next(c for c in data["claims"] if "panels" in c["audit"])
     claim["audit"]["panels"] = [value]
+
+
+def _first_pair_series(data):
+    claim = next(c for c in data["claims"] if "pairs" in c["audit"] and "panels" in c["audit"])
+    claim["audit"]["pairs"][0] = ["LinUCB-Nope", claim["audit"]["pairs"][0][1]]
+
+
+def _first_metric(data):
+    next(c for c in data["claims"] if "metric" in c["audit"])["audit"]["metric"] = "regret_nope"
 
 
 def _dup_run(data):
@@ -193,6 +203,12 @@ CASES = [
     ("claim refers to a missing panel", "claims/cz22.yaml",
      lambda t: _claims("cz22", lambda d: _first_panel_claim(d, "cz22_fig9a"), t),
      ["audit.panels.0 = 'cz22_fig9a'", "allowed: cz22_fig1a"]),
+    ("pair of a figure check names a missing series", "claims/cz22.yaml",
+     lambda t: _claims("cz22", _first_pair_series, t),
+     ["audit.pairs.0.0 = 'LinUCB-Nope'", "allowed: LinUCB, LinUCB-JDP"]),
+    ("metric that no engine records", "claims/olucb.yaml",
+     lambda t: _claims("olucb", _first_metric, t),
+     ["audit.metric = 'regret_nope'", "allowed:", "theta_star_covered"]),
     ("claim refers to another experiment", "claims/olucb.yaml",
      lambda t: _claims("olucb", lambda d: _first_sweep_claim(d, "experiment", "cz22"), t),
      ["audit.experiment = 'cz22'", "allowed: olucb"]),
@@ -268,6 +284,10 @@ RAW_CASES = [
      ["key 'T' is brought in by two merges", "lines 1 and 2"]),
     ("two merge keys, one key", "a: &a {T: 1}\nb: &b {T: 2}\nfig:\n  <<: *a\n  <<: *b\n",
      ["key 'T' is brought in by two merges"]),
+    # YAML 1.1 numbers that are not what their digits say (the value changes silently)
+    ("leading zero", "defaults:\n  instance_seed: 010\n",
+     ["'010' (line 2)", "octal integer (8)"]),
+    ("base 60", "defaults:\n  T: 1:20\n", ["'1:20' (line 2)", "base-60"]),
     # a "billion laughs": nine levels of ten aliases expand to 10^9 values
     ("alias bomb", "a0: &a0 [x, x, x, x, x, x, x, x, x, x]\n" + "".join(
         f"a{i}: &a{i} [{', '.join([f'*a{i - 1}'] * 10)}]\n" for i in range(1, 9)),
@@ -378,3 +398,47 @@ def test_a_top_level_boolean_override_is_a_bool_and_a_bad_one_is_refused():
     typed_overrides(config, {"arena": "maybe"})
     with pytest.raises(ConfigError, match="arena = 'maybe': must be of type boolean"):
         check_schema(config, SCHEMAS / "config.schema.yaml", "config/config.yaml")
+
+
+def _arena(mutate, tmp_path):
+    data = load_yaml(ROOT / "config/arena.yaml")
+    mutate(data)
+    load_arena(str(_write(tmp_path, "arena.yaml", data)), str(SCHEMAS / "arena.schema.yaml"))
+
+
+#: Sizes that used to allocate while the workflow parsed (37-149 GiB for K = 1e9: the instances
+#: were built before the size check) or were not checked at all (the arena).
+SIZE_CASES = [
+    ("K of a figure", lambda t: _experiment("cz22", _set("defaults.K", 10**9), t),
+     ["configurations.r1 (panel cz22_fig1a)", "K = 1000000000", "max_job_mb = 16384"]),
+    ("K of a sweep", lambda t: _experiment("dpdpe", _set("defaults.K", 10**9), t),
+     ["K = 1000000000, d = 20", "the arms alone"]),
+    ("K with a population calibration",
+     lambda t: _experiment("olucb", _set("defaults.K", 10**8), t),
+     ["K = 100000000", "the job would need about"]),
+    ("K of an arena suite", lambda t: _arena(_set("suites.fixed.K", 10**9), t),
+     ["suites.fixed.K = 1000000000", "the arms alone"]),
+    ("arena trials", lambda t: _arena(_set("trials", 10**9), t),
+     ["suites.fixed (contestant", "trials = 1000000000", "max_job_mb"]),
+    ("arena horizon", lambda t: _arena(_set("suites.fixed.T", [10**12]), t),
+     ["T = 1000000000000", "max_job_mb"]),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("what,call,expected", SIZE_CASES, ids=[c[0] for c in SIZE_CASES])
+def test_sizes_are_refused_before_anything_is_allocated(what, call, expected, tmp_path):
+    import resource
+
+    # 2 GiB of address space more than the interpreter holds now: enough for every refusal, far
+    # too little for the arrays the old code built first (a MemoryError, not a message)
+    soft, hard = resource.getrlimit(resource.RLIMIT_AS)
+    with open("/proc/self/status") as fh:
+        vm = next(int(line.split()[1]) for line in fh if line.startswith("VmSize")) * 1024
+    resource.setrlimit(resource.RLIMIT_AS, (vm + 2 * 2**30, hard))
+    try:
+        with pytest.raises(ConfigError) as err:
+            call(tmp_path)
+    finally:
+        resource.setrlimit(resource.RLIMIT_AS, (soft, hard))
+    for text in expected:
+        assert text in str(err.value), (text, str(err.value))

@@ -18,6 +18,7 @@ from dpbandits import page_check
 from dpbandits.audit.overview import write_index
 from dpbandits.audit.scoreboard import markdown as board_markdown
 from dpbandits.front_page import write_front_page
+from dpbandits.io import write_csv_table
 from dpbandits.notebooks import render_html
 from dpbandits.pages import claim_rows_table, scale_banner
 from dpbandits.run_summary import build_summary
@@ -207,7 +208,7 @@ def test_a_quick_scoreboard_says_it_is_a_smoke_test():
 def test_the_run_summary_names_the_front_page_first_and_the_report_only_when_asked(tmp_path):
     (tmp_path / "index.html").write_text("x")
     (tmp_path / "audit").mkdir()
-    _board().to_csv(tmp_path / "audit" / "scoreboard.csv", index=False)
+    write_csv_table(_board(), tmp_path / "audit" / "scoreboard.csv")
     text = build_summary(tmp_path, 0.0, report=None, quick=True)
     opened = text.split("Open:\n")[1].splitlines()
     assert opened[0].strip().startswith(str(tmp_path / "index.html"))

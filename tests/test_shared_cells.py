@@ -4,11 +4,12 @@
 import dataclasses
 import json
 
+import pandas as pd
 import pyarrow.parquet as pq
 import pytest
 
 from dpbandits.config import LABEL_FIELDS, load_experiment
-from dpbandits.io import META_KEY
+from dpbandits.io import META_KEY, CorruptResultError, write_csv_table
 from dpbandits.papers import select as select_papers
 from dpbandits.pipeline import copy_cell, read_shared, run_cell, run_cells
 
@@ -138,11 +139,16 @@ def test_run_cells_copies_shared_cells_with_the_sources_seconds(global_config, t
     src_files = [tmp_path / f"src{i}.parquet" for i in range(2)]
     run_cells(sources, src_files)
     timing = tmp_path / "timing.csv"
-    timing.write_text(
-        "figure,panel,configuration,series,algorithm,T,trials,seconds\n"
-        "cz22_fig2,cz22_fig2b,r1,LinUCB,linucb,300,2,1.5\n"
-        "cz22_fig2,cz22_fig2b,r1,LinUCB-JDP,jdp_standin,300,2,2.5\n"
-    )
+    place = {"figure": "cz22_fig2", "panel": "cz22_fig2b", "configuration": "r1"}
+    write_csv_table(  # as pipeline.write_timings writes it
+        [
+            {**place, "series": "LinUCB", "algorithm": "linucb", "T": 300, "trials": 2,
+             "seconds": 1.5},
+            {**place, "series": "LinUCB-JDP", "algorithm": "jdp_standin", "T": 300, "trials": 2,
+             "seconds": 2.5},
+        ],
+        timing,
+    )  # fmt: skip
     # the first cell copied, the second simulated here
     shared = read_shared(cells, [sources[0].as_dict(), None], [sources[0].path], [timing])
     assert list(shared) == [cells[0].stem] and shared[cells[0].stem][2] == 1.5
@@ -156,6 +162,9 @@ def test_run_cells_copies_shared_cells_with_the_sources_seconds(global_config, t
     with pytest.raises(ValueError, match="does not belong to"):
         read_shared(cells, [sources[0].as_dict(), None], [sources[1].path], [timing])
     empty = tmp_path / "t2.csv"
-    empty.write_text(timing.read_text().splitlines()[0] + "\n")
+    write_csv_table(pd.DataFrame(columns=list(place) + ["series", "seconds"]), empty)
     with pytest.raises(ValueError, match="no timing row"):
+        read_shared(cells[1:], [sources[1].as_dict()], [sources[1].path], [empty])
+    empty.write_text(timing.read_text())  # a table unlike its record: refused, not read
+    with pytest.raises(CorruptResultError, match="2 rows found, 0 recorded"):
         read_shared(cells[1:], [sources[1].as_dict()], [sources[1].path], [empty])

@@ -106,6 +106,36 @@ def _check_series(audit: dict) -> set[str]:
     return names
 
 
+def recorded_metrics() -> list[str]:
+    """Every per-trial column some engine records (a check's ``metric`` must be one of them)."""
+    from .engine.contextual import CONTEXTUAL_METRICS
+    from .engine.op24_cells import OP24_METRICS
+    from .engine.phased import PHASED_METRICS
+    from .engine.plasso_cells import PLASSO_METRICS
+    from .engine.run import EXTRA_METRICS
+    from .result_columns import METRICS
+
+    names = {*METRICS, *CONTEXTUAL_METRICS, *PHASED_METRICS, *OP24_METRICS, *PLASSO_METRICS}
+    for extra in EXTRA_METRICS.values():
+        names.update(extra)
+    return sorted(names)
+
+
+def _series_refs(audit: dict) -> list[tuple[str, str]]:
+    """Every series a figure check names, with its key path below ``audit`` (``a``, ``b.1``,
+    ``pairs.0.1``, ``series``, ``baseline``): the names :func:`_check_series` collects."""
+    out = []
+    for key in ("a", "b", "series", "baseline"):
+        value = audit.get(key)
+        if isinstance(value, str):
+            out.append((key, value))
+        elif isinstance(value, list):
+            out += [(f"{key}.{j}", v) for j, v in enumerate(value) if isinstance(v, str)]
+    for j, pair in enumerate(audit.get("pairs", [])):
+        out += [(f"pairs.{j}.{k}", v) for k, v in enumerate(pair)]
+    return out
+
+
 def check_claim_targets(claims: list[dict], experiment, path: str | Path) -> None:
     """Every claim's audit must point at things the experiment file defines: its experiment, the
     sweep and schedules of a fit, the panels, configurations and series of a figure check.
@@ -154,9 +184,10 @@ def check_claim_targets(claims: list[dict], experiment, path: str | Path) -> Non
         for j, c in enumerate(audit.get("configurations", [])):
             need(f"{where}.configurations.{j}", c, confs)
         if "panels" in audit:
-            for key in ("series", "baseline", "a", "b"):
-                if isinstance(audit.get(key), str):
-                    need(f"{where}.{key}", audit[key], series)
+            for key, name in _series_refs(audit):
+                need(f"{where}.{key}", name, series)
+        if "metric" in audit:
+            need(f"{where}.metric", audit["metric"], recorded_metrics())
     if problems:
         raise ConfigError(
             f"{path}: claims refer to what the experiment does not define\n  "

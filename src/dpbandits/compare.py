@@ -58,6 +58,7 @@ def comparable(path: str | Path) -> tuple[bytes, int]:
     head = raw.split(b"\n", 1)[0].decode().split(",")
     if not any(c in head for c in (*MEASURED_COLUMNS, "statistic")):
         return raw, 0
+    # two trees' bytes compared as they are (a cut file differs): no content record check
     table = pd.read_csv(io.BytesIO(raw), dtype=str, keep_default_na=False)
     measured = 0
     if "statistic" in table:
@@ -65,7 +66,7 @@ def comparable(path: str | Path) -> tuple[bytes, int]:
         measured = int((~keep).sum())
         table = table[keep]
     table = table.drop(columns=[c for c in MEASURED_COLUMNS if c in table])
-    return table.to_csv(index=False).encode(), measured
+    return table.to_csv(index=False).encode(), measured  # in memory, to compare: not a file
 
 
 #: Metadata keys that describe the environment, not the results (left out of comparisons).

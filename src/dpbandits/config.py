@@ -107,6 +107,34 @@ class _StrictLoader(_SAFE_LOADER):
             seen[key] = key_node.start_mark.line + 1
         return super().construct_mapping(node, deep=deep)
 
+    def construct_yaml_int(self, node):
+        _refuse_yaml11_number(node, "integer")
+        return super().construct_yaml_int(node)
+
+    def construct_yaml_float(self, node):
+        _refuse_yaml11_number(node, "number")
+        return super().construct_yaml_float(node)
+
+
+_StrictLoader.add_constructor("tag:yaml.org,2002:int", _StrictLoader.construct_yaml_int)
+_StrictLoader.add_constructor("tag:yaml.org,2002:float", _StrictLoader.construct_yaml_float)
+
+
+def _refuse_yaml11_number(node, kind: str) -> None:
+    """Refuse the YAML 1.1 number forms whose value is not what the digits say: a leading zero
+    (``010`` is the octal 8) and base 60 (``1:20`` is 80)."""
+    text = node.value.replace("_", "").lstrip("+-")
+    octal = kind == "integer" and len(text) > 1 and text[0] == "0" and text[1] not in "xXbB."
+    if octal or ":" in text:
+        form = "an octal" if octal else "a base-60"
+        value = (-1 if node.value.startswith("-") else 1) * int(text, 8) if octal else None
+        shown = f" ({value})" if value is not None else ""
+        raise _DuplicateKey(
+            f"{node.value!r} (line {node.start_mark.line + 1}) is read by YAML 1.1 as {form} "
+            f"{kind}{shown}, not the decimal it looks like; write the number without a leading "
+            "zero or colon, or quote it if it is text"
+        )
+
 
 class ConfigError(ValueError):
     """Invalid configuration; the message names the file, the key, the value and what is allowed."""
@@ -1522,6 +1550,7 @@ def _check_figure_cell(cell, data, config, where: str, pid: str) -> list[str]:
             f"under calibrations; declared: {declared}"
         )
     where = f"{where} (panel {pid}), series {cell.series}"
+    check_shape(cell, config.get("max_job_mb", MAX_JOB_MB), where)
     try:
         policy = cell.policy()
     except (ValueError, ArithmeticError) as exc:  # ArithmeticError: extreme epsilon or delta
@@ -1585,6 +1614,7 @@ def _check_sweep_cell(cell, declared, config: dict, where: str) -> None:
             f"declared: {', '.join(declared)}"
         )
     at = f"{where} (epsilon {cell.epsilon}, T {cell.T})"
+    check_shape(cell, config.get("max_job_mb", MAX_JOB_MB), at)
     try:
         policy = cell.policy()
     except (ValueError, ArithmeticError) as exc:  # ArithmeticError: extreme epsilon or delta
@@ -1695,9 +1725,36 @@ def _probe_instances(family: str, K: int, d: int, seed: int, T: int, options: st
     make_instances(family, 1, K, d, seed, T=T, **json.loads(options))
 
 
+def check_shape(cell: Cell, max_job_mb: int, where: str) -> None:
+    """Refuse a cell whose arms alone would not fit a job, before anything is allocated.
+
+    Building a cell's policy or probing its instances allocates the ``K x d`` arm array (and,
+    for some calibrations, a population of instances), so this comes first: the least memory
+    any engine needs, :func:`dpbandits.sizes.instance_megabytes`, against ``max_job_mb``.
+    """
+    from .sizes import instance_megabytes
+
+    need = instance_megabytes(cell.K, cell.d)
+    if need > max_job_mb:
+        raise ConfigError(
+            f"{where}: K = {cell.K}, d = {cell.d}: the arms alone (K x d float64) need about "
+            f"{need:,.0f} MiB, above max_job_mb = {max_job_mb} MiB; allowed: K x d x 8 bytes "
+            "within max_job_mb (config/config.yaml)"
+        )
+
+
 def check_cell(cell: Cell, policy: Policy, max_job_mb: int, where: str) -> None:
-    """Refuse a cell whose instances cannot be built or whose job would need more memory than
-    ``max_job_mb`` (the estimate of :mod:`dpbandits.sizes` is in the message)."""
+    """Refuse a cell whose job would need more memory than ``max_job_mb`` (the estimate of
+    :mod:`dpbandits.sizes` is in the message) or whose instances cannot be built; the estimate
+    comes first, so that nothing the size forbids is allocated."""
+    need = _MEMORY_MB[cell.config_hash()] = cell.memory_mb(policy)
+    if need > max_job_mb:
+        raise ConfigError(
+            f"{where}: T = {cell.T}, trials = {cell.trials}, K = {cell.K}, d = {cell.d}, "
+            f"checkpoints = {cell.checkpoints}: the job would need about {need} MiB "
+            f"(dpbandits.sizes), above max_job_mb = {max_job_mb} MiB; reduce T, trials or "
+            "checkpoints, or raise max_job_mb in config/config.yaml if the machine has the memory"
+        )
     try:
         _probe_instances(
             cell.instances,
@@ -1711,14 +1768,6 @@ def check_cell(cell: Cell, policy: Policy, max_job_mb: int, where: str) -> None:
         raise ConfigError(
             f"{where}: instances {cell.instances!r} with K = {cell.K}, d = {cell.d}: {exc}"
         ) from None
-    need = _MEMORY_MB[cell.config_hash()] = cell.memory_mb(policy)
-    if need > max_job_mb:
-        raise ConfigError(
-            f"{where}: T = {cell.T}, trials = {cell.trials}, K = {cell.K}, d = {cell.d}, "
-            f"checkpoints = {cell.checkpoints}: the job would need about {need} MiB "
-            f"(dpbandits.sizes), above max_job_mb = {max_job_mb} MiB; reduce T, trials or "
-            "checkpoints, or raise max_job_mb in config/config.yaml if the machine has the memory"
-        )
 
 
 def load_experiment(path: str | Path, config: dict, schema: str | Path) -> Experiment:

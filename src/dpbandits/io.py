@@ -4,6 +4,11 @@ Columns: the cell's settings (constant within a file), ``trial``, ``t`` (rounds 
 every metric of :data:`dpbandits.engine.METRICS`. File metadata (key ``dpbandits``, JSON) holds
 the package version, the cell, its config hash, the seeds and the calibration constants. No
 timing or host information is stored, so a rebuilt file is byte-identical.
+
+CSV tables that other jobs or notebooks read (the audits' inputs, timing tables, calibration
+tables, the scoreboard) carry a content record beside them, ``<name>.csv.content.json``: written
+by :func:`write_csv_table`, checked by :func:`read_csv_table` (and :func:`read_csv_rows`), which
+refuse a table cut, missing a column or edited.
 """
 
 from __future__ import annotations
@@ -12,6 +17,8 @@ import csv
 import hashlib
 import json
 import os
+from collections.abc import Callable
+from io import BytesIO, StringIO
 from pathlib import Path
 
 import numpy as np
@@ -134,7 +141,6 @@ def write_result(path: str | Path, table: pa.Table, metadata: dict) -> None:
     never a partial output; the rerun removes such leftovers.
     """
     path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
     from .provenance import provenance
 
     meta = {
@@ -150,30 +156,205 @@ def write_result(path: str | Path, table: pa.Table, metadata: dict) -> None:
         ).encode()
     }
     table = table.replace_schema_metadata(meta)
+    _replace_atomically(
+        path, lambda tmp: pq.write_table(table, tmp, compression="zstd", write_statistics=True)
+    )
+
+
+def _replace_atomically(path: Path, write: Callable[[Path], object]) -> None:
+    """Make ``path`` by ``write(tmp)`` into a hidden ``.<name>.<pid>.tmp`` beside it, renamed
+    over ``path`` once written: readers see the old file or the whole new one, never a part.
+
+    The folder is created if needed; leftovers of a killed job (``.<name>.*.tmp``) are removed
+    first, and the temporary file is removed if ``write`` fails. (Not
+    :func:`dpbandits.cache_files.write_atomically`: that one is best effort, for caches, and
+    leaves its files readable by their owner only.)
+    """
+    path.parent.mkdir(parents=True, exist_ok=True)
     for stale in path.parent.glob(f".{path.name}.*.tmp"):  # left by a killed job
         stale.unlink(missing_ok=True)
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     try:
-        pq.write_table(table, tmp, compression="zstd", write_statistics=True)
+        write(tmp)
         os.replace(tmp, path)
     finally:
         if tmp.exists():
             tmp.unlink()
 
 
-def write_rows_csv(rows: list[dict], path: str | Path) -> None:
-    """Write dicts with the same keys as a CSV file (header from the first row), creating the
-    directory. For small side tables (job timings); results go to parquet."""
+#: The content record of a CSV table is ``<name>.csv`` + this suffix, beside it.
+CONTENT_RECORD_SUFFIX = ".content.json"
+#: The ``writer`` of every content record this package writes.
+CONTENT_RECORD_WRITER = "dpbandits"
+
+
+def content_record_path(path: str | Path) -> Path:
+    """The content record of the CSV table ``path``: ``<path>.content.json``."""
     path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with open(path, "w", newline="") as fh:
-        writer = csv.DictWriter(fh, fieldnames=list(rows[0]))
+    return path.with_name(path.name + CONTENT_RECORD_SUFFIX)
+
+
+def _csv_shape(data: bytes) -> tuple[list[str], int]:
+    """The header of CSV bytes and how many records follow it (parsed by the csv module: a
+    quoted line break stays inside its field; every record counts, blank ones included)."""
+    reader = csv.reader(StringIO(data.decode("utf-8", errors="replace"), newline=""))
+    header = next(reader, [])
+    return header, sum(1 for _ in reader)
+
+
+def write_csv_table(table, path: str | Path, **to_csv_kwargs) -> None:
+    """Write a CSV table that other jobs or notebooks read, with its content record.
+
+    The record, ``<name>.csv.content.json`` beside the table (:func:`content_record_path`),
+    holds ``rows`` (records after the header), ``columns`` (the header, in order), ``sha256``
+    (of the CSV's bytes) and ``writer`` (``"dpbandits"``); :func:`read_csv_table` refuses a table
+    that does not match it. Both files are written atomically (:func:`_replace_atomically`),
+    the record after the table: a job killed between the two leaves a table that its (older)
+    record refuses, never one read as whole.
+
+    The records are not Snakemake outputs, deliberately: the job that writes a table rewrites
+    its record every time, a failed job's table is deleted by Snakemake and the stale record it
+    leaves is overwritten by the rerun, and a record that does not match (or is missing) makes
+    the reader refuse the table and say how to rebuild it.
+
+    Parameters
+    ----------
+    table : pandas.DataFrame or list of dict
+        A DataFrame is written by ``table.to_csv(index=False, **to_csv_kwargs)``: the bytes
+        ``table.to_csv(path, index=False)`` writes. A list of dicts with the same keys (the
+        simulation jobs' timing tables: no pandas import) is written by
+        :class:`csv.DictWriter`, header from the first row, lines ending in CRLF.
+    path : str or Path
+        The CSV file; its folder is created if needed.
+    **to_csv_kwargs
+        Passed to :meth:`pandas.DataFrame.to_csv` (``index`` defaults to False).
+    """
+    path = Path(path)
+    if isinstance(table, list):
+        if to_csv_kwargs:
+            raise TypeError("rows of dicts are written as they are: no to_csv options")
+        if not table:
+            raise ValueError(f"{path}: no rows to write (the header comes from the first row)")
+        text = StringIO(newline="")
+        writer = csv.DictWriter(text, fieldnames=list(table[0]))
         writer.writeheader()
-        writer.writerows(rows)
+        writer.writerows(table)
+        data = text.getvalue().encode("utf-8")
+    else:
+        data = table.to_csv(**{"index": False, **to_csv_kwargs}).encode("utf-8")
+    columns, rows = _csv_shape(data)
+    record = {
+        "rows": rows,
+        "columns": columns,
+        "sha256": hashlib.sha256(data).hexdigest(),
+        "writer": CONTENT_RECORD_WRITER,
+    }
+    _replace_atomically(path, lambda tmp: tmp.write_bytes(data))
+    blob = (json.dumps(record, indent=1) + "\n").encode()
+    _replace_atomically(content_record_path(path), lambda tmp: tmp.write_bytes(blob))
+
+
+def _csv_rebuild_hint(path) -> str:
+    # --forcerun: the record is no Snakemake output, so Snakemake sees nothing to rebuild
+    return (
+        f"rebuild it: `snakemake --cores all --forcerun {path}` "
+        "(add `--config scale=quick` for files under results/quick/)"
+    )
+
+
+def read_csv_bytes(path: str | Path) -> bytes:
+    """The bytes of the CSV table ``path``, once checked against its content record
+    (:func:`write_csv_table`); what :func:`read_csv_table` and :func:`read_csv_rows` parse.
+
+    Raises
+    ------
+    FileNotFoundError
+        If there is no table at ``path``.
+    CorruptResultError
+        If its record is missing or unreadable, or its bytes differ from those recorded (a
+        table cut to fewer rows, a column dropped, a value edited); the message names the file,
+        the rows and columns found against those recorded, and how to rebuild it.
+    """
+    path = Path(path)
+    data = path.read_bytes()
+    record_path = content_record_path(path)
+    try:
+        record = json.loads(record_path.read_bytes())
+    except FileNotFoundError:
+        raise CorruptResultError(
+            f"{path}: no content record ({record_path} is missing): not written by this version "
+            f"of the pipeline, or copied without it; {_csv_rebuild_hint(path)}"
+        ) from None
+    except (OSError, ValueError) as err:
+        raise CorruptResultError(
+            f"{path}: its content record {record_path} cannot be read ({err}); "
+            f"{_csv_rebuild_hint(path)}"
+        ) from None
+    keys = ("rows", "columns", "sha256", "writer")
+    if not isinstance(record, dict) or any(k not in record for k in keys):
+        raise CorruptResultError(
+            f"{path}: its content record {record_path} lacks {', '.join(keys)}; "
+            f"{_csv_rebuild_hint(path)}"
+        )
+    if record["writer"] != CONTENT_RECORD_WRITER:
+        raise CorruptResultError(
+            f"{path}: its content record {record_path} was written by {record['writer']!r}, "
+            f"not by the pipeline; {_csv_rebuild_hint(path)}"
+        )
+    if hashlib.sha256(data).hexdigest() == record["sha256"]:
+        return data
+    columns, rows = _csv_shape(data)
+    recorded = list(record["columns"])
+    gone = [c for c in recorded if c not in columns]
+    added = [c for c in columns if c not in recorded]
+    if gone or added:
+        cols = f"columns missing {gone}, extra {added}"
+    elif columns != recorded:
+        cols = "the recorded columns in another order"
+    else:
+        cols = f"columns as recorded ({len(columns)})"
+    raise CorruptResultError(
+        f"{path}: differs from its content record ({record_path}): {rows} rows found, "
+        f"{record['rows']} recorded; {cols}; the SHA-256 of its bytes differs (a damaged, cut "
+        f"or edited file); {_csv_rebuild_hint(path)}"
+    )
+
+
+def read_csv_table(path: str | Path, **read_csv_kwargs):
+    """Read a CSV table written by :func:`write_csv_table`, refusing one that does not match
+    its content record (:func:`read_csv_bytes`): ``pandas.read_csv`` of the checked bytes.
+
+    Parameters
+    ----------
+    path : str or Path
+    **read_csv_kwargs
+        Passed to :func:`pandas.read_csv`.
+
+    Returns
+    -------
+    pandas.DataFrame
+
+    Raises
+    ------
+    CorruptResultError
+        As :func:`read_csv_bytes`.
+    """
+    import pandas as pd  # imported here: simulation jobs only write
+
+    return pd.read_csv(BytesIO(read_csv_bytes(path)), **read_csv_kwargs)
+
+
+def read_csv_rows(path: str | Path) -> list[dict[str, str]]:
+    """The rows of a CSV table written by :func:`write_csv_table` as dicts of strings
+    (:class:`csv.DictReader`), checked as :func:`read_csv_table` checks them; for readers that
+    do without pandas (simulation jobs, Snakemake's own process)."""
+    text = read_csv_bytes(path).decode("utf-8")
+    return list(csv.DictReader(StringIO(text, newline="")))
 
 
 class CorruptResultError(RuntimeError):
-    """A results file that cannot be read, or was not written by this version's schema."""
+    """A results file that cannot be read, or was not written by this version's schema; or a
+    CSV table that does not match its content record (:func:`read_csv_bytes`)."""
 
 
 def _rebuild_hint(path) -> str:

@@ -245,12 +245,11 @@ def check_build(root: str | Path, screenshots: bool = True) -> list[str]:
     ``<root>/audit/scoreboard.csv``; a build nested in it (``results/quick``) is left to its
     own check. Returns one line per problem (empty: none).
     """
-    import csv
+    from .io import read_csv_rows
 
     root = Path(root)
     board_file = root / "audit" / "scoreboard.csv"
-    with open(board_file, newline="", encoding="utf-8") as fh:
-        board = {row["claim_id"]: row["status"] for row in csv.DictReader(fh)}
+    board = {row["claim_id"]: row["status"] for row in read_csv_rows(board_file)}
     out = []
     for rel in MAIN_PAGES:
         if not (root / rel).exists():

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import csv
 import json
 import logging
 import time
@@ -13,7 +12,7 @@ import numpy as np
 from .config import Cell
 from .engine import checkpoint_rounds, simulate
 from .envs import HORIZON_DEPENDENT, make_instances, reward_tables
-from .io import result_table, write_result, write_rows_csv
+from .io import read_csv_rows, result_table, write_csv_table, write_result
 from .joblog import progress
 from .policies import POLICIES
 from .seeds import noise_generator, noise_spawn_key
@@ -38,8 +37,7 @@ def read_calibrations(paths) -> dict[str, float]:
     """Chosen value of every calibration table in ``paths``, by calibration id (file stem)."""
     out = {}
     for path in paths:  # csv, not pandas: a simulation job should not pay for importing it
-        with open(path, newline="") as fh:
-            chosen = [row for row in csv.DictReader(fh) if row["chosen"] == "True"]
+        chosen = [row for row in read_csv_rows(path) if row["chosen"] == "True"]
         if len(chosen) != 1:
             raise ValueError(f"{path}: {len(chosen)} rows with chosen = True, expected one")
         out[Path(path).stem] = float(chosen[0]["value"])
@@ -92,8 +90,7 @@ def run_calibration(spec, out: str | Path) -> float:
             for v, (m, s) in sorted(rows.items(), reverse=True)
         ]
     )
-    Path(out).parent.mkdir(parents=True, exist_ok=True)
-    table.to_csv(out, index=False)
+    write_csv_table(table, out)
     return best
 
 
@@ -157,8 +154,7 @@ def _match_calibration(spec, out: str | Path) -> int:
             for v, (m, se) in sorted(rows.items())
         ]
     )
-    Path(out).parent.mkdir(parents=True, exist_ok=True)
-    table.to_csv(out, index=False)
+    write_csv_table(table, out)
     return best
 
 
@@ -308,11 +304,8 @@ def read_shared(
     """
     measured = {}
     for path in timing_files:
-        with open(path, newline="") as fh:
-            for row in csv.DictReader(fh):
-                measured[(row["configuration"], row["panel"], row["series"])] = float(
-                    row["seconds"]
-                )
+        for row in read_csv_rows(path):
+            measured[(row["configuration"], row["panel"], row["series"])] = float(row["seconds"])
     pairs = [(c, Cell.from_dict(s)) for c, s in zip(cells, sources, strict=True) if s]
     if len(pairs) != len(files):
         raise ValueError(f"{len(pairs)} shared cells but {len(files)} source files")
@@ -358,7 +351,7 @@ def write_timings(cells: list[Cell], seconds: list[float], out: str | Path) -> N
         }
         for c, s in zip(cells, seconds, strict=True)
     ]
-    write_rows_csv(rows, out)
+    write_csv_table(rows, out)
 
 
 def _simulate_cell(cell: Cell, instances, rewards, calibrated, quiet: bool = False):

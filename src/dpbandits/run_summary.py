@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import csv
 import os
 from collections import Counter
 from pathlib import Path
@@ -23,13 +22,16 @@ ENTRY_POINTS = (
 
 def built_files(root: str | Path, since: float) -> list[Path]:
     """Files under ``root`` modified at or after ``since`` (seconds since the epoch), hidden
-    files and folders excluded."""
+    files and folders and the CSV tables' content records (``*.csv.content.json``, part of
+    their table) excluded."""
     out = []
     for folder, dirs, files in os.walk(root):
         dirs[:] = sorted(d for d in dirs if not d.startswith("."))
         for name in sorted(files):
             path = Path(folder) / name
-            if not name.startswith(".") and path.stat().st_mtime >= since:
+            if name.startswith(".") or name.endswith(".csv.content.json"):
+                continue
+            if path.stat().st_mtime >= since:
                 out.append(path)
     return out
 
@@ -87,14 +89,20 @@ STATUS_ORDER = ("supported", "contradicted", "inconclusive", "untestable", "not 
 
 
 def scoreboard_lines(path: str | Path) -> list[str]:
-    """Per paper, the count of claims of each status, from a scoreboard CSV (none if absent)."""
+    """Per paper, the count of claims of each status, from a scoreboard CSV (none if absent;
+    one line saying why if it does not match its content record)."""
+    from .io import CorruptResultError, read_csv_rows  # here: pyarrow only once a run is done
+
     path = Path(path)
     if not path.exists():
         return []
+    try:
+        rows = read_csv_rows(path)
+    except CorruptResultError as err:
+        return [f"Scoreboard not shown: {err}"]
     per: dict[str, Counter] = {}
-    with open(path, newline="") as fh:
-        for row in csv.DictReader(fh):
-            per.setdefault(row["paper"], Counter())[row["status"]] += 1
+    for row in rows:
+        per.setdefault(row["paper"], Counter())[row["status"]] += 1
     out = ["Scoreboard (claims per status):"]
     for paper, c in per.items():
         parts = ", ".join(f"{c[s]} {s}" for s in STATUS_ORDER if c[s])

@@ -72,6 +72,12 @@ def bytes_per_trial(
     return rewards + 8 * E * (2 * n_refresh + 1)
 
 
+def instance_megabytes(K: int, d: int) -> float:
+    """Least memory (MiB) of any simulation of ``K`` arms in ``d`` dimensions: the interpreter
+    (:data:`PHASED_BASE_MB`, the smallest base) and one ``K x d`` float64 arm array."""
+    return PHASED_BASE_MB + 8.0 * K * d / 2**20
+
+
 def job_memory_mb(
     per_trial: int, trials: int, T: int, checkpoints: int, n_bases: int = 0, engine: str = ""
 ) -> int:

@@ -17,7 +17,7 @@ from dpbandits.audit.checklist import evaluate_orderings, verdict_matrix
 from dpbandits.audit.metrics import curve_slopes, privacy_cost_ratios
 from dpbandits.claims import load_claims
 from dpbandits.config import Cell
-from dpbandits.io import read_results
+from dpbandits.io import read_csv_table, read_results, write_csv_table
 from dpbandits.regret_stats import final_regret_table
 
 log = logging.getLogger("dpbandits")
@@ -42,7 +42,8 @@ VERDICT_NOTE = (
 def write_table(
     df: pd.DataFrame, csv: str | Path, md: str | Path | None = None, title: str = "", note: str = ""
 ) -> None:
-    """Write a table as CSV (full precision) and optionally Markdown (rounded, ending with the
+    """Write a table as CSV (full precision, with its content record:
+    :func:`dpbandits.io.write_csv_table`) and optionally Markdown (rounded, ending with the
     provenance line of :func:`dpbandits.provenance.one_line`).
 
     A Markdown table of the quick build (under ``results/quick``,
@@ -52,7 +53,7 @@ def write_table(
     from dpbandits.pages import QUICK_NOTE, quick_path
     from dpbandits.provenance import one_line
 
-    df.to_csv(csv, index=False)
+    write_csv_table(df, csv)  # with its content record: other jobs read it
     if md is not None:
         if quick_path(md):
             title = f"{title} [QUICK]" if title else "[QUICK]"
@@ -91,7 +92,7 @@ def write_experiment_tables(
         The privacy audit's ``privacy.csv``: the delivered epsilon of both series beside every
         ordering verdict (:func:`dpbandits.audit.checklist.evaluate_orderings`).
     """
-    timing = pd.concat([pd.read_csv(p) for p in timings]) if timings else None
+    timing = pd.concat([read_csv_table(p) for p in timings]) if timings else None
     cell_objs = [Cell.from_dict(c) for c in cells]
     df = read_results([c.path for c in cell_objs], expect={c.path: c.as_dict() for c in cell_objs})
     log.info("%s: %d rows from %d files", experiment, len(df), len(cell_objs))
@@ -106,7 +107,7 @@ def write_experiment_tables(
         "simulation (all trials) on the machine that built it.",
     )
     claims = load_claims(claims_file, claims_schema)
-    delivered = pd.read_csv(privacy) if privacy else None
+    delivered = read_csv_table(privacy) if privacy else None
     results = evaluate_orderings(claims, df, timing, delivered)
     write_table(
         results,

@@ -26,6 +26,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from .io import read_csv_table
 from .papers import papers
 
 #: The verdict-like columns: a change there is a changed verdict, not just a changed value.
@@ -115,14 +116,15 @@ TABLES = _tables()
 
 
 def summarize(results: str | Path) -> dict[str, pd.DataFrame]:
-    """The canonical summary tables of a results tree (missing files are left out)."""
+    """The canonical summary tables of a results tree (missing files are left out; a table
+    that does not match its content record is refused: :func:`dpbandits.io.read_csv_table`)."""
     results = Path(results)
     out = {}
     for t in TABLES:
         path = results / t.path
         if not path.exists():
             continue
-        df = pd.read_csv(path, dtype={k: str for k in t.keys}, keep_default_na=False)
+        df = read_csv_table(path, dtype={k: str for k in t.keys}, keep_default_na=False)
         df = df[[c for c in (*t.keys, *t.values) if c in df.columns]].copy()
         df["occurrence"] = df.groupby(list(t.keys)).cumcount()  # repeated keys stay apart
         out[t.name] = df
@@ -138,6 +140,7 @@ def write(results: str | Path, canonical: str | Path) -> None:
     canonical.mkdir(parents=True, exist_ok=True)
     tables = summarize(results)
     for name, df in tables.items():
+        # a committed reference (checked by git, read by compare below): no content record
         df.to_csv(canonical / f"{name}.csv", index=False)
     # the build's own provenance (what its simulations recorded), else this process's
     built = [
@@ -182,6 +185,7 @@ def compare(results: str | Path, canonical: str | Path, rtol: float = 1e-9) -> d
         ref_path = Path(canonical) / f"{t.name}.csv"
         if not ref_path.exists():
             continue
+        # canonical/ is committed, not built: it has no content record (git keeps it whole)
         ref = pd.read_csv(ref_path, dtype={k: str for k in t.keys}, keep_default_na=False)
         cur = now.get(t.name)
         keys = [*t.keys, "occurrence"]

@@ -265,9 +265,10 @@ def empirical_rows() -> pd.DataFrame:
     )
 
 
-def _delivered_rows(scale: str, monkeypatch) -> pd.DataFrame:
+def _delivered_rows(scale: str, monkeypatch, account: bool = True) -> pd.DataFrame:
     """The rows of privacy.csv at ``scale`` (tier core), as privacy_delivered.py enumerates them,
-    without the accounting (delivered epsilons are NaN)."""
+    without the accounting (delivered epsilons are NaN); ``account=False``: the identities the
+    workflow enumerates while it parses (no monkeypatch needed)."""
     from dpbandits.audit.privacy import delivered_table
     from dpbandits.config import load_experiment, load_yaml
     from dpbandits.papers.op24.plan import load_plan as load_op24_plan
@@ -295,7 +296,77 @@ def _delivered_rows(scale: str, monkeypatch) -> pd.DataFrame:
         "core",
         scale,
     )
-    return delivered_table(experiments, {"op24": op24, "plasso": plasso})
+    return delivered_table(experiments, {"op24": op24, "plasso": plasso}, account=account)
+
+
+#: What a selector can name of a row of privacy.csv (privacy_claims.DELIVERED_KEYS) and T.
+IDENTITY = [*privacy_claims.DELIVERED_KEYS, "T"]
+
+
+def test_the_identities_checked_while_parsing_are_the_rows_the_job_writes(monkeypatch):
+    parsed = _delivered_rows("quick", monkeypatch, account=False)[IDENTITY]
+    written = _delivered_rows("quick", monkeypatch)[IDENTITY]
+    pd.testing.assert_frame_equal(parsed, written)
+
+
+def _bad(claims, prefix, selector):
+    """``claims`` with the first privacy claim's selectors replaced by ``[selector]``; its index."""
+    claims = [dict(c, audit=dict(c["audit"])) for c in claims]
+    i = next(i for i, c in enumerate(claims) if c["kind"] == "privacy")
+    claims[i]["audit"]["privacy_audit"] = [selector]
+    return claims, i
+
+
+SELECTOR_CASES = [
+    ("cz22", {"experiment": "cz22", "series": "LinUCB-Nope"},
+     ["series allowed where {'experiment': 'cz22'}", "LinUCB-SDP-Amp"]),
+    ("cz22", {"experiment": "cz23"}, ["experiment cz23 is not a registered paper"]),
+    ("olucb", {"experiment": "olucb", "nominal_epsilon": 0.123},
+     ["nominal_epsilon allowed where {'experiment': 'olucb'}"]),
+    ("dpdpe", {"case": "no such case"}, ["matches none of the empirical auditor's cases"]),
+    ("cz22", {"case": "Gaussian randomizer (x r, x x^T), LDP noise / 10"},
+     ["selects a negative control"]),
+    ("plasso", {"experiment": "plasso", "figure": "E9"}, ["figure allowed where"]),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("prefix,selector,expected", SELECTOR_CASES)
+def test_a_selector_matching_no_row_is_refused_while_parsing(
+    prefix, selector, expected, monkeypatch
+):
+    from dpbandits.audit.privacy_claims import check_selectors
+    from dpbandits.config import ConfigError
+    from dpbandits.papers import PAPERS
+
+    identities = _identities(monkeypatch)
+    claims, i = _bad(_registry_claims()[prefix], prefix, selector)
+    with pytest.raises(ConfigError) as err:
+        check_selectors(claims, identities, f"config/claims/{prefix}.yaml", PAPERS)
+    text = str(err.value)
+    assert f"config/claims/{prefix}.yaml" in text and f"claims.{i}.audit.privacy_audit.0" in text
+    for piece in expected:
+        assert piece in text, (piece, text)
+
+
+def test_the_shipped_selectors_pass_and_unbuilt_papers_are_left_to_the_job(monkeypatch):
+    from dpbandits.audit.privacy_claims import check_selectors
+    from dpbandits.papers import PAPERS
+
+    identities = _identities(monkeypatch)
+    for prefix, claims in _registry_claims().items():
+        check_selectors(claims, identities, prefix, PAPERS)
+    # a build of cz22 alone: selectors of the other papers are not checked here
+    only = identities[identities["experiment"] == "cz22"]
+    check_selectors(_registry_claims()["olucb"], only, "olucb", PAPERS)
+
+
+_IDENTITIES: list = []
+
+
+def _identities(monkeypatch) -> pd.DataFrame:
+    if not _IDENTITIES:
+        _IDENTITIES.append(_delivered_rows("paper", monkeypatch, account=False))
+    return _IDENTITIES[0]
 
 
 @pytest.mark.parametrize("scale", ["quick", "paper"])

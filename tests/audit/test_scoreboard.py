@@ -6,6 +6,7 @@ import pytest
 from dpbandits.audit import scoreboard as sb
 from dpbandits.audit.fits import VERDICT_ORDER
 from dpbandits.audit.ordering import VERDICTS as ORDERING_VERDICTS
+from dpbandits.io import write_csv_table
 from dpbandits.run_summary import STATUS_ORDER, scoreboard_lines
 
 
@@ -50,10 +51,13 @@ def test_end_of_run_summary_prints_the_counts(tmp_path):
     assert STATUS_ORDER == sb.STATUSES
     ov = pd.DataFrame({"claim_id": ["a", "b"], "verdict": ["untestable", "PASS"]})
     path = tmp_path / "scoreboard.csv"
-    sb.scoreboard([("cz22", ov)]).to_csv(path, index=False)
+    write_csv_table(sb.scoreboard([("cz22", ov)]), path)
     lines = scoreboard_lines(path)
     assert lines[1].split() == ["cz22", "1", "supported,", "1", "untestable"]
     assert scoreboard_lines(tmp_path / "missing.csv") == []
+    path.write_bytes(path.read_bytes().splitlines(keepends=True)[0])  # cut: the summary says so
+    (line,) = scoreboard_lines(path)
+    assert line.startswith(f"Scoreboard not shown: {path}: differs from its content record")
 
 
 def test_a_comparison_that_flips_with_the_configuration_is_not_supported():

@@ -6,9 +6,11 @@ import os
 import sys
 
 from dpbandits.arena.spec import load_arena
+from dpbandits.audit.privacy import delivered_table
+from dpbandits.audit.privacy_claims import check_selectors
 from dpbandits.bound_claims import load_bound_registry
 from dpbandits.fingerprint import fingerprint as code_fingerprint
-from dpbandits.papers import paper, select as select_papers
+from dpbandits.papers import PAPERS, paper, select as select_papers
 from dpbandits.papers import study as study_layout
 from dpbandits.claims import check_claim_targets, load_registry
 from dpbandits.config import (
@@ -85,9 +87,20 @@ try:
         )
         for name in config["bound_audits"]
     }
+    _BOUND_CLAIMS = {}
     for _name, _plan in STUDY_PLANS.items():
         paper(_name).module.STUDY.check(_name)
-        load_bound_registry(_plan.claims, f"{SCHEMAS}/bound_claims.schema.yaml")
+        _BOUND_CLAIMS[_plan.claims] = load_bound_registry(
+            _plan.claims, f"{SCHEMAS}/bound_claims.schema.yaml"
+        )["claims"]
+    # Every privacy claim's selectors against the rows the privacy audit will hold (their
+    # identities, no accounting): a typo is refused now, not when the status job runs
+    _IDENTITIES = delivered_table(EXPERIMENTS, STUDY_PLANS, account=False)
+    for _path, _claims in [
+        *((f"config/claims/{n}.yaml", c) for n, c in CLAIMS.items()),
+        *_BOUND_CLAIMS.items(),
+    ]:
+        check_selectors(_claims, _IDENTITIES, _path, PAPERS)
     # The arena across papers (config/arena.yaml; rules in arena.smk)
     ARENA = (
         load_arena(
@@ -96,6 +109,7 @@ try:
             config["scale"],
             config["root_seed"],
             calibrations_built=set(EXPERIMENTS),
+            max_job_mb=config["max_job_mb"],
         )
         if config.get("arena", True)
         else None

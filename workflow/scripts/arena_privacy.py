@@ -10,11 +10,12 @@ hand_off(snakemake, __file__)  # in a local run: run in the warm worker (dpbandi
 
 from dpbandits.arena.leaderboard import delivered_table
 from dpbandits.arena.spec import load_arena_for_job
+from dpbandits.io import write_csv_table
 from dpbandits.joblog import job_log
 
 with job_log(snakemake.log[0]) as log:
     p = snakemake.params
     arena = load_arena_for_job(snakemake.input.arena, p)
     table = delivered_table(arena)
-    table.to_csv(snakemake.output.csv, index=False)
+    write_csv_table(table, snakemake.output.csv)  # arena_results reads it
     log.info("delivered epsilon of %d cells", len(table))

@@ -15,7 +15,7 @@ from dpbandits.arena.leaderboard import final_regret, leaderboard
 from dpbandits.arena.page import write_page
 from dpbandits.arena.plots import frontier_figure
 from dpbandits.arena.spec import load_arena_for_job
-from dpbandits.io import read_results
+from dpbandits.io import read_csv_table, read_results
 from dpbandits.joblog import job_log
 from dpbandits.tables import write_table
 
@@ -23,12 +23,12 @@ with job_log(snakemake.log[0]) as log:
     p, out = snakemake.params, snakemake.output
     arena = load_arena_for_job(snakemake.input.arena, p)
     frames = {c.path: read_results(c.path, expect=p.expected) for c in arena.cells}
-    timing = pd.concat([pd.read_csv(t) for t in snakemake.input.timings], ignore_index=True)
+    timing = pd.concat([read_csv_table(t) for t in snakemake.input.timings], ignore_index=True)
     place = {(c.panel, c.configuration, c.series): c.path for c in arena.cells}
     seconds = {
         place[(r.panel, r.configuration, r.series)]: float(r.seconds) for r in timing.itertuples()
     }
-    privacy = pd.read_csv(snakemake.input.privacy)
+    privacy = read_csv_table(snakemake.input.privacy)
     board = leaderboard(arena, frames, seconds, privacy)
     finals = {c.path: final_regret(frames[c.path], c.T) for c in arena.cells}
     ran = board[board["status"] == "ran"]

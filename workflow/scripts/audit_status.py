@@ -11,13 +11,12 @@ from dpbandits.worker import hand_off
 
 hand_off(snakemake, __file__)  # in a local run: run in the warm worker (dpbandits.worker)
 
-import pandas as pd
-
 from dpbandits.audit import scoreboard
 from dpbandits.audit.overview import claim_overview
 from dpbandits.audit.privacy_claims import privacy_claim_status
 from dpbandits.bound_claims import load_bound_registry
 from dpbandits.claims import load_registry
+from dpbandits.io import read_csv_table, write_csv_table
 from dpbandits.joblog import job_log
 from dpbandits.pages import claim_statement
 from dpbandits.papers import paper
@@ -29,20 +28,20 @@ with job_log(snakemake.log[0]):
     registry = load(inp.claims, p.claims_schema)
     claims = registry["claims"]
     privacy = privacy_claim_status(
-        claims, pd.read_csv(inp.privacy_delivered), pd.read_csv(inp.privacy_empirical)
+        claims, read_csv_table(inp.privacy_delivered), read_csv_table(inp.privacy_empirical)
     )
     if p.bound_paper:  # verdicts of the dedicated experiments (papers 001 and 002)
-        overview = pd.read_csv(inp.verdicts)
+        overview = read_csv_table(inp.verdicts)
     else:
         overview = claim_overview(
             claims,
-            pd.read_csv(inp.rates),
-            pd.read_csv(inp.orderings),
+            read_csv_table(inp.rates),
+            read_csv_table(inp.orderings),
             p.primary,
             registry["verdict_metric"],
             privacy=privacy,
             communication=(
-                pd.read_csv(inp.communication) if "communication" in inp.keys() else None
+                read_csv_table(inp.communication) if "communication" in inp.keys() else None
             ),
         )
     board = scoreboard.scoreboard(
@@ -56,4 +55,4 @@ with job_log(snakemake.log[0]):
     for cid, note in (notes_of() if notes_of else {}).items():
         hit = board["claim_id"] == cid
         board.loc[hit, "reason"] = board.loc[hit, "reason"].astype(str) + "; " + note
-    board.to_csv(snakemake.output.csv, index=False)
+    write_csv_table(board, snakemake.output.csv)  # the audit pages and the scoreboard read it

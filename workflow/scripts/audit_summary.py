@@ -17,24 +17,26 @@ import pandas as pd
 
 from dpbandits.audit import scoreboard
 from dpbandits.audit.overview import write_index
+from dpbandits.io import read_csv_table, write_csv_table
 from dpbandits.joblog import job_log
 
 with job_log(snakemake.log[0]):
     p, inp, out = snakemake.params, snakemake.input, snakemake.output
-    rates = [pd.read_csv(f) for f in inp.rates]
-    pd.concat(rates, ignore_index=True).to_csv(out.rates, index=False)
-    controls = [pd.read_csv(f) for f in inp.controls]
+    rates = [read_csv_table(f) for f in inp.rates]
+    write_csv_table(pd.concat(rates, ignore_index=True), out.rates)  # verify reads it
+    controls = [read_csv_table(f) for f in inp.controls]
+    # controls.csv and orderings.csv: read by no job or notebook, no content record needed
     pd.concat(controls, ignore_index=True).to_csv(out.controls, index=False)
     orderings = [
-        pd.read_csv(f).assign(experiment=name)
+        read_csv_table(f).assign(experiment=name)
         for f, name in zip(inp.orderings, [pg["name"] for pg in p.papers], strict=False)
     ]
     cols = ["experiment"] + [c for c in orderings[0].columns if c != "experiment"]
     pd.concat(orderings, ignore_index=True)[cols].to_csv(out.orderings, index=False)
     board = pd.concat(
-        [pd.read_csv(f, keep_default_na=False) for f in inp.status], ignore_index=True
+        [read_csv_table(f, keep_default_na=False) for f in inp.status], ignore_index=True
     )
-    board.to_csv(out.scoreboard_csv, index=False)
+    write_csv_table(board, out.scoreboard_csv)  # the front page, verify and `dpb pages` read it
     with open(out.scoreboard_md, "w") as fh:
         fh.write(scoreboard.markdown(board, p.scale))
     results_root = os.path.dirname(os.path.dirname(out.report))

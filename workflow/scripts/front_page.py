@@ -7,9 +7,8 @@ from dpbandits.worker import hand_off
 
 hand_off(snakemake, __file__)  # in a local run: run in the warm worker (dpbandits.worker)
 
-import pandas as pd
-
 from dpbandits.front_page import write_front_page
+from dpbandits.io import read_csv_table
 from dpbandits.joblog import job_log
 from dpbandits.provenance import one_line
 
@@ -18,7 +17,7 @@ with job_log(snakemake.log[0]):
     write_front_page(
         snakemake.output.html,
         p.results_root,
-        pd.read_csv(snakemake.input.scoreboard, keep_default_na=False),
+        read_csv_table(snakemake.input.scoreboard, keep_default_na=False),
         list(p.papers),
         list(p.sections),
         scale=p.scale,

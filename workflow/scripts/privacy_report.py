@@ -7,16 +7,15 @@ from dpbandits.worker import hand_off
 
 hand_off(snakemake, __file__)  # in a local run: run in the warm worker (dpbandits.worker)
 
-import pandas as pd
-
 from dpbandits.audit.privacy import write_page
+from dpbandits.io import read_csv_table
 from dpbandits.joblog import job_log
 
 with job_log(snakemake.log[0]):
     inp = snakemake.input
     write_page(
-        pd.read_csv(inp.delivered),
-        pd.read_csv(inp.empirical),
+        read_csv_table(inp.delivered),
+        read_csv_table(inp.empirical),
         snakemake.output.html,
         scale=snakemake.config["scale"],
         front=snakemake.params.front,

@@ -11,7 +11,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from dpbandits.config import Cell, ConfigError, check_schema, load_yaml
+from dpbandits.config import MAX_JOB_MB, Cell, ConfigError, check_schema, load_yaml
+from dpbandits.sizes import instance_megabytes
 
 EXPERIMENT = "arena"
 #: Words for the settings a contestant declares (the reason of a not-run row).
@@ -166,6 +167,31 @@ def _probe_suite(sid: str, suite: dict, d: int, T: int, path: str) -> None:
         ) from None
 
 
+def _check_arms(sid: str, suite: dict, d: int, max_job_mb: int, path: str) -> None:
+    """Refuse a suite whose arms alone would not fit a job, before any instance is built."""
+    need = instance_megabytes(int(suite["K"]), d)
+    if need > max_job_mb:
+        raise ConfigError(
+            f"{path}: suites.{sid}.K = {suite['K']} at d = {d}: the arms alone (K x d float64) "
+            f"need about {need:,.0f} MiB, above max_job_mb = {max_job_mb} MiB; allowed: "
+            "K x d x 8 bytes within max_job_mb (config/config.yaml)"
+        )
+
+
+def _check_memory(cell: Cell, max_job_mb: int, path: str) -> None:
+    """Refuse a contestant's cell whose job would need more than ``max_job_mb`` (the estimate of
+    :mod:`dpbandits.sizes`), naming the suite, the contestant and the sizes."""
+    need = cell.memory_mb()
+    if need > max_job_mb:
+        raise ConfigError(
+            f"{path}: suites.{cell.figure} (contestant {cell.series}, calibration "
+            f"{cell.configuration}): T = {cell.T}, trials = {cell.trials}, K = {cell.K}, "
+            f"d = {cell.d}, checkpoints = {cell.checkpoints}: the job would need about {need} MiB "
+            f"(dpbandits.sizes), above max_job_mb = {max_job_mb} MiB; reduce T, trials or "
+            "checkpoints, or raise max_job_mb in config/config.yaml"
+        )
+
+
 def _suite_not_run(sid: str, suite: dict, contestants: dict) -> list[dict]:
     """The not-run rows of one suite: contestants that do not run at all, every contestant of a
     suite that is not built, and contestants that do not run on the suite's setting."""
@@ -221,6 +247,7 @@ def load_arena(
     root_seed: int = 0,
     papers: set[str] | None = None,
     calibrations_built: set[str] | None = None,
+    max_job_mb: int = MAX_JOB_MB,
 ) -> Arena:
     """Read, validate and expand the arena file.
 
@@ -237,6 +264,9 @@ def load_arena(
     calibrations_built : set of str, optional
         Papers whose calibration tables the build makes (default: every paper); a calibration
         of another paper gives a not-run row saying so.
+    max_job_mb : int
+        The most memory one simulation job may need (``config.yaml``'s ``max_job_mb``): a suite
+        whose arms, or a contestant whose job, would need more is refused.
 
     Raises
     ------
@@ -259,6 +289,7 @@ def load_arena(
             continue
         horizons = quick["T"] if quick else suite["T"]
         for d in suite["d"]:
+            _check_arms(sid, suite, int(d), max_job_mb, path)
             _probe_suite(sid, suite, int(d), int(min(horizons)), path)
             for T in horizons:
                 for cid, c in data["contestants"].items():
@@ -278,6 +309,8 @@ def load_arena(
                                 calibrations[opt["calibrated"]] = paper
                         point = {"suite": sid, "d": int(d), "T": int(T), "scale": scale}
                         cells.append(_cell(data, suite, point, cid, c, name, cal, root_seed))
+    for cell in cells:
+        _check_memory(cell, max_job_mb, path)
     rows = list({tuple(r.values()): r for r in not_run}.values())  # a calibration missing at
     # every (d, T) gives one row
     return Arena(data, tuple(cells), tuple(rows), calibrations)

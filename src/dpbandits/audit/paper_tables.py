@@ -160,7 +160,7 @@ def _latex_cell(column: str, value: str, paper_columns: list[str]) -> str:
 def write(table: dict, frame: pd.DataFrame, csv: str | Path, md: str | Path, tex: str | Path):
     """Write the CSV, the Markdown (formulas as ``$...$``) and a LaTeX ``tabular``."""
     paper_columns = table["columns"]
-    frame.to_csv(csv, index=False)
+    frame.to_csv(csv, index=False)  # read by no job or notebook: no content record needed
     notes = list(table.get("footnotes", []))
     if "measured" in table:
         notes.append(table["measured"]["note"])

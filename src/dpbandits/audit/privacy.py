@@ -128,8 +128,22 @@ def release_bounds(release, nominal: float, delta: float) -> dict:
     }
 
 
-def release_row(base: dict, release, nominal: float, delta: float, T: int, paper=None) -> dict:
-    """One row of the table (:data:`COLUMNS` but the place columns, which ``base`` carries)."""
+def release_row(
+    base: dict, release, nominal: float, delta: float, T: int, paper=None, account: bool = True
+) -> dict:
+    """One row of the table (:data:`COLUMNS` but the place columns, which ``base`` carries).
+
+    ``account=False``: the row's identity only (``base``, ``T``, the nominal epsilon and delta,
+    the mechanism), without any accounting: what a claim's selector can name, known while the
+    workflow parses (:func:`dpbandits.audit.privacy_claims.check_selectors`)."""
+    if not account:
+        return {
+            **base,
+            "T": T,
+            "nominal_epsilon": nominal,
+            "nominal_delta": delta,
+            "mechanism": release.mechanism,
+        }
     b = release_bounds(release, nominal, delta)
     eps_T = rel.delivered_epsilon(release, 1.0 / T)[0] if 1.0 / T < delta else math.nan
     eps_paper = rel.delivered_epsilon(paper, delta)[0] if paper is not None else math.nan
@@ -214,9 +228,9 @@ def _noise_key(cell) -> str:
     return repr(sorted(data.items()))
 
 
-def experiment_rows(experiment) -> list[dict]:
+def experiment_rows(experiment, account: bool = True) -> list[dict]:
     """Rows of one experiment file's figure, sweep and privacy-check cells (private series
-    only)."""
+    only); ``account=False``: their identities only (:func:`release_row`)."""
     cells = [
         *experiment.cells,
         *(c for sw in experiment.sweeps for c in sw.cells),
@@ -270,13 +284,14 @@ def experiment_rows(experiment) -> list[dict]:
                     delta0,
                     cell.T,
                     rel.cz22_local_release(policy, rel.PAPER_CZ22),
+                    account,
                 ),
             }
         if noise not in computed:
             release, paper, universe = cell_release(cell, policy)
             computed[noise] = {
                 "universe": universe,
-                **release_row({}, release, float(cell.epsilon), cell.delta, cell.T, paper),
+                **release_row({}, release, float(cell.epsilon), cell.delta, cell.T, paper, account),
             }
         base = {
             "experiment": cell.experiment,
@@ -292,19 +307,22 @@ def experiment_rows(experiment) -> list[dict]:
     return rows
 
 
-def delivered_table(experiments: dict, plans: dict | None = None) -> pd.DataFrame:
+def delivered_table(
+    experiments: dict, plans: dict | None = None, account: bool = True
+) -> pd.DataFrame:
     """Every privatised series of the pipeline with its nominal and delivered epsilon.
 
     ``experiments``: the figure papers' experiments by prefix; ``plans``: the figure-less
     papers' run plans by prefix, whose rows come from their registry entry's
-    ``privacy_rows`` (:mod:`dpbandits.papers`)."""
+    ``privacy_rows`` (:mod:`dpbandits.papers`); ``account=False``: the rows' identities only,
+    without accounting (:func:`release_row`; the other columns empty)."""
     from ..papers import paper
 
     rows = []
     for exp in experiments.values():
-        rows += experiment_rows(exp)
+        rows += experiment_rows(exp, account)
     for prefix, plan in (plans or {}).items():
-        rows += paper(prefix).module.privacy_rows(plan)
+        rows += paper(prefix).module.privacy_rows(plan, account)
     table = pd.DataFrame(rows, columns=COLUMNS)
     table["outside_conditions"] = table["outside_conditions"].fillna("")
     return table

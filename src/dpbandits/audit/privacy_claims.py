@@ -38,6 +38,7 @@ says how many; a claim whose rows all lie outside is ``inconclusive``.
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Iterable, Mapping
 
@@ -147,6 +148,127 @@ def select_rows(
         else:
             d_mask |= hit
     return delivered[d_mask], empirical[e_mask]
+
+
+def check_selectors(
+    claims: Iterable[Mapping],
+    identities: pd.DataFrame,
+    path: str,
+    registered: Iterable[str],
+    cases=None,
+) -> None:
+    """Refuse, while the workflow parses, a privacy claim whose selector would match no row.
+
+    The rule is :func:`select_rows`'s (every named column equal to the value or one of the
+    listed values, ``nominal_epsilon`` up to ``1e-9`` relative; no negative control), on plain
+    values, so that a registry of a hundred selectors is checked in milliseconds.
+
+    Parameters
+    ----------
+    claims : iterable of mapping
+        A registry's claims (only ``kind: privacy`` ones are read).
+    identities : pandas.DataFrame
+        The identities of the rows ``privacy.csv`` will hold
+        (:func:`dpbandits.audit.privacy.delivered_table` with ``account=False``).
+    path : str
+        The registry file, for the message.
+    registered : iterable of str
+        Every registered paper: a selector of a paper this build does not make is left to the
+        privacy job (its rows are not enumerated here); one of an unknown paper is refused.
+    cases : callable, optional
+        Returns the empirical auditor's cases (default
+        :func:`dpbandits.privacy.cases.all_cases`), called only when a selector names a ``case``.
+
+    Raises
+    ------
+    ConfigError
+        Naming the file, the key path, the selector and what the rows offer.
+    """
+    from ..config import ConfigError
+
+    delivered = identities.to_dict("records")
+    built = {r["experiment"] for r in delivered}
+    registered = set(registered)
+    empirical = None
+    problems = []
+    for i, claim in enumerate(claims):
+        if claim.get("kind") != "privacy":
+            continue
+        for j, selector in enumerate(claim.get("audit", {}).get("privacy_audit") or []):
+            sel = dict(selector)
+            where = f"claims.{i}.audit.privacy_audit.{j} = {sel!r}"
+            if "case" in sel:
+                if empirical is None:
+                    empirical = [
+                        {"case": c.name, "represents": c.represents,
+                         "nominal_epsilon": c.nominal, "control": c.control}
+                        for c in (cases or _all_cases)()
+                    ]  # fmt: skip
+                rows, name = empirical, "the empirical auditor's cases"
+            else:
+                wanted = set(_values(sel["experiment"]))
+                unknown = sorted(wanted - registered)
+                if unknown:
+                    problems.append(
+                        f"{where}: experiment {', '.join(unknown)} is not a registered paper; "
+                        f"allowed: {', '.join(sorted(registered))}"
+                    )
+                    continue
+                if not wanted <= built:
+                    continue  # a paper this build does not make: the privacy job decides
+                rows, name = delivered, "the privacy audit's rows"
+            hit = [r for r in rows if _row_matches(sel, r)]
+            if not hit:
+                problems.append(f"{where}: matches none of {name}; {_offer(sel, rows)}")
+            elif any(r.get("control") for r in hit):
+                problems.append(
+                    f"{where}: selects a negative control; controls test the auditor, not a claim"
+                )
+    if problems:
+        raise ConfigError(
+            f"{path}: privacy claims select rows the privacy audit does not have\n  "
+            + "\n  ".join(problems)
+        )
+
+
+def _values(want) -> list:
+    return list(want) if isinstance(want, list | tuple) else [want]
+
+
+def _row_matches(sel: Mapping, row: Mapping) -> bool:
+    """:func:`_matches` for one row of plain values."""
+    for key, want in sel.items():
+        got = row.get(key)
+        if key == "nominal_epsilon":
+            if not any(math.isclose(float(got), float(v), rel_tol=1e-9) for v in _values(want)):
+                return False
+        elif str(got) not in {str(v) for v in _values(want)}:
+            return False
+    return True
+
+
+@functools.cache
+def _all_cases() -> tuple:
+    """The empirical auditor's cases, built once per process (their accounting stays lazy)."""
+    from ..privacy.cases import all_cases
+
+    return tuple(all_cases())
+
+
+def _offer(sel: Mapping, rows: list[dict]) -> str:
+    """What the rows offer for the first key of ``sel`` that matches nothing on its own (the
+    keys before it held): e.g. the series of the selected experiment."""
+    keys = list(sel)
+    for k, key in enumerate(keys):
+        held = {q: sel[q] for q in keys[:k]}
+        scope = [r for r in rows if _row_matches(held, r)]
+        if not any(_row_matches({key: sel[key]}, r) for r in scope):
+            values = sorted({str(r.get(key)) for r in scope})
+            shown = ", ".join(values[:12])
+            more = f", ... ({len(values)} values)" if len(values) > 12 else ""
+            where = f" where {held}" if held else ""
+            return f"{key} allowed{where}: {shown}{more}"
+    return "no row matches all keys at once"
 
 
 def _where(row) -> str:
@@ -413,5 +535,6 @@ __all__ = [
     "EMPIRICAL_KEYS",
     "STATUSES",
     "privacy_claim_status",
+    "check_selectors",
     "select_rows",
 ]

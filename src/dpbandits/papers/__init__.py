@@ -54,7 +54,7 @@ class Paper:
     @property
     def module(self):
         """The paper's package ``dpbandits.papers.<prefix>`` (a figure-less paper's package
-        provides ``load_plan(path, schema, tier, scale)`` and ``privacy_rows(plan)``)."""
+        provides ``load_plan(path, schema, tier, scale)`` and ``privacy_rows(plan, account)``)."""
         import importlib
 
         return importlib.import_module(f"{__name__}.{self.prefix}")

@@ -17,7 +17,8 @@ A study's package ``dpbandits.papers.<prefix>`` provides
   for each key of ``STUDY.verdict_files``). ``parameters`` is :meth:`StudyPlan.audit_parameters`.
 * ``write_table(name, claims, inputs, outputs, tier, scale)`` when ``STUDY.tables`` is not empty:
   one table of the paper from the verdict tables (``inputs``: key -> path).
-* ``privacy_rows(plan)``: the plan's rows of the delivered-epsilon audit.
+* ``privacy_rows(plan, account=True)``: the plan's rows of the delivered-epsilon audit
+  (``account=False``: their identities, without accounting).
 
 Targets (uniform): ``<prefix>`` (everything of the paper), ``<prefix>_audit`` (its audit page,
 which draws the figures), ``<prefix>_verdicts``, ``<prefix>_<table>`` and ``<prefix>_<figure>``.

@@ -17,6 +17,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import cached_property, partial
 
 import numpy as np
 
@@ -47,8 +48,10 @@ class Case:
     nominal : float
         The epsilon it is labelled with.
     delta : float
-    delivered : float
-        The epsilon accounting certifies for this pair (``inf``: not private).
+    delivered_by : float or callable
+        The epsilon accounting certifies for this pair (``inf``: not private), or a function of
+        no argument computing it: the accounting runs only when :attr:`delivered` is read (the
+        workflow enumerates the cases' names while it parses).
     sampler : callable
         ``sampler(which, n, rng)`` as in :func:`dpbandits.privacy.empirical.audit`.
     control : bool
@@ -61,10 +64,16 @@ class Case:
     represents: str
     nominal: float
     delta: float
-    delivered: float
+    delivered_by: float | Callable[[], float]
     sampler: Callable
     control: bool = False
     score: Callable | None = None
+
+    @cached_property
+    def delivered(self) -> float:
+        """The epsilon accounting certifies for this pair (``inf``: not private)."""
+        value = self.delivered_by
+        return float(value() if callable(value) else value)
 
 
 def _pair(L: float) -> tuple[np.ndarray, np.ndarray]:
@@ -90,7 +99,7 @@ def gaussian_randomizer_case(
     scales = entry_scales(d, std, "half_sum")
     # off-diagonal noise has std s/sqrt 2: the exact sensitivity is the whitened distance
     whitened = (means[1] - means[0]) / scales
-    delivered = gaussian_epsilon(1.0, float(np.linalg.norm(whitened)), delta)
+    delivered = partial(gaussian_epsilon, 1.0, float(np.linalg.norm(whitened)), delta)
 
     def sampler(which, n, rng):
         return means[which] + draw_packed(rng, n, scales)
@@ -122,7 +131,9 @@ def amp_shuffle_case(eps: float, delta: float, d: int, L: float, B: int) -> Case
     std = s_amp_experiment(eps, delta, B)
     scales = entry_scales(d, std, "half_sum")
     w = (means[1] - means[0]) / scales**2
-    delivered = gaussian_epsilon(1.0, float(np.linalg.norm((means[1] - means[0]) / scales)), delta)
+    delivered = partial(
+        gaussian_epsilon, 1.0, float(np.linalg.norm((means[1] - means[0]) / scales)), delta
+    )
 
     def sampler(which, n, rng):
         msgs = draw_packed(rng, n * B, scales).reshape(n, B, -1)
@@ -147,25 +158,30 @@ def vec_count_case(eps: float, delta: float, d: int, L: float, B: int, scale_b: 
     at ``-L`` or ``+L``, the others at 0 (rounding as drawn). ``scale_b < 1``: the control."""
     prm = vec_params_experiment(eps, delta, B, d, vec_scale=1.0, truncate_b=False)
     b_trials = max(int(prm.b_trials * scale_b), 0)
-    from scipy.stats import binom
 
-    # exact count distributions for the pair: B - 1 users at 0 (floor + Bernoulli) + one user
-    def pmf(v):
-        z = (np.array([v] + [0.0] * (B - 1)) + L) * prm.g / L
-        fl = np.floor(z)
-        dist = np.array([1.0])
-        for q in z - fl:
-            dist = np.convolve(dist, [1.0 - q, q])
-        noise = binom.pmf(np.arange(B * b_trials + 1), B * b_trials, prm.p)
-        out = np.convolve(dist, noise)
-        return int(fl.sum()), out
+    def exact() -> float:
+        """Epsilon of the pair's exact count distributions: B - 1 users at 0 (floor +
+        Bernoulli) + one user."""
+        from scipy.stats import binom
 
-    (o0, p0), (o1, p1) = pmf(-L), pmf(L)
-    size = max(o0 + p0.size, o1 + p1.size)
-    P, Q = np.zeros(size), np.zeros(size)
-    P[o0 : o0 + p0.size] = p0
-    Q[o1 : o1 + p1.size] = p1
-    delivered = pmf_pair_epsilon(P, Q, delta) if b_trials > 0 else math.inf
+        def pmf(v):
+            z = (np.array([v] + [0.0] * (B - 1)) + L) * prm.g / L
+            fl = np.floor(z)
+            dist = np.array([1.0])
+            for q in z - fl:
+                dist = np.convolve(dist, [1.0 - q, q])
+            noise = binom.pmf(np.arange(B * b_trials + 1), B * b_trials, prm.p)
+            out = np.convolve(dist, noise)
+            return int(fl.sum()), out
+
+        (o0, p0), (o1, p1) = pmf(-L), pmf(L)
+        size = max(o0 + p0.size, o1 + p1.size)
+        P, Q = np.zeros(size), np.zeros(size)
+        P[o0 : o0 + p0.size] = p0
+        Q[o1 : o1 + p1.size] = p1
+        return pmf_pair_epsilon(P, Q, delta)
+
+    delivered = exact if b_trials > 0 else math.inf
 
     def sampler(which, n, rng):
         vals = np.zeros((n, B))
@@ -192,7 +208,7 @@ def _gaussian_pair_case(
     """A Gaussian release ``mean + N(0, sigma^2 I)`` on two inputs with the given means; the
     delivered epsilon is exact for the pair (sensitivity = the distance of the means)."""
     m0, m1 = (np.asarray(m, float) for m in means)
-    delivered = gaussian_epsilon(sigma, float(np.linalg.norm(m1 - m0)), delta)
+    delivered = partial(gaussian_epsilon, sigma, float(np.linalg.norm(m1 - m0)), delta)
 
     def sampler(which, k, rng):
         return (m0, m1)[which] + standard_normal(rng, (k, m0.size)) * sigma
@@ -244,7 +260,7 @@ def pe_shuffle_case(eps: float, delta: float, n: int) -> Case:
     rewards, one at ``-1`` vs ``+1``, the others at 0 (encoding ``g/2``, an integer for even
     ``g``)."""
     prm = scalar_params(eps, delta, n, 1.0)
-    delivered = rel.shuffle_sum_epsilon(prm, delta, -1.0, 1.0, 1)
+    delivered = partial(rel.shuffle_sum_epsilon, prm, delta, -1.0, 1.0, 1)
 
     def sampler(which, k, rng):
         Y = np.zeros((k, n, 1))
@@ -266,7 +282,7 @@ def dpdpe_shuffle_case(eps: float, delta: float, n: int, s: int) -> Case:
     """DP-DPE's shuffle privatizer (Algorithm 2): the counts of ones per coordinate, one client at
     ``-1`` vs ``+1`` in every coordinate, the others at integer encodings."""
     prm = vector_params(eps, delta, n, s, math.sqrt(s))
-    delivered = rel.shuffle_sum_epsilon(prm, delta, -1.0, 1.0, s)
+    delivered = partial(rel.shuffle_sum_epsilon, prm, delta, -1.0, 1.0, s)
     base = np.zeros((n, s))  # reports 0: encoding g/2, an integer for even g (g = 10 here)
 
     def sampler(which, k, rng):
@@ -352,8 +368,8 @@ def tree_case(eps: float, delta: float, d: int, leaves: int, divide: float = 1.0
     a1[0], a1[1] = 0.5, math.sqrt(0.75)
     z0, z1 = _stat(a0, 1.0), _stat(a1, -1.0)
     # leaf 1 lies in one node of every level: m nodes, exact whitened sensitivity
-    delivered = gaussian_epsilon(
-        1.0, math.sqrt(m) * float(np.linalg.norm((z1 - z0) / scales)), delta
+    delivered = partial(
+        gaussian_epsilon, 1.0, math.sqrt(m) * float(np.linalg.norm((z1 - z0) / scales)), delta
     )
 
     def sampler(which, n, rng):

@@ -219,7 +219,7 @@ def write_outputs(table: pd.DataFrame, verdict: dict, study: dict, csv: str, md:
     """The table as CSV and Markdown (with the classification)."""
     Path(csv).parent.mkdir(parents=True, exist_ok=True)
     out = table.assign(classification=verdict["verdict"])
-    out.to_csv(csv, index=False)
+    out.to_csv(csv, index=False)  # read by no job or notebook: no content record needed
     lines = [
         f"# {study['title']}",
         "",

@@ -81,23 +81,23 @@ def write_verdicts(results, claims, parameters, max_detectable, expected, output
 def write_table(name, claims, inputs, outputs, tier, scale) -> None:
     """Table 1 of the paper as stated (claims registry) with the measured columns of OP-E1 /
     OP-E2, to CSV, Markdown and LaTeX (:func:`.table1.table1`)."""
-    import pandas as pd
-
     from dpbandits.audit.paper_tables import write
+    from dpbandits.io import read_csv_table
 
     from .table1 import table1
 
     if name != "table1":
         raise KeyError(f"op24 has no table {name!r}")
     table, frame = table1(
-        claims, pd.read_csv(inputs["verdicts_csv"]), pd.read_csv(inputs["claims_csv"])
+        claims, read_csv_table(inputs["verdicts_csv"]), read_csv_table(inputs["claims_csv"])
     )
     table["footnotes"].append(f"Tier {tier}, scale {scale} (README, paper 002).")
     write(table, frame, outputs["csv"], outputs["md"], outputs["tex"])
 
 
-def privacy_rows(plan) -> list[dict]:
-    """The plan's rows of the delivered-epsilon audit (:func:`.privacy.privacy_rows`)."""
+def privacy_rows(plan, account: bool = True) -> list[dict]:
+    """The plan's rows of the delivered-epsilon audit (:func:`.privacy.privacy_rows`;
+    ``account=False``: their identities only)."""
     from .privacy import privacy_rows as rows
 
-    return rows(plan)
+    return rows(plan, account)

@@ -9,7 +9,7 @@ from ...audit.privacy import release_row
 from ...privacy import releases as rel
 
 
-def privacy_rows(plan) -> list[dict]:
+def privacy_rows(plan, account: bool = True) -> list[dict]:
     """Rows of the op24 plan (one per algorithm, privacy level and horizon)."""
     from ...mechanisms.zcdp import zcdp_to_dp
 
@@ -40,5 +40,5 @@ def privacy_rows(plan) -> list[dict]:
                     "universe": "instances (||a|| <= 1, rewards in [-1, 1] or {0, 1})",
                 }
                 release = rel.op24_release(run.algorithm, priv, T)
-                rows.append(release_row(base, release, nominal, rel.OP24_DELTA, T))
+                rows.append(release_row(base, release, nominal, rel.OP24_DELTA, T, account=account))
     return rows

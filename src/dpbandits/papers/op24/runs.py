@@ -17,7 +17,7 @@ import numpy as np
 import pyarrow as pa
 
 from dpbandits.engine.minimax import op_e1_cell, op_e2_cell, op_e3_cell
-from dpbandits.io import write_result, write_rows_csv
+from dpbandits.io import write_csv_table, write_result
 from dpbandits.joblog import progress
 from dpbandits.papers.op24.plan import Run
 
@@ -101,7 +101,7 @@ def write_run(run: Run, out: str | Path, timing_out: str | Path, tier: str, scal
     table, timings = simulate_run(run)
     metadata = {"run": run.as_dict(), "tier": tier, "scale": scale, "seeds": SEEDS}
     write_result(out, table, metadata)
-    write_rows_csv(timings, timing_out)
+    write_csv_table(timings, timing_out)
 
 
 __all__ = ["COLUMNS", "simulate_run", "write_run"]

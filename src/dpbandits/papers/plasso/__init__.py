@@ -92,8 +92,9 @@ def write_verdicts(results, claims, parameters, max_detectable, expected, output
     return verdicts
 
 
-def privacy_rows(plan) -> list[dict]:
-    """The plan's rows of the delivered-epsilon audit (:func:`.privacy.privacy_rows`)."""
+def privacy_rows(plan, account: bool = True) -> list[dict]:
+    """The plan's rows of the delivered-epsilon audit (:func:`.privacy.privacy_rows`;
+    ``account=False``: their identities only)."""
     from .privacy import privacy_rows as rows
 
-    return rows(plan)
+    return rows(plan, account)

@@ -11,7 +11,7 @@ from ...policies.private_lasso import plasso_constants
 from ...privacy import releases as rel
 
 
-def privacy_rows(plan) -> list[dict]:
+def privacy_rows(plan, account: bool = True) -> list[dict]:
     """Rows of the plasso plan (one per algorithm, epsilon, configuration and horizon)."""
     rows, seen = [], set()
     for run in plan.runs:
@@ -50,5 +50,5 @@ def privacy_rows(plan) -> list[dict]:
                     "universe": "contexts clipped to [-C_X, C_X], rewards to [-C_r, C_r]",
                 }
                 release = rel.plasso_release(run.algorithm, const)
-                rows.append(release_row(base, release, eps, prm["delta"], T))
+                rows.append(release_row(base, release, eps, prm["delta"], T, account=account))
     return rows

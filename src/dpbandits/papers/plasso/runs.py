@@ -23,7 +23,7 @@ import pyarrow as pa
 
 from dpbandits.engine.private_lasso import simulate_cell
 from dpbandits.envs.sparse import EXPERIMENTS, FAMILIES, ROOT
-from dpbandits.io import write_result, write_rows_csv
+from dpbandits.io import write_csv_table, write_result
 from dpbandits.joblog import progress
 from dpbandits.papers.plasso.plan import Run
 from dpbandits.policies.private_lasso import plasso_constants
@@ -112,7 +112,7 @@ def write_run(
     }  # fmt: skip
     write_result(out, runs, metadata)
     write_result(episodes_out, episodes, metadata)
-    write_rows_csv(timings, timing_out)
+    write_csv_table(timings, timing_out)
 
 
 __all__ = ["simulate_run", "write_run"]
