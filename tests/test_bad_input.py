@@ -416,6 +416,18 @@ SIZE_CASES = [
     ("K with a population calibration",
      lambda t: _experiment("olucb", _set("defaults.K", 10**8), t),
      ["K = 100000000", "the job would need about"]),
+    # found by fuzzing every numeric leaf: tracebacks and hangs while parsing
+    ("horizon written as a float", lambda t: _experiment("cz22", _set(
+        "privacy_checks.corollaries.T.2", 1e12), t), ["T.2 = 1000000000000.0", "integer"]),
+    ("horizon beyond 2^40 (hung in the batch-size search)", lambda t: _experiment(
+        "olucb", _set("sweeps.worst.T.0", 2**63), t), ["sweeps.worst.T.0", "<= 1099511627776"]),
+    ("calibration grid of 10^12 points per decade", lambda t: _experiment(
+        "olucb", _set("calibrations.fair_vec.grid.per_decade", 10**12), t),
+     ["per_decade = 1000000000000", "allowed: at most 1001"]),
+    ("arena epsilon whose calibration overflows", lambda t: _arena(
+        _set("target.epsilon", 1e300), t), ["suites.fixed (contestant", "epsilon = 1e+300"]),
+    ("arena batch that does not divide T", lambda t: _arena(_set("suites.fixed.B", 10**9), t),
+     ["B = 1000000000", "batch siz"]),
     ("K of an arena suite", lambda t: _arena(_set("suites.fixed.K", 10**9), t),
      ["suites.fixed.K = 1000000000", "the arms alone"]),
     ("arena trials", lambda t: _arena(_set("trials", 10**9), t),
@@ -442,3 +454,14 @@ def test_sizes_are_refused_before_anything_is_allocated(what, call, expected, tm
         resource.setrlimit(resource.RLIMIT_AS, (soft, hard))
     for text in expected:
         assert text in str(err.value), (text, str(err.value))
+
+
+def test_a_bound_term_that_overflows_is_refused_with_its_key(tmp_path):
+    from dpbandits.bound_claims import load_bound_registry
+
+    data = load_yaml(ROOT / "config/claims/op24.yaml")
+    term = next(t for c in data["claims"] for t in c.get("terms", []) if t.get("powers"))
+    term["powers"][next(iter(term["powers"]))] = 2**63  # OverflowError in the evaluation
+    path = _write(tmp_path, "op24_claims.yaml", data)
+    with pytest.raises(ConfigError, match=r"op24_claims.yaml: claims\.\d+\.terms\.\d+"):
+        load_bound_registry(str(path), str(SCHEMAS / "bound_claims.schema.yaml"))

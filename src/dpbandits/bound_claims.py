@@ -111,7 +111,7 @@ def load_bound_registry(path: str, schema: str) -> dict:
         for j, term in enumerate(claim.get("terms", [])):
             try:
                 v = term_value(term, point)
-            except (KeyError, ValueError, ZeroDivisionError) as exc:
+            except (KeyError, ValueError, ArithmeticError) as exc:  # OverflowError: huge powers
                 raise ConfigError(f"{path}: claims.{i}.terms.{j}: {exc}") from None
             if not (math.isfinite(v) and v > 0):
                 raise ConfigError(f"{path}: claims.{i}.terms.{j} = {v!r} at {point}: not > 0")

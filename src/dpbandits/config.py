@@ -346,7 +346,9 @@ def _schema_problems(data, schema) -> list[_Problem]:
 
 def _finite_validator(jsonschema):
     """Draft 2020-12 in which ``number`` means a *finite* number: NaN and infinity are refused
-    unless a schema says what infinity means (``{const: .inf}`` in an ``anyOf``)."""
+    unless a schema says what infinity means (``{const: .inf}`` in an ``anyOf``); and
+    ``integer`` an integer as written (``1.0e+12`` is a float, refused where an integer is
+    required: horizons, batch sizes and counts go into integer arithmetic)."""
     base = jsonschema.Draft202012Validator
     is_number = base.TYPE_CHECKER.is_type
 
@@ -355,9 +357,11 @@ def _finite_validator(jsonschema):
             isinstance(instance, float) and not math.isfinite(instance)
         )
 
-    return jsonschema.validators.extend(
-        base, type_checker=base.TYPE_CHECKER.redefine("number", finite)
-    )
+    def integer(checker, instance):  # 1.0e+12 is a float: the code's int arithmetic needs ints
+        return isinstance(instance, int) and not isinstance(instance, bool)
+
+    checker = base.TYPE_CHECKER.redefine("number", finite).redefine("integer", integer)
+    return jsonschema.validators.extend(base, type_checker=checker)
 
 
 #: What a failed keyword asks of the value, after "must be".
@@ -1583,7 +1587,9 @@ def _sweep_runs(sid: str, sw: dict, horizons, scale: str, source: str) -> tuple[
                 )
             )
             members = grid_series(sched, entry["gap_grid"])
-            limit = min(horizons) ** power  # gap_scale * T^-power <= 1 at the shortest horizon
+            # gap_scale * T^-power <= 1 at the shortest horizon (a limit beyond any float: none)
+            decades = power * math.log10(min(horizons))
+            limit = min(horizons) ** power if decades < 300 else math.inf
             if members[0][1] > limit:
                 if scale == "paper":
                     raise ConfigError(
@@ -1695,6 +1701,10 @@ def _expand_sweep(
         grids=grids,
     )
 
+
+#: Most points of a calibration grid after the first (each point is a simulated cell of one
+#: job: the shipped grids have 4-13; a thousand is hours of simulation in one job).
+MAX_GRID_POINTS = 1000
 
 #: Default of the config key ``max_job_mb``: the largest memory one simulation job may need.
 MAX_JOB_MB = 16384
@@ -1851,7 +1861,14 @@ def _expand_calibration(
         g = spec["grid"]
         if g["to"] >= g["from"]:
             raise ConfigError(f"{where}.grid: to = {g['to']} must be below from = {g['from']}")
-        n = round(math.log10(g["from"] / g["to"]) * g["per_decade"])
+        decades = math.log10(g["from"]) - math.log10(g["to"])  # finite: both are finite, > 0
+        n = round(decades * g["per_decade"])
+        if n > MAX_GRID_POINTS:
+            raise ConfigError(
+                f"{where}.grid: from = {g['from']}, to = {g['to']}, per_decade = "
+                f"{g['per_decade']}: {n + 1} grid points, each a simulated cell of the "
+                f"calibration job; allowed: at most {MAX_GRID_POINTS + 1}"
+            )
         step = 10 ** (-1.0 / g["per_decade"])
         grid = tuple(g["from"] * step**j for j in range(n + 1))
     else:

@@ -180,8 +180,17 @@ def _check_arms(sid: str, suite: dict, d: int, max_job_mb: int, path: str) -> No
 
 def _check_memory(cell: Cell, max_job_mb: int, path: str) -> None:
     """Refuse a contestant's cell whose job would need more than ``max_job_mb`` (the estimate of
-    :mod:`dpbandits.sizes`), naming the suite, the contestant and the sizes."""
-    need = cell.memory_mb()
+    :mod:`dpbandits.sizes`), naming the suite, the contestant and the sizes; or whose policy
+    cannot be built (a batch size that does not divide T, an epsilon whose calibration
+    overflows)."""
+    try:
+        need = cell.memory_mb()
+    except (ValueError, ArithmeticError) as exc:
+        raise ConfigError(
+            f"{path}: suites.{cell.figure} (contestant {cell.series}, calibration "
+            f"{cell.configuration}; T = {cell.T}, B = {cell.B}, epsilon = {cell.epsilon}, "
+            f"delta = {cell.delta}): {exc}"
+        ) from None
     if need > max_job_mb:
         raise ConfigError(
             f"{path}: suites.{cell.figure} (contestant {cell.series}, calibration "
