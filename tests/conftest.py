@@ -29,3 +29,19 @@ def cz22_data() -> dict:
     from dpbandits.config import load_yaml
 
     return load_yaml(ROOT / "config" / "experiments" / "cz22.yaml")
+
+
+@pytest.fixture(autouse=True)
+def _own_matched_searches(request, tmp_path_factory, monkeypatch):
+    """Every test searches matched calibrations in caches of its own: a test that plants a mutant
+    accountant must leave its searches neither to another test nor to a build of the project
+    (whose disk cache lives in the working directory's ``.snakemake/``)."""
+    import hashlib
+
+    from dpbandits.privacy import matching
+
+    name = hashlib.sha256(request.node.nodeid.encode()).hexdigest()[:16]
+    folder = tmp_path_factory.getbasetemp() / "matched-searches"
+    monkeypatch.setattr(matching, "DISK_CACHE", folder / f"{name}.json")
+    monkeypatch.setattr(matching, "_CACHE", {})
+    monkeypatch.setattr(matching, "_DECIDING", {})

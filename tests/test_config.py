@@ -103,7 +103,7 @@ def test_semantic_errors_are_refused_with_the_key(global_config, cz22_data):
         expand_experiment(data, global_config, "cz22.yaml")
     data = copy.deepcopy(cz22_data)
     data["primary"] = "r9"
-    with pytest.raises(ConfigError, match="primary = 'r9'.*allowed: r1, r2, r3, theory"):
+    with pytest.raises(ConfigError, match="primary = 'r9'.*allowed: r1, r2, r3, matched, theory"):
         expand_experiment(data, global_config, "cz22.yaml")
     data = copy.deepcopy(cz22_data)
     data["configurations"]["r2"]["panels"]["cz22_fig9a"] = {}

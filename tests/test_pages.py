@@ -253,9 +253,32 @@ def test_a_card_shows_the_configuration_matching_the_published_figure_first(root
     assert fig1["published_note"].startswith("This configuration matches the published figure")
     assert {o["configuration"] for o in fig1["others"]} >= {"r1", "r3"}
     assert fig1["claims"] == ["c.a"]
+    # the matched companion: its own card right after, with the same claims, never an "other"
+    assert "matched" not in {o["configuration"] for o in fig1["others"]}
+    after = cards[cards.index(fig1) + 1]
+    assert after["figure"] == "cz22_fig1_matched" and after["main"]["image"] == "cz22_fig1_matched"
+    assert (
+        after["claims"] == ["c.a"]
+        and after["matched"]
+        and "calibration = matched" in after["caption"]
+    )
     # without `published`: the primary first, and the card says that none is matched
     data = {k: v for k, v in exp.data.items() if k != "published"}
     bare = type("Exp", (), {"data": data, "figures": exp.figures})
     fig1 = next(c for c in figure_cards(bare, claims, str, str) if c["figure"] == "cz22_fig1")
     assert fig1["main"]["configuration"] == exp.data["primary"]
     assert fig1["published_note"].startswith("No configuration is matched")
+
+
+def test_a_matched_card_shows_what_each_claim_finds_at_matched_privacy():
+    from dpbandits.audit.overview import matched_phrase
+    from dpbandits.front_page import matched_part
+
+    reason = "figure data (below, realized regret, configuration r1)" + matched_phrase(
+        "PASS", "FAIL"
+    )
+    assert matched_part(reason) == (
+        "At matched privacy (configuration matched) FAIL: the paper's ordering holds at nominal "
+        "epsilon only"
+    )
+    assert matched_part("figure data (below)").startswith("not read at matched privacy")

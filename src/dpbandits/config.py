@@ -19,7 +19,7 @@ import json
 import math
 import pickle
 import re
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field, fields, replace
 from fractions import Fraction
 from pathlib import Path
 from typing import NamedTuple
@@ -28,6 +28,8 @@ import yaml
 
 from .policies import POLICIES, Quirks, Setting, make_policy
 from .policies.base import Policy
+from .privacy.matching import BASE as MATCHED_BASE
+from .privacy.matching import MATCHED, is_matched, matched_base, matched_policy
 from .result_columns import PLACE_FIELDS
 
 
@@ -909,22 +911,33 @@ class Cell:
         """Estimated peak memory (MiB) of simulating this cell (:mod:`dpbandits.sizes`)."""
         from .sizes import bytes_per_trial, job_memory_mb
 
-        pol = self.policy() if policy is None else policy
+        pol = self.policy(search=False) if policy is None else policy
         per_trial = bytes_per_trial(
             pol.scheme, self.T, self.K, self.d, pol.n_refresh, pol.n_batches, pol.engine
         )
         n_bases = getattr(pol, "n_bases", 0) if pol.engine == "combiner" else 0
         return job_memory_mb(per_trial, self.trials, self.T, self.checkpoints, n_bases, pol.engine)
 
-    def policy(self, calibrated: dict[str, float] | None = None) -> Policy:
-        """The calibrated policy of this cell (``calibrated``: chosen values by calibration id)."""
+    def policy(self, calibrated: dict[str, float] | None = None, search: bool = True) -> Policy:
+        """The calibrated policy of this cell (``calibrated``: chosen values by calibration id).
+
+        ``search=False``: a matched cell's policy at its label, after checking that it can be
+        matched (:func:`dpbandits.privacy.matching.matched_policy`): its shapes and sizes, without
+        the search for its noise (what validation and job sizes need)."""
         setting = Setting(
             T=self.T, d=self.d, epsilon=self.epsilon, delta=self.delta, B=self.B, K=self.K
         )
         quirks = Quirks.from_fidelity(self.fidelity, **self.quirks)
-        return make_policy(
-            self.algorithm, setting, self.calibration, quirks, **self.resolved_options(calibrated)
-        )
+        options = self.resolved_options(calibrated)
+        if is_matched(self.calibration):  # the base calibration's map at an internal epsilon
+            base = matched_base(self.calibration)
+
+            def build(epsilon: float) -> Policy:
+                at = replace(setting, epsilon=epsilon)
+                return make_policy(self.algorithm, at, base, quirks, **options)
+
+            return matched_policy(self, build, search)
+        return make_policy(self.algorithm, setting, self.calibration, quirks, **options)
 
     @classmethod
     def from_dict(cls, data: dict) -> Cell:
@@ -977,6 +990,9 @@ class FigureSpec:
     notebook: str = "notebooks/regret_curves.ipynb"
     plot: str = "cumulative"
     band: str = "se"
+    #: The configuration's calibration (its non-private series may run under another: a
+    #: matched configuration's run under the calibration it matches).
+    calibration: str = ""
 
     @property
     def inputs(self) -> list[str]:
@@ -1480,6 +1496,7 @@ def _expand_figure(data, config, source, conf_name, series, fig_name, drawn_by) 
         metrics=metrics,
         plot=fig.get("plot", "cumulative"),
         band=fig.get("band", "se"),
+        calibration=conf["calibration"],
     )
 
 
@@ -1504,7 +1521,7 @@ def _expand_panel(data, config, source, conf_name, series, fig_name, letter, set
             configuration=conf_name,
             series=label,
             algorithm=entry["algorithm"],
-            calibration=conf["calibration"],
+            calibration=_cell_calibration(conf["calibration"], entry["algorithm"]),
             fidelity=conf["fidelity"],
             instances=settings.get("instances", entry.get("instances", conf["instances"])),
             T=merged["T"],
@@ -1542,6 +1559,16 @@ def _expand_panel(data, config, source, conf_name, series, fig_name, letter, set
     )
 
 
+def _cell_calibration(calibration: str, algorithm: str) -> str:
+    """A configuration's calibration for one series: a non-private series of a matched
+    configuration has no noise to match and runs under the calibration the matched one evaluates
+    (its cell is then the same simulation as in the published configuration)."""
+    cls = POLICIES.get(algorithm)
+    if calibration == MATCHED and cls is not None and not cls.private:
+        return MATCHED_BASE
+    return calibration
+
+
 def _check_figure_cell(cell, data, config, where: str, pid: str) -> list[str]:
     """Refuse a cell whose calibration is undeclared, whose policy cannot be built or whose job
     is too large (``where``: the configuration, for messages); return the caption note when the
@@ -1556,7 +1583,7 @@ def _check_figure_cell(cell, data, config, where: str, pid: str) -> list[str]:
     where = f"{where} (panel {pid}), series {cell.series}"
     check_shape(cell, config.get("max_job_mb", MAX_JOB_MB), where)
     try:
-        policy = cell.policy()
+        policy = cell.policy(search=False)
     except (ValueError, ArithmeticError) as exc:  # ArithmeticError: extreme epsilon or delta
         raise ConfigError(
             f"{where} (algorithm {cell.algorithm!r}, epsilon {cell.epsilon}, delta {cell.delta}): "
@@ -1622,7 +1649,7 @@ def _check_sweep_cell(cell, declared, config: dict, where: str) -> None:
     at = f"{where} (epsilon {cell.epsilon}, T {cell.T})"
     check_shape(cell, config.get("max_job_mb", MAX_JOB_MB), at)
     try:
-        policy = cell.policy()
+        policy = cell.policy(search=False)
     except (ValueError, ArithmeticError) as exc:  # ArithmeticError: extreme epsilon or delta
         raise ConfigError(f"{at} (delta {cell.delta}): " + _calibration_refusal(exc)) from None
     check_cell(cell, policy, config.get("max_job_mb", MAX_JOB_MB), at)

@@ -38,7 +38,8 @@ PACKAGE = Path(__file__).resolve().parent
 #: Modules that no job imports (paths relative to the package): the command-line tools and
 #: their helpers (``dpb``, ``python -m dpbandits.verify``, the page check), the tests' slow
 #: reference loops, and what runs in Snakemake's own process while it reads the workflow or ends
-#: a run (captions, the run's summary, the job-rate setting, this module). Every other module
+#: a run (captions, the run's summary, the job-rate setting). Every other module (this one too:
+#: the matched calibration's search cache keys on code fingerprints)
 #: must be in some job's closure (``tests/test_fingerprint.py``).
 NOT_IN_JOBS = (
     "cli.py",
@@ -51,7 +52,6 @@ NOT_IN_JOBS = (
     "report_captions.py",
     "run_summary.py",
     "rate_limit.py",
-    "fingerprint.py",
 )
 
 

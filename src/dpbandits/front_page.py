@@ -17,7 +17,9 @@ from collections import Counter
 import pandas as pd
 
 from dpbandits.audit.badges import BADGE_CSS, badge
+from dpbandits.audit.overview import MATCHED_WORDS
 from dpbandits.pages import PAGE_CSS, claim_row, scale_banner, scale_title
+from dpbandits.privacy.matching import MATCHED
 
 _STYLE = (
     "body{font-family:sans-serif;max-width:80em;margin:1em auto;padding:0 1em}"
@@ -62,6 +64,8 @@ def _card(card: dict, board: pd.DataFrame, rel, page_dir: str, root: str) -> str
         )
         parts.append(f"<p><b>Other configurations:</b> {links}</p>")
     mine = board[board["claim_id"].isin(card.get("claims", []))]
+    if card.get("matched") and len(mine):  # what the claim's reason says at matched privacy
+        mine = mine.assign(reason=mine["reason"].map(matched_part))
     if len(mine):
         parts.append(
             "<p><b>What the paper says it shows, and what this build finds</b> "
@@ -77,6 +81,16 @@ def _card(card: dict, board: pd.DataFrame, rel, page_dir: str, root: str) -> str
         parts.append(f"<p>{_a(rel(notebook), 'Notebook page of this figure')}</p>")
     parts.append("</div></div>")
     return "".join(parts)
+
+
+def matched_part(reason) -> str:
+    """The part of a claim's reason about its matched companion
+    (:func:`dpbandits.audit.overview.matched_phrase`), or why there is none."""
+    text = " ".join(str(reason or "").split())
+    at = text.find(MATCHED_WORDS)
+    if at < 0:
+        return "not read at matched privacy (the claim does not list the configuration matched)"
+    return text[at].upper() + text[at + 1 :]
 
 
 def figure_cards(exp, claims: list[dict], image, notebook) -> list[dict]:
@@ -102,7 +116,8 @@ def figure_cards(exp, claims: list[dict], image, notebook) -> list[dict]:
     for fig in exp.figures:
         by_figure.setdefault(fig.figure, []).append(fig)
     cards = []
-    for figure, figs in by_figure.items():
+    for figure, all_figs in by_figure.items():
+        figs = [f for f in all_figs if f.configuration != MATCHED] or all_figs
         first = wanted if any(f.configuration == wanted for f in figs) else exp.data["primary"]
         order = sorted(figs, key=lambda f: f.configuration != first)
         main = order[0]
@@ -139,7 +154,38 @@ def figure_cards(exp, claims: list[dict], image, notebook) -> list[dict]:
                 "others": entries[1:],
             }
         )
+        cards += _matched_cards(
+            figure, [f for f in all_figs if f not in figs], cards[-1], image, notebook
+        )
     return cards
+
+
+def _matched_cards(figure: str, matched: list, original: dict, image, notebook) -> list[dict]:
+    """The card of a figure's matched companion (configuration ``matched``), after the
+    figure's own card: the same claims, read at the privacy actually delivered."""
+    return [
+        {
+            "figure": f"{figure}_{MATCHED}",
+            "title": f"{original['title']}, at matched privacy",
+            "caption": " ".join(str(f.caption).split()),
+            "matched": True,
+            "published_note": (
+                "Matched companion of the card above: the same panels, instances and seeds, every "
+                "private series at the delivered epsilon of the panel's label (certified within "
+                "1 %, docs/auditing.md). Each ordering claim's reason says whether the paper's "
+                "ordering holds at nominal epsilon, at matched epsilon, both or neither."
+            ),
+            "claims": original["claims"],
+            "main": {
+                "configuration": f.configuration,
+                "label": "Matched privacy",
+                "image": image(f),
+                "notebook": notebook(f),
+            },
+            "others": [],
+        }
+        for f in matched
+    ]
 
 
 def write_front_page(

@@ -92,7 +92,13 @@ def figure_entries(fig, paper: str) -> dict[str, Entry]:
     paper : str
         The paper's title.
     """
-    calibrations = sorted({c.calibration for p in fig.panels for c in p.cells})
+    # the configuration's calibration (a matched configuration's non-private series run under
+    # the calibration it matches: their cells are the published configuration's)
+    calibrations = (
+        [fig.calibration]
+        if fig.calibration
+        else sorted({c.calibration for p in fig.panels for c in p.cells})
+    )
     base = {
         "figure": fig.figure,
         "configuration": fig.configuration,

@@ -40,19 +40,23 @@ def _arena(scale="quick", **kw):
 def test_every_suite_and_contestant_either_runs_or_says_why():
     arena = _arena()
     ran = {(c.figure, c.series) for c in arena.cells}
-    missing = {(r["suite"], r["contestant"]) for r in arena.not_run}
+    # (a contestant refused only at matched privacy runs its named calibrations: see below)
+    missing = {
+        (r["suite"], r["contestant"]) for r in arena.not_run if r["calibration"] != "matched"
+    }
     for suite in arena.suites:
         for contestant in arena.contestants:
             assert ((suite, contestant) in ran) != ((suite, contestant) in missing)
     assert all(r["reason"] for r in arena.not_run)
     # every named calibration of a running contestant is simulated at every (d, T) of its suites
-    fixed = [c for c in arena.cells if c.figure == "fixed"]
+    named = [c for c in arena.cells if not c.configuration.startswith("matched")]
+    fixed = [c for c in named if c.figure == "fixed"]
     # d x T x (6 cz22/olucb contestants x 2 + 6 dpdpe x 1 + AdaC-UCB and AdaC-GOPE x 1)
     assert len(fixed) == 2 * 2 * 20
-    fresh = [c for c in arena.cells if c.figure == "fresh"]
+    fresh = [c for c in named if c.figure == "fresh"]
     # OnlineUCB x 2, AdaC-OFUL, JDP-LinUCB and LinUCB-op24 x 1
     assert len(fresh) == 2 * 2 * 5
-    sparse = [c for c in arena.cells if c.figure == "sparse"]
+    sparse = [c for c in named if c.figure == "sparse"]
     # PrivateLASSO, NP-Th-LASSO and Oracle-OLS, on paper 001's family F1 with s0 = 5
     assert len(sparse) == 2 * 2 * 3
     assert {json.dumps(c.instance_options, sort_keys=True) for c in sparse} == {
@@ -257,14 +261,22 @@ def test_one_quick_point_of_the_arena_builds_every_output(tmp_path):
     from dpbandits.arena.plots import frontier_figure
 
     arena = _arena()
-    cells = arena.panels()["fixed_d5_T2000"]
+    # the named calibrations and two matched contestants (the whole matched ranking and the
+    # frontier: the end-to-end tests)
+    cells = [
+        c
+        for c in arena.panels()["fixed_d5_T2000"]
+        if not c.configuration.startswith("matched")
+        or (c.configuration == "matched" and c.series in ("LinUCB-LDP", "DP-PE-central"))
+    ]
     paths = [str(tmp_path / f"{c.series}_{c.configuration}.parquet") for c in cells]
     seconds = run_cells(cells, paths, {"c_beta": 0.01})
     frames = {c.path: read_results(p) for c, p in zip(cells, paths, strict=True)}
     point = dataclasses.replace(arena, cells=tuple(cells))
     board = leaderboard(point, frames, {c.path: s for c, s in zip(cells, seconds, strict=True)})
     ran = board[board["status"] == "ran"]
-    assert len(ran) == len(cells) == 20 and ran["rank"].min() == 1
+    assert len(ran) == len(cells) == 20 + 2 and ran["rank"].min() == 1
+    assert set(ran["ranking"]) == {"matched", "nominal"}
     assert (board["status"] == "not run").sum() == len(arena.not_run)
     private = ran[ran["trust"] != "none"]
     assert (
@@ -281,3 +293,102 @@ def test_one_quick_point_of_the_arena_builds_every_output(tmp_path):
     )
     page = (tmp_path / "a.html").read_text()
     assert "data:image/png;base64," in page and "AdaC-OFUL" in page  # a not-run row, with reason
+
+
+# -- matched privacy: the primary ranking and the frontier ----------------------------------------
+
+
+def test_every_private_contestant_is_matched_or_says_why():
+    arena = _arena()
+    private = {
+        cid for cid, c in arena.contestants.items() if "algorithm" in c and c["trust"] != "none"
+    }
+    matched = {c.series for c in arena.cells if c.configuration == "matched"}
+    refused = {r["contestant"]: r["reason"] for r in arena.not_run if r["calibration"] == "matched"}
+    assert matched | set(refused) == private and not matched & set(refused)
+    # PrivateLASSO's noiseless screen: no noise level of its calibration delivers any epsilon
+    assert "no finite epsilon" in refused["PrivateLASSO"]
+    # the frontier: every matched contestant at every epsilon, at each suite's first point only
+    frontier = [c for c in arena.cells if c.configuration.startswith("matched_e")]
+    eps = set(arena.data["matched"]["frontier"]) - {arena.data["target"]["epsilon"]}
+    assert {c.epsilon for c in frontier} == eps
+    assert {c.panel for c in frontier} == {"fixed_d5_T2000", "fresh_d5_T2000"}
+    matched_at_first = {
+        (c.figure, c.series) for c in arena.cells if c.configuration == "matched" and c.d == 5
+    }
+    assert len(frontier) == len(eps) * len(matched_at_first)
+
+
+def test_the_matched_ranking_follows_the_noise_a_contestant_runs_with(tmp_path, monkeypatch):
+    """Planted: LinUCB-JDP's matched noise scaled up (its internal epsilon divided by 1000): it
+    leads LinUCB-LDP honestly and falls behind it planted, and its delivered epsilon no longer
+    meets the label within 1 % (the leaderboard reads the noise the ranking used)."""
+    from dpbandits.privacy import matching
+
+    monkeypatch.setattr(matching, "DISK_CACHE", tmp_path / "matched.json")
+    arena = _arena()
+    keep = [
+        dataclasses.replace(c, trials=16)
+        for c in arena.panels()["fixed_d5_T5000"]
+        if c.configuration == "matched" and c.series in ("LinUCB-LDP", "LinUCB-JDP")
+    ]
+
+    def ranks():
+        paths = [str(tmp_path / f"{c.series}.parquet") for c in keep]
+        run_cells(keep, paths, {})
+        frames = {c.path: read_results(p) for c, p in zip(keep, paths, strict=True)}
+        small = dataclasses.replace(arena, cells=tuple(keep), not_run=())
+        board = leaderboard(small, frames, {}).set_index("contestant")
+        return board["rank"].to_dict(), board["delivered_epsilon"].to_dict()
+
+    monkeypatch.setattr(matching, "_CACHE", {})
+    honest, eps = ranks()
+    assert honest["LinUCB-JDP"] < honest["LinUCB-LDP"]
+    assert all(0.99 <= v <= 1.0 for v in eps.values())
+    real = matching._search
+
+    def scaled(cell, build):
+        found = real(cell, build)
+        if cell.algorithm != "jdp_tree":
+            return found
+        return dataclasses.replace(found, internal_epsilon=found.internal_epsilon / 1000)
+
+    monkeypatch.setattr(matching, "_CACHE", {})
+    monkeypatch.setattr(matching, "DISK_CACHE", tmp_path / "planted.json")
+    monkeypatch.setattr(matching, "_search", scaled)
+    planted, eps = ranks()
+    assert planted["LinUCB-JDP"] > planted["LinUCB-LDP"]
+    assert eps["LinUCB-JDP"] < 0.5
+
+
+def test_the_frontier_ranks_per_epsilon_and_names_the_leaders():
+    from dpbandits.arena.frontier import frontier_table, leaders
+
+    def row(name, eps, mean, half, ranking, trust="central"):
+        return {
+            "suite": "s", "d": 5, "T": 100, "contestant": name, "paper": "p", "trust": trust,
+            "ranking": ranking, "nominal_epsilon": eps, "delivered_epsilon": eps * 0.995,
+            "mean_regret": mean, "ci_low": mean - half, "ci_high": mean + half,
+            "random_regret": 1000.0, "status": "ran",
+        }  # fmt: skip
+
+    import pandas as pd
+
+    board = pd.DataFrame(
+        [
+            row("A", 1.0, 100, 5, "matched"),
+            row("B", 1.0, 104, 5, "matched"),  # overlaps A: tied leaders
+            row("C", 1.0, 300, 5, "matched"),
+            row("A", 0.1, 500, 5, "frontier"),
+            row("B", 0.1, 200, 5, "frontier"),  # B leads alone at 0.1
+            row("C", 0.1, 900, 5, "frontier"),
+            row("A", 1.0, 90, 5, "nominal"),  # a nominal row is not on the frontier
+            row("L", math.inf, 50, 2, "matched", trust="none"),
+        ]
+    )
+    table = frontier_table(board)
+    assert set(table["epsilon"]) == {0.1, 1.0} and len(table) == 6
+    assert (table["floor_regret"] == 50).all() and (table["random_regret"] == 1000).all()
+    lead = leaders(table).set_index("epsilon")
+    assert lead.loc[1.0, "leaders"] == "A, B" and lead.loc[0.1, "leaders"] == "B"
+    assert lead.loc[0.1, "leader_regret"] == 200 and lead.loc[1.0, "contestants"] == 3

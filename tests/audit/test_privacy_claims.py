@@ -273,9 +273,15 @@ def _delivered_rows(scale: str, monkeypatch, account: bool = True) -> pd.DataFra
     from dpbandits.config import load_experiment, load_yaml
     from dpbandits.papers.op24.plan import load_plan as load_op24_plan
     from dpbandits.papers.plasso.plan import load_plan as load_plasso_plan
-    from dpbandits.privacy import releases
+    from dpbandits.privacy import matching, releases
 
     monkeypatch.setattr(releases, "delivered_epsilon", lambda release, delta: (math.nan, ""))
+
+    # the matched cells' search needs the accountant; their rows' identities do not
+    def unsearched(cell, build):
+        return matching.Match(cell.epsilon, cell.epsilon, cell.epsilon, 0)
+
+    monkeypatch.setattr(matching, "_search", unsearched)
     monkeypatch.setattr(
         releases, "lower_epsilon", lambda release, delta, upper=None: (math.nan, "")
     )

@@ -100,3 +100,22 @@ def test_every_study_claim_that_no_audit_tests_has_a_note():
         for claim in yaml.safe_load((root / f"{name}.yaml").read_text())["claims"]:
             if claim["audit"].get("rule") in ("NOT-AUDITED", "DESCRIPTIVE"):
                 assert str(claim.get("notes", "")).strip(), f"{claim['id']} has no note"
+
+
+def test_the_matched_verdict_is_reported_and_never_decides_an_ordering_claim():
+    from dpbandits.audit.overview import _ordering_verdict, matched_phrase
+
+    claim = {"id": "c", "audit": {"check": "below"}}
+    # planted: the ordering holds at nominal epsilon in every configuration, fails at matched
+    sums = {("c", "r1"): "PASS", ("c", "r2"): "PASS", ("c", "matched"): "FAIL"}
+    verdict, how, across = _ordering_verdict(claim, sums, "r1", "realized")
+    assert verdict == "PASS" and across is None  # the matched configuration is not "another"
+    assert how.endswith("at matched privacy (configuration matched) FAIL: the paper's ordering "
+                        "holds at nominal epsilon only")  # fmt: skip
+    # the four answers; no matched rows: nothing said
+    assert "holds at nominal and at matched" in matched_phrase("PASS", "PASS")
+    assert "holds at matched epsilon only" in matched_phrase("WEAK", "PASS")
+    assert "established at neither" in matched_phrase("FAIL", "WEAK")
+    assert matched_phrase("PASS", None) == ""
+    sums[("c", "r2")] = "FAIL"  # a nominal configuration that differs still does
+    assert _ordering_verdict(claim, sums, "r1", "realized")[2] == "INCONCLUSIVE"

@@ -72,12 +72,14 @@ def test_dry_run_of_the_full_dag(project):
         f"simulate_cz22_fig{f}{p}_{c}": 1
         for f, panels in ((1, "abc"), (2, "ab"))
         for p in panels
-        for c in ("r1", "r2", "r3", "theory")
+        for c in ("r1", "r2", "r3", "matched", "theory")
     }
     assert counts["cz22_tables"] == "1" and counts["olucb_tables"] == "1"
     assert counts["olucb_calibrate_c_beta"] == "1"
     assert all(
-        counts[f"cz22_fig{i}{s}"] == "1" for i in (1, 2) for s in ("", "_r2", "_r3", "_theory")
+        counts[f"cz22_fig{i}{s}"] == "1"
+        for i in (1, 2)
+        for s in ("", "_r2", "_r3", "_matched", "_theory")
     )
     listed = snakemake(project, "--list-target-rules").stdout.split()
     for target in (

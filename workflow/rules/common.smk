@@ -212,7 +212,7 @@ def arena_outputs():
     """Every output of the arena after its simulations (tables, figures, page)."""
     root = f"{RESULTS}/arena"
     out = {}
-    for name in ("leaderboard", "claims", "claim_rows"):
+    for name in ("leaderboard", "claims", "claim_rows", "frontier", "frontier_leaders"):
         out[f"{name}_csv"] = f"{root}/{name}.csv"
         out[f"{name}_md"] = f"{root}/{name}.md"
     built = (
@@ -223,6 +223,7 @@ def arena_outputs():
     for suite in built:
         for ext in ("pdf", "png"):
             out[f"{suite}_{ext}"] = f"{root}/frontier_{suite}.{ext}"
+            out[f"{suite}_matched_{ext}"] = f"{root}/frontier_matched_{suite}.{ext}"
     out["page"] = f"{root}/arena.html"
     return out
 

@@ -11,6 +11,8 @@ hand_off(snakemake, __file__)  # in a local run: run in the warm worker (dpbandi
 import pandas as pd
 
 from dpbandits.arena import claims as arena_claims
+from dpbandits.arena import frontier as frontier_doc
+from dpbandits.arena.frontier import frontier_matched_figure, frontier_table, leaders
 from dpbandits.arena.leaderboard import final_regret, leaderboard
 from dpbandits.arena.page import write_page
 from dpbandits.arena.plots import frontier_figure
@@ -55,18 +57,38 @@ with job_log(snakemake.log[0]) as log:
         " ".join(arena_claims.__doc__.split("\n\n")[1:3]).replace("\n", " "),
     )
     write_table(rows, out.claim_rows_csv, out.claim_rows_md, "Arena: every claim row")
-    figures = {}
+    frontier = frontier_table(board)
+    leading = leaders(frontier)
+    write_table(
+        frontier,
+        out.frontier_csv,
+        out.frontier_md,
+        "Arena: the privacy-utility frontier at matched privacy",
+        " ".join(frontier_doc.__doc__.split()),
+    )
+    write_table(
+        leading,
+        out.frontier_leaders_csv,
+        out.frontier_leaders_md,
+        "Arena: which contestant leads at each matched epsilon",
+        " ".join(leaders.__doc__.split()),
+    )
+    figures, matched_figures = {}, {}
     for sid, suite in arena.suites.items():
         if "not_built" in suite:
             continue
+        title = f"Arena, suite {sid}: {suite['title']}"
         frontier_figure(
-            board,
+            board[board["ranking"] != "frontier"],
             sid,
-            f"Arena, suite {sid}: {suite['title']}",
+            title,
             getattr(out, f"{sid}_pdf"),
             getattr(out, f"{sid}_png"),
         )
         figures[sid] = getattr(out, f"{sid}_png")
+        png = getattr(out, f"{sid}_matched_png")
+        frontier_matched_figure(frontier, sid, title, getattr(out, f"{sid}_matched_pdf"), png)
+        matched_figures[sid] = png
     write_page(
         arena,
         board,
@@ -76,6 +98,8 @@ with job_log(snakemake.log[0]) as log:
         out.page,
         scale=snakemake.params.scale,
         links=dict(snakemake.params.links),
+        matched_figures=matched_figures,
+        leaders=leading,
     )
     for r in claims.itertuples():
         log.info("%s: %s (%d rows)", r.claim_id, r.status, r.rows)

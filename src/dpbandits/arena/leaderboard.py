@@ -23,6 +23,7 @@ COLUMNS = [
     "paper",
     "trust",
     "calibration",
+    "ranking",
     "nominal_epsilon",
     "nominal_delta",
     "delivered_epsilon",
@@ -38,6 +39,23 @@ COLUMNS = [
     "status",
     "note",
 ]
+
+
+#: The rankings of the leaderboard (column ``ranking``): ``matched`` (primary: every private
+#: contestant at matched privacy, with the non-private references), ``nominal`` (the private
+#: contestants under their named calibrations, at the nominal target), ``frontier`` (matched at
+#: the other epsilons of the frontier; ranked per epsilon). Every ranking's ranks count the
+#: point's non-private references, whose rows belong to the matched ranking.
+RANKINGS = ("matched", "nominal", "frontier")
+
+
+def ranking(cell, private: bool) -> str:
+    """The ranking a cell's row belongs to (:data:`RANKINGS`)."""
+    from dpbandits.arena.spec import MATCHED_CONFIGURATION
+
+    if not private or cell.configuration == MATCHED_CONFIGURATION:
+        return "matched"
+    return "frontier" if cell.configuration.startswith(MATCHED_CONFIGURATION) else "nominal"
 
 
 def random_regret(cell) -> float:
@@ -81,7 +99,8 @@ def ranks_with_ties(low: np.ndarray, high: np.ndarray) -> np.ndarray:
 def delivered(cell) -> tuple[float, str]:
     """Delivered epsilon at the cell's delta (the privacy audit's accountant) and its verdict;
     ``inf`` and ``non-private`` for a non-private contestant."""
-    from dpbandits.audit.privacy import cell_release, release_bounds
+    from dpbandits.audit.privacy import release_bounds
+    from dpbandits.privacy.cell_releases import cell_release
 
     policy = cell.policy()
     if not policy.private:
@@ -158,6 +177,7 @@ def leaderboard(arena, frames: dict, seconds: dict, privacy=None) -> pd.DataFram
                 "paper": c["paper"],
                 "trust": c["trust"],
                 "calibration": cell.configuration,
+                "ranking": ranking(cell, c["trust"] != "none"),
                 "nominal_epsilon": cell.epsilon if c["trust"] != "none" else math.inf,
                 "nominal_delta": cell.delta,
                 "delivered_epsilon": eps,
@@ -175,11 +195,27 @@ def leaderboard(arena, frames: dict, seconds: dict, privacy=None) -> pd.DataFram
         )
     board = pd.DataFrame(rows, columns=[c for c in COLUMNS if c != "rank"])
     board["rank"] = 0
-    for _, idx in board.groupby(["suite", "d", "T"], sort=False).groups.items():
+    # ranks within one ranking (the frontier's per epsilon) at one suite, dimension and horizon,
+    # among its rows and the point's non-private references (ranked in the matched ranking)
+    at = board["nominal_epsilon"].where(board["ranking"].eq("frontier"), 0.0)
+    reference = board["trust"].eq("none")
+    for _, idx in board.groupby(["suite", "d", "T", "ranking", at], sort=False).groups.items():
         part = board.loc[idx]
-        board.loc[idx, "rank"] = ranks_with_ties(part["ci_low"], part["ci_high"])
+        point = board.loc[idx[0], ["suite", "d", "T"]]
+        refs = board[reference & (board[["suite", "d", "T"]] == point).all(axis=1)]
+        pool = pd.concat([part, refs.drop(index=part.index, errors="ignore")])
+        ranks = ranks_with_ties(pool["ci_low"], pool["ci_high"])
+        board.loc[idx, "rank"] = ranks[: len(part)]
     missing = pd.DataFrame(
-        [{**row, "status": "not run", "note": row["reason"]} for row in arena.not_run]
+        [
+            {
+                **row,
+                "ranking": "matched" if row["calibration"] == "matched" else "nominal",
+                "status": "not run",
+                "note": row["reason"],
+            }
+            for row in arena.not_run
+        ]
     )
     if not missing.empty:
         missing = missing.drop(columns="reason")
@@ -187,12 +223,23 @@ def leaderboard(arena, frames: dict, seconds: dict, privacy=None) -> pd.DataFram
     out = out.reindex(columns=COLUMNS)
     order = {s: i for i, s in enumerate(arena.suites)}
     out["_suite"] = out["suite"].map(order)
+    out["_ranking"] = out["ranking"].map({r: i for i, r in enumerate(RANKINGS)})
     out = out.sort_values(
-        ["_suite", "d", "T", "status", "rank", "mean_regret", "contestant"],
+        [
+            "_suite",
+            "d",
+            "T",
+            "status",
+            "_ranking",
+            "nominal_epsilon",
+            "rank",
+            "mean_regret",
+            "contestant",
+        ],  # fmt: skip
         na_position="last",
         kind="mergesort",
     )
-    return out.drop(columns="_suite").reset_index(drop=True)
+    return out.drop(columns=["_suite", "_ranking"]).reset_index(drop=True)
 
 
 __all__ = [
@@ -200,11 +247,13 @@ __all__ = [
     "DELIVERED_COLUMNS",
     "LEARNING_SHARE",
     "METRIC",
+    "RANKINGS",
     "delivered",
     "delivered_table",
     "final_regret",
     "leaderboard",
     "mean_interval",
     "random_regret",
+    "ranking",
     "ranks_with_ties",
 ]

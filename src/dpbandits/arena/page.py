@@ -33,6 +33,14 @@ def _claims_table(claims) -> str:
     return f'<table class="dpb-claims"><tr>{head}</tr>{body}</table>'
 
 
+def _image(figures: dict | None, suite: str) -> str:
+    """A suite's figure embedded in the page (empty without one)."""
+    if not figures or suite not in figures or not Path(figures[suite]).exists():
+        return ""
+    data = base64.b64encode(Path(figures[suite]).read_bytes()).decode()
+    return f"<img style='max-width:100%' src='data:image/png;base64,{data}'>"
+
+
 def _cell(value) -> str:
     if isinstance(value, float):
         return "" if value != value else f"{value:.4g}"
@@ -48,8 +56,13 @@ def write_page(
     out: str,
     scale: str = "paper",
     links: dict | None = None,
+    matched_figures: dict | None = None,
+    leaders=None,
 ) -> None:
-    """Write the page; ``figures``: suite -> PNG path (embedded, so the page stands alone).
+    """Write the page; ``figures``: suite -> PNG path of the frontier at the nominal
+    calibrations, ``matched_figures``: suite -> PNG path of the frontier at matched privacy
+    (both embedded, so the page stands alone); ``leaders``: who leads at each matched epsilon
+    (:func:`dpbandits.arena.frontier.leaders`).
 
     ``scale``: a quick build's page says so (:func:`dpbandits.pages.scale_banner`); ``links``:
     label -> path relative to ``out`` (the front page, the arena's documentation).
@@ -69,21 +82,36 @@ def write_page(
         scale_banner(scale),
         f"<h1>{html_text(title)}</h1>",
         f"<p>{nav}</p>" if nav else "",
-        f"<p>Every private contestant is calibrated to epsilon = {target['epsilon']:g}, "
-        f"delta = {target['delta']:g} in its trust model; the delivered epsilon comes from the "
-        "privacy audit's accountant. Regret is the final pseudo-regret with its 95 % interval "
-        "over the trials; contestants whose intervals overlap share a rank. How to read it: "
-        "the arena's documentation (docs/arena.md, linked above).</p>",
+        f"<p>The primary ranking (<code>ranking = matched</code>) puts every private contestant "
+        f"at matched privacy: its own calibration's map from epsilon to noise, evaluated where "
+        f"the privacy audit's accountant certifies epsilon = {target['epsilon']:g} within 1 % "
+        f"at delta = {target['delta']:g} in its trust model, beside the non-private references. "
+        "The contestants' named calibrations at the nominal target are the companion ranking "
+        "(<code>ranking = nominal</code>): their labels deliver other epsilons. Regret is the "
+        "final pseudo-regret with its 95 % interval over the trials; contestants whose "
+        "intervals overlap share a rank. The frontier (<code>ranking = frontier</code>) repeats "
+        "the matched ranking at other epsilons at each suite's first dimension and horizon. How "
+        "to read it: the arena's documentation (docs/arena.md, linked above).</p>",
         "<h2>Claims of the papers</h2>",
         _claims_table(claims),
     ]
     for sid, suite in arena.suites.items():
         parts.append(f"<h2>Suite {html_text(sid)}: {html_text(suite['title'])}</h2>")
         parts.append(f"<p>{html_text(' '.join(suite['description'].split()))}</p>")
-        if sid in figures and Path(figures[sid]).exists():
-            data = base64.b64encode(Path(figures[sid]).read_bytes()).decode()
-            parts.append(f"<img style='max-width:100%' src='data:image/png;base64,{data}'>")
-        parts.append(_table(board[board["suite"] == sid]))
+        mine = board[board["suite"] == sid]
+        parts.append("<h3>At matched privacy (primary ranking)</h3>")
+        parts.append(_table(mine[mine["ranking"] == "matched"]))
+        if leaders is not None and len(leaders[leaders["suite"] == sid]):
+            parts.append("<h3>Privacy-utility frontier at matched privacy</h3>")
+            parts.append(_image(matched_figures, sid))
+            parts.append(_table(leaders[leaders["suite"] == sid]))
+        parts.append("<h3>At the nominal target (companion ranking)</h3>")
+        parts.append(_image(figures, sid))
+        parts.append(_table(mine[mine["ranking"] == "nominal"]))
+        frontier = mine[mine["ranking"] == "frontier"]
+        if len(frontier):
+            parts.append("<h3>Frontier rows (matched, other epsilons)</h3>")
+            parts.append(_table(frontier))
     parts += ["<h2>Every claim row</h2>", _table(rows), "</body></html>"]
     tmp = f"{out}.{os.getpid()}.tmp"
     Path(tmp).write_text("\n".join(parts), encoding="utf-8")

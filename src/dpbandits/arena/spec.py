@@ -12,6 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from dpbandits.config import MAX_JOB_MB, Cell, ConfigError, check_schema, load_yaml
+from dpbandits.privacy.matching import matched_name
 from dpbandits.sizes import instance_megabytes
 
 EXPERIMENT = "arena"
@@ -68,10 +69,14 @@ class Arena:
         return out
 
     def job_priorities(self) -> dict[str, int]:
-        """Snakemake priority of each simulation job: its rank by cost (the rounds of its cells,
+        """Snakemake priority of each simulation job: its rank by cost (the rounds of its cells
+        but the frontier's, which are at the smaller horizon and cheaper per round than most;
         then d), so that the longest jobs start first and none is left alone at the end of a
         build (longest-first scheduling)."""
-        cost = {j: (sum(c.T for c in cells), cells[0].d) for j, cells in self.jobs().items()}
+        cost = {
+            j: (sum(c.T for c in cells if "_e" not in c.configuration), cells[0].d)
+            for j, cells in self.jobs().items()
+        }
         return {j: rank for rank, j in enumerate(sorted(cost, key=cost.get))}
 
     @property
@@ -216,8 +221,55 @@ def _suite_not_run(sid: str, suite: dict, contestants: dict) -> list[dict]:
     return rows
 
 
+#: Configuration of the matched cells at the target (the primary ranking), and the prefix of
+#: the frontier's (``matched_e<epsilon>``).
+MATCHED_CONFIGURATION = "matched"
+
+
+def frontier_configuration(epsilon: float) -> str:
+    """The configuration name of a frontier cell at matched ``epsilon``."""
+    return f"{MATCHED_CONFIGURATION}_e{epsilon:g}"
+
+
+def matched_entry(c: dict) -> tuple[str, dict]:
+    """The calibration whose map a contestant's matched cells evaluate: its ``experiment``
+    calibration, else its first; returns (matched policy calibration, the entry's settings)."""
+    name = "experiment" if "experiment" in c["calibrations"] else next(iter(c["calibrations"]))
+    cal = c["calibrations"][name]
+    return matched_name(cal.get("calibration", name)), cal
+
+
+def _matched_cells(data, suite, point, cid, c, root_seed, first: bool, not_run: list) -> list:
+    """A private contestant's matched cells at one point: at the target, and where ``first``
+    (the suite's first dimension and horizon) at every other epsilon of the frontier; none, with
+    a not-run row, when no noise level of its calibration delivers the target."""
+    from dpbandits.policies import POLICIES
+    from dpbandits.privacy.matching import NotMatchable
+
+    if not POLICIES[c["algorithm"]].private or "matched" not in data:
+        return []
+    policy_cal, cal = matched_entry(c)
+    entry = {**cal, "calibration": policy_cal}
+    target = float(data["target"]["epsilon"])
+    cell = _cell(data, suite, point, cid, c, MATCHED_CONFIGURATION, entry, root_seed)
+    try:
+        cell.policy(search=False)
+    except NotMatchable as exc:
+        not_run.append(_not_run_row(point["suite"], cid, c, exc.reason, MATCHED_CONFIGURATION))
+        return []
+    except (ValueError, ArithmeticError):  # refused with the key by the size check below
+        pass
+    cells = [cell]
+    if first:
+        for eps in data["matched"]["frontier"]:
+            if float(eps) != target:
+                name = frontier_configuration(float(eps))
+                cells.append(_cell(data, suite, point, cid, c, name, entry, root_seed, float(eps)))
+    return cells
+
+
 def _cell(data: dict, suite: dict, point: dict, cid: str, c: dict, name: str, cal: dict,
-          root_seed: int) -> Cell:  # fmt: skip
+          root_seed: int, epsilon: float | None = None) -> Cell:  # fmt: skip
     """The simulation cell of contestant ``cid`` under calibration ``name`` at one ``point``
     (suite, d, T, scale) of the arena (module docstring)."""
     quick = data["quick"] if point["scale"] == "quick" else None
@@ -236,7 +288,7 @@ def _cell(data: dict, suite: dict, point: dict, cid: str, c: dict, name: str, ca
         trials=int(quick["trials"] if quick else data["trials"]),
         K=int(suite["K"]),
         d=d,
-        epsilon=float(data["target"]["epsilon"]),
+        epsilon=float(data["target"]["epsilon"] if epsilon is None else epsilon),
         delta=float(data["target"]["delta"]),
         B=int(suite["B"]),
         instance_seed=int(suite["instance_seed"]),
@@ -304,6 +356,7 @@ def load_arena(
                 for cid, c in data["contestants"].items():
                     if "not_run" in c or suite["setting"] not in c["settings"]:
                         continue
+                    point = {"suite": sid, "d": int(d), "T": int(T), "scale": scale}
                     for name, cal in c["calibrations"].items():
                         paper = cal.get("calibrated_by")
                         if paper is not None and paper not in built:
@@ -316,8 +369,13 @@ def load_arena(
                         for opt in (cal.get("options") or {}).values():
                             if isinstance(opt, dict) and "calibrated" in opt:
                                 calibrations[opt["calibrated"]] = paper
-                        point = {"suite": sid, "d": int(d), "T": int(T), "scale": scale}
                         cells.append(_cell(data, suite, point, cid, c, name, cal, root_seed))
+                    needs = matched_entry(c)[1].get("calibrated_by")
+                    if needs is None or needs in built:  # else: its not-run row says why
+                        first = d == suite["d"][0] and T == horizons[0]
+                        cells += _matched_cells(
+                            data, suite, point, cid, c, root_seed, first, not_run
+                        )
     for cell in cells:
         _check_memory(cell, max_job_mb, path)
     rows = list({tuple(r.values()): r for r in not_run}.values())  # a calibration missing at

@@ -10,6 +10,7 @@ import pandas as pd
 from dpbandits.audit.badges import BADGE_CSS, badge
 from dpbandits.audit.rates import FINITE_T_CAVEAT
 from dpbandits.audit.scoreboard import counts as status_counts
+from dpbandits.privacy.matching import MATCHED
 
 VERDICT_SEMANTICS = (
     "Rate claims (log-log slope of mean final pseudo-regret on T, or of the privacy cost on "
@@ -139,7 +140,11 @@ def _ordering_verdict(c: dict, order_sum: dict, primary: str, metric: str):
     if "configurations" in audit and primary not in audit["configurations"]:
         shown = audit["configurations"][0]
     verdict = order_sum.get((c["id"], shown), "MISSING")
-    others = {conf: v for (cid, conf), v in order_sum.items() if cid == c["id"] and conf != shown}
+    others = {
+        conf: v
+        for (cid, conf), v in order_sum.items()
+        if cid == c["id"] and conf not in (shown, MATCHED)
+    }
     how = f"figure data ({audit.get('check')}, {metric} regret, configuration {shown})"
     across = None
     if others:
@@ -147,7 +152,31 @@ def _ordering_verdict(c: dict, order_sum: dict, primary: str, metric: str):
         if any(v != verdict for v in others.values()):
             across = "INCONCLUSIVE"
             how += " (the verdict depends on the configuration)"
+    how += matched_phrase(verdict, order_sum.get((c["id"], MATCHED)))
     return verdict, how, across
+
+
+#: How an ordering claim's reason introduces its matched verdict (:func:`matched_phrase`).
+MATCHED_WORDS = "at matched privacy"
+#: Whether a paper's ordering holds, by (at nominal epsilon, at matched epsilon).
+_HOLDS = {
+    (True, True): "holds at nominal and at matched epsilon",
+    (True, False): "holds at nominal epsilon only",
+    (False, True): "holds at matched epsilon only",
+    (False, False): "is established at neither nominal nor matched epsilon",
+}
+
+
+def matched_phrase(nominal: str, matched: str | None) -> str:
+    """What an ordering claim's reason adds about its matched companion (the configuration
+    ``matched``: every private series at the delivered epsilon of its label): the matched verdict
+    and whether the paper's ordering holds at nominal epsilon, at matched epsilon, both or
+    neither (holds = PASS). The matched verdict never decides the claim: it answers another
+    question (which algorithm learns better at the same real privacy)."""
+    if matched is None:
+        return ""
+    holds = _HOLDS[(nominal == "PASS", matched == "PASS")]
+    return f"; {MATCHED_WORDS} (configuration matched) {matched}: the paper's ordering {holds}"
 
 
 def communication_verdict(summary: pd.DataFrame | None, claim_id: str) -> tuple[str, str]:

@@ -42,6 +42,7 @@ import pandas as pd
 
 from ..joblog import progress
 from ..privacy import releases as rel
+from ..privacy.cell_releases import cell_accounting_key, cell_release
 
 COLUMNS = [
     "experiment",
@@ -165,50 +166,21 @@ def release_row(
     }
 
 
-def cell_release(cell, policy):
-    """(release under the instances, release under the paper's bounds, universe name)."""
-    if policy.engine == "plasso":  # paper 001: Algorithm 1's split at the cell's (eps, delta)
-        s0 = int(cell.instance_options["s0"])
-        release = rel.plasso_release(policy.algorithm, policy.run_constants(s0))
-        return release, None, "contexts clipped to [-C_X, C_X], rewards to [-C_r, C_r]"
-    universe = rel.instance_universe(cell.instances)
-    if policy.algorithm in ("onlineucb", "onlineucb_doubling", "combiner"):
-        return (
-            rel.olucb_release(policy, universe),
-            rel.olucb_release(policy, rel.PAPER_OLUCB),
-            universe.name,
-        )
-    if getattr(policy, "privatizer", None):
-        return rel.dpdpe_release(policy), None, "reports clipped to [-B, B] (the paper's bound)"
-    if policy.engine == "op24":  # paper 002's zCDP algorithms at rho from the (eps, delta) target
-        release = rel.op24_release(
-            policy.algorithm, policy.rho, cell.T, rewards=policy.opts.get("rewards", "pm1")
-        )
-        return release, None, universe.name
-    if policy.calibration == "op24":  # paper 002's JDP-LinUCB (the tree, zCDP at cell.delta)
-        release = rel.op24_release("jdp_linucb", cell.epsilon, cell.T, delta=cell.delta)
-        return release, None, universe.name
-    if policy.algorithm in rel.CZ22_ALGORITHMS:
-        return (
-            rel.cz22_release(policy, universe),
-            rel.cz22_release(policy, rel.PAPER_CZ22),
-            universe.name,
-        )
-    raise ValueError(f"{cell.stem}: no release description for {policy.algorithm!r}")
+def matched_note(found) -> str:
+    """The note of a matched row (:mod:`dpbandits.privacy.matching`): the internal epsilon, and
+    where the knob's jump kept the match below the tolerance band, how far below."""
+    from ..privacy.matching import TOLERANCE
 
-
-#: Cell fields that do not enter a release's accounting: where the cell is shown.
-_PLACE = (
-    "experiment",
-    "figure",
-    "panel",
-    "configuration",
-    "series",
-    "sweep",
-    "schedule",
-    "point",
-    "calibration_id",
-)
+    text = (
+        f"matched calibration: the experiment map at internal epsilon {found.internal_epsilon:.4g}"
+    )
+    if found.gap:
+        return (
+            f"{text}; the certificate jumps over the band [{1 - TOLERANCE:g}, 1] x label there "
+            f"(a discrete knob): matched from below, {100 * found.relative_error:.1f} % under "
+            "the label"
+        )
+    return text
 
 
 def _shown_at(cell) -> tuple[str, str, str]:
@@ -217,15 +189,6 @@ def _shown_at(cell) -> tuple[str, str, str]:
     if cell.kind == "sweep":
         return cell.sweep, cell.schedule, cell.algorithm
     return cell.figure, cell.configuration, cell.series
-
-
-def _noise_key(cell) -> str:
-    """Everything about a cell that its privacy accounting can depend on."""
-    data = {k: v for k, v in cell.as_dict().items() if k not in _PLACE}
-    data["instance_options"] = {
-        k: v for k, v in data.get("instance_options", {}).items() if k != "gap_scale"
-    }
-    return repr(sorted(data.items()))
 
 
 def experiment_rows(experiment, account: bool = True) -> list[dict]:
@@ -246,7 +209,7 @@ def experiment_rows(experiment, account: bool = True) -> list[dict]:
     for cell in cells:
         if cell.epsilon is None:
             continue
-        policy = cell.policy()
+        policy = cell.policy(search=account)
         if not policy.private:
             continue
         view = "local" if cell.kind == "sweep" and cell.sweep in local else ""
@@ -268,7 +231,7 @@ def experiment_rows(experiment, account: bool = True) -> list[dict]:
         seen.add(key)
         # the same cell but for its place (figure, panel, configuration, series) and the gap of
         # a gap grid (the noise does not depend on the instance's gap) is accounted once
-        noise = _noise_key(cell) + view
+        noise = cell_accounting_key(cell) + view
         # a theory calibration outside the conditions its statement sets: the statement claims
         # nothing there (privacy_claims sets such rows aside)
         outside = "; ".join(policy.unmet_statement_conditions())
@@ -289,10 +252,10 @@ def experiment_rows(experiment, account: bool = True) -> list[dict]:
             }
         if noise not in computed:
             release, paper, universe = cell_release(cell, policy)
-            computed[noise] = {
-                "universe": universe,
-                **release_row({}, release, float(cell.epsilon), cell.delta, cell.T, paper, account),
-            }
+            row = release_row({}, release, float(cell.epsilon), cell.delta, cell.T, paper, account)
+            if account and getattr(policy, "match", None) is not None:
+                row["notes"] = "; ".join(x for x in (matched_note(policy.match), row["notes"]) if x)
+            computed[noise] = {"universe": universe, **row}
         base = {
             "experiment": cell.experiment,
             **dict(zip(("figure", "configuration", "series"), shown, strict=True)),

@@ -127,7 +127,9 @@ class Release:
         ``epsilon_at`` / ``lower_at``: callables ``delta -> epsilon`` of releases that compute
         their own upper / lower bound; ``lower_method``: how ``lower_at`` is obtained;
         ``rho``: a zCDP release; ``shuffle_parts``: the whitened distances of the messages a
-        shuffled release shuffles separately (for :func:`shuffled_gaussian_lower`).
+        shuffled release shuffles separately (for :func:`shuffled_gaussian_lower`);
+        ``epsilon_parts``: where ``epsilon_at`` is the largest of several certificates, each of
+        them by label (callables ``delta -> epsilon``).
     """
 
     mechanism: str
@@ -981,6 +983,22 @@ def support_sizes(d: int) -> tuple[int, ...]:
 PE_USERS = (1, 10, 100, 1000, 10000)
 
 
+def _shuffle_parts(eps, delta, d, B, pe, alpha, eps_hat) -> dict[str, tuple]:
+    """The protocols :func:`_shuffle_worst` maximises over, by label: DP-PE's scalar protocol per
+    user count (``n=<n>``), DP-DPE's vector protocol per phase and support size
+    (``l=<l>,s=<s>``); each ``(parameters, coordinates)``."""
+    if pe:
+        return {f"n={n}": (scalar_params(eps, delta, n, B), 1) for n in PE_USERS}
+    return {
+        f"l={l},s={s}": (
+            vector_params(eps, delta, math.ceil(2.0 ** (alpha * l) - 1e-9), s, B * s**0.5, eps_hat),
+            s,
+        )
+        for l in SHUFFLE_PHASES
+        for s in support_sizes(d)
+    }
+
+
 @functools.lru_cache(maxsize=1024)
 def _shuffle_worst(
     eps: float,
@@ -997,22 +1015,18 @@ def _shuffle_worst(
     ceil(2^(alpha l))`` clients, ``s`` in :func:`support_sizes`) or user counts (DP-PE): the
     certificate (``bound = "upper"``, :func:`shuffle_sum_certificate`) or the extreme pair's lower
     bound (``"lower"``: one client at ``-B`` vs ``+B`` in every coordinate)."""
-    if pe:
-        prms = [(scalar_params(eps, delta, n, B), 1) for n in PE_USERS]
-    else:
-        prms = [
-            (
-                vector_params(
-                    eps, delta, math.ceil(2.0 ** (alpha * l) - 1e-9), s, B * s**0.5, eps_hat
-                ),
-                s,
-            )
-            for l in SHUFFLE_PHASES
-            for s in support_sizes(d)
-        ]
+    prms = _shuffle_parts(eps, delta, d, B, pe, alpha, eps_hat).values()
     if bound == "lower":
         return max(shuffle_sum_epsilon(prm, query, -B, B, k, pessimistic=False) for prm, k in prms)
     return max(shuffle_sum_certificate(prm, query, -B, B, k) for prm, k in prms)
+
+
+def _shuffle_part_epsilon(key: tuple, label: str, delta: float) -> float:
+    """The certificate of one part of :func:`_shuffle_worst` (``key``: its first seven
+    arguments) at ``delta``."""
+    prm, k = _shuffle_parts(*key)[label]
+    B = key[3]
+    return shuffle_sum_certificate(prm, delta, -B, B, k)
 
 
 def dpdpe_release(policy, universe: Universe | None = None) -> Release:
@@ -1077,6 +1091,12 @@ def dpdpe_release(policy, universe: Universe | None = None) -> Release:
             notes="parallel composition over phases: fresh clients in every phase",
             extra={
                 "epsilon_at": functools.partial(_shuffle_worst, *key),
+                # the certificate is the largest of these (a matched calibration's search
+                # evaluates the deciding ones: dpbandits.privacy.matching)
+                "epsilon_parts": {
+                    label: functools.partial(_shuffle_part_epsilon, key, label)
+                    for label in _shuffle_parts(*key)
+                },
                 "lower_at": lambda q, key=key: _shuffle_worst(*key, q, "lower"),
                 "lower_method": "exact count distributions of one client at -B vs +B",
             },

@@ -10,9 +10,9 @@ EXP_SCHEMA = SCHEMAS / "experiment.schema.yaml"
 
 def test_expansion_of_cz22(global_config):
     exp = load_experiment(ROOT / "config/experiments/cz22.yaml", global_config, EXP_SCHEMA)
-    assert len(exp.cells) == 5 * 4 * 5  # panels x configurations x series
+    assert len(exp.cells) == 5 * 5 * 5  # panels x configurations x series
     assert len({c.path for c in exp.cells}) == len(exp.cells)
-    assert len(exp.groups()) == 20
+    assert len(exp.groups()) == 25
     r1 = [c for c in exp.cells if c.configuration == "r1" and c.figure == "cz22_fig1"]
     assert (
         {c.T for c in r1} == {20000}
@@ -37,8 +37,14 @@ def test_expansion_of_cz22(global_config):
     }
     # R3 and theory use the true tree for JDP
     jdp = {c.configuration: c.algorithm for c in exp.cells if c.series == "LinUCB-JDP"}
-    assert jdp == {"r1": "jdp_standin", "r2": "jdp_standin", "r3": "jdp_tree", "theory": "jdp_tree"}
+    assert jdp == {
+        "r1": "jdp_standin",
+        "r2": "jdp_standin",
+        "r3": "jdp_tree",
+        "matched": "jdp_tree",  # the stand-in is private at no noise level
+        "theory": "jdp_tree",
+    }
     ids = [f.id for f in exp.figures]
-    assert ids[:2] == ["cz22_fig1", "cz22_fig2"] and len(set(ids)) == 8
+    assert ids[:2] == ["cz22_fig1", "cz22_fig2"] and len(set(ids)) == 10
     assert "cz22_fig1a" in exp.figure("cz22_fig1").image_names
     assert "cz22_fig1_pseudo" in exp.figure("cz22_fig1").image_names

@@ -20,7 +20,13 @@ def test_expansion_of_olucb(global_config):
     exp = load_experiment(ROOT / "config/experiments/olucb.yaml", global_config, EXP_SCHEMA)
     ids = {f.id for f in exp.figures}
     # Figure 1 under three configurations; the combiner figure keeps its name (one configuration)
-    assert ids == {"olucb_fig1", "olucb_fig1_learners", "olucb_fig1_fair", "olucb_combiner"}
+    assert ids == {
+        "olucb_fig1",
+        "olucb_fig1_learners",
+        "olucb_fig1_fair",
+        "olucb_fig1_matched",
+        "olucb_combiner",
+    }
     assert exp.configuration_series("learners") == (
         "OnlineUCB",
         "OnlineUCB-OGD",
