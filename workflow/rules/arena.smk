@@ -42,9 +42,11 @@ if ARENA:
             script:
                 "../scripts/simulate.py"
 
-    rule arena_privacy:  # needs no simulation: runs next to them, off the results job's path
+    rule arena_privacy:  # needs no simulation, but runs after them: their matched
+        # calibrations' searches are cached for it (dpbandits.privacy.matching)
         input:
             arena="config/arena.yaml",
+            after=[arena_timing(j) for j in ARENA.jobs()],
         output:
             csv=arena_privacy_file(),
         log:

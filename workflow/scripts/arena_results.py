@@ -87,7 +87,15 @@ with job_log(snakemake.log[0]) as log:
         )
         figures[sid] = getattr(out, f"{sid}_png")
         png = getattr(out, f"{sid}_matched_png")
-        frontier_matched_figure(frontier, sid, title, getattr(out, f"{sid}_matched_pdf"), png)
+        refused = board[
+            (board["suite"] == sid)
+            & (board["status"] == "not run")
+            & (board["calibration"] == "matched")
+        ]
+        why = " ".join(f"{r.contestant}: {r.note}." for r in refused.itertuples())
+        frontier_matched_figure(
+            frontier, sid, title, getattr(out, f"{sid}_matched_pdf"), png, empty=why
+        )
         matched_figures[sid] = png
     write_page(
         arena,

@@ -7,6 +7,7 @@ ceiling; and which contestant leads at each epsilon."""
 from __future__ import annotations
 
 import math
+import textwrap
 
 import numpy as np
 import pandas as pd
@@ -92,17 +93,29 @@ def leaders(table: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=LEADER_COLUMNS)
 
 
-def frontier_matched_figure(table: pd.DataFrame, suite: str, title: str, pdf: str, png: str):
+def frontier_matched_figure(
+    table: pd.DataFrame, suite: str, title: str, pdf: str, png: str, empty: str = ""
+):
     """One suite's frontier: mean final regret (95 % interval bars) against the matched epsilon
     on log axes, one line per contestant (distinct colour and marker, slightly offset along x so
     that no series hides another), the floor and the ceiling as dashed lines; saved as ``pdf`` and
-    ``png``."""
+    ``png``. A suite without a matched contestant says so, with ``empty`` (why), instead of
+    drawing empty axes."""
     import matplotlib.pyplot as plt
 
     from dpbandits.plotting import close, distinct_styles, save, set_style  # (Agg backend)
 
     set_style()
     part = table[table["suite"] == suite]
+    if part.empty:
+        fig, ax = plt.subplots(figsize=(9.5, 2.2))
+        ax.axis("off")
+        ax.set_title(title, fontsize=11)
+        why = textwrap.fill(f"No contestant of this suite runs at matched privacy. {empty}", 100)
+        ax.text(0.5, 0.5, why, ha="center", va="center", fontsize=9, transform=ax.transAxes)
+        save(fig, pdf, png)
+        close(fig)
+        return
     fig, ax = plt.subplots(figsize=(9.5, 5.6))
     names = list(dict.fromkeys(part.sort_values("contestant")["contestant"]))
     styles = distinct_styles(names)

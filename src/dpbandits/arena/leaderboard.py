@@ -129,7 +129,8 @@ def _place(cell) -> tuple:
 def delivered_table(arena) -> pd.DataFrame:
     """:func:`delivered` of every cell that runs, one row each (:data:`DELIVERED_COLUMNS`).
 
-    It needs no simulation, so the pipeline makes it in its own job, next to the simulations,
+    It needs no simulation, so the pipeline makes it in its own job (after the simulations,
+    whose matched calibrations' searches it reuses),
     and the results job reads it (the shuffle protocols' accounting takes most of its time).
     """
     rows = [(*_place(cell), *delivered(cell)) for cell in arena.cells]

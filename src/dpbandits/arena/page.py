@@ -101,10 +101,11 @@ def write_page(
         mine = board[board["suite"] == sid]
         parts.append("<h3>At matched privacy (primary ranking)</h3>")
         parts.append(_table(mine[mine["ranking"] == "matched"]))
-        if leaders is not None and len(leaders[leaders["suite"] == sid]):
+        if matched_figures and sid in matched_figures:
             parts.append("<h3>Privacy-utility frontier at matched privacy</h3>")
             parts.append(_image(matched_figures, sid))
-            parts.append(_table(leaders[leaders["suite"] == sid]))
+            if leaders is not None and len(leaders[leaders["suite"] == sid]):
+                parts.append(_table(leaders[leaders["suite"] == sid]))
         parts.append("<h3>At the nominal target (companion ranking)</h3>")
         parts.append(_image(figures, sid))
         parts.append(_table(mine[mine["ranking"] == "nominal"]))

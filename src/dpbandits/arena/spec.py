@@ -371,7 +371,8 @@ def load_arena(
                                 calibrations[opt["calibrated"]] = paper
                         cells.append(_cell(data, suite, point, cid, c, name, cal, root_seed))
                     needs = matched_entry(c)[1].get("calibrated_by")
-                    if needs is None or needs in built:  # else: its not-run row says why
+                    every = data.get("matched", {}).get("horizons") == "all"
+                    if (needs is None or needs in built) and (every or T == horizons[0]):
                         first = d == suite["d"][0] and T == horizons[0]
                         cells += _matched_cells(
                             data, suite, point, cid, c, root_seed, first, not_run

@@ -130,13 +130,22 @@ def release_bounds(release, nominal: float, delta: float) -> dict:
 
 
 def release_row(
-    base: dict, release, nominal: float, delta: float, T: int, paper=None, account: bool = True
+    base: dict,
+    release,
+    nominal: float,
+    delta: float,
+    T: int,
+    paper=None,
+    account: bool = True,
+    companions: bool = True,
 ) -> dict:
     """One row of the table (:data:`COLUMNS` but the place columns, which ``base`` carries).
 
     ``account=False``: the row's identity only (``base``, ``T``, the nominal epsilon and delta,
     the mechanism), without any accounting: what a claim's selector can name, known while the
-    workflow parses (:func:`dpbandits.audit.privacy_claims.check_selectors`)."""
+    workflow parses (:func:`dpbandits.audit.privacy_claims.check_selectors`).
+    ``companions=False``: no accounting at ``delta = 1/T`` nor under the paper's bounds (NaN):
+    a matched calibration's row, which certifies the level the calibration targets."""
     if not account:
         return {
             **base,
@@ -146,8 +155,12 @@ def release_row(
             "mechanism": release.mechanism,
         }
     b = release_bounds(release, nominal, delta)
-    eps_T = rel.delivered_epsilon(release, 1.0 / T)[0] if 1.0 / T < delta else math.nan
-    eps_paper = rel.delivered_epsilon(paper, delta)[0] if paper is not None else math.nan
+    eps_T = (
+        rel.delivered_epsilon(release, 1.0 / T)[0] if companions and 1.0 / T < delta else math.nan
+    )
+    eps_paper = (
+        rel.delivered_epsilon(paper, delta)[0] if companions and paper is not None else math.nan
+    )
     notes = "; ".join(x.strip() for x in (release.notes, b["how"]) if x and x.strip())
     return {
         **base,
@@ -172,7 +185,8 @@ def matched_note(found) -> str:
     from ..privacy.matching import TOLERANCE
 
     text = (
-        f"matched calibration: the experiment map at internal epsilon {found.internal_epsilon:.4g}"
+        f"matched calibration: the base calibration's map at internal epsilon "
+        f"{found.internal_epsilon:.4g} (accounted at the cell's delta only)"
     )
     if found.gap:
         return (
@@ -252,8 +266,11 @@ def experiment_rows(experiment, account: bool = True) -> list[dict]:
             }
         if noise not in computed:
             release, paper, universe = cell_release(cell, policy)
-            row = release_row({}, release, float(cell.epsilon), cell.delta, cell.T, paper, account)
-            if account and getattr(policy, "match", None) is not None:
+            matched = getattr(policy, "match", None) is not None
+            row = release_row(
+                {}, release, float(cell.epsilon), cell.delta, cell.T, paper, account, not matched
+            )
+            if account and matched:
                 row["notes"] = "; ".join(x for x in (matched_note(policy.match), row["notes"]) if x)
             computed[noise] = {"universe": universe, **row}
         base = {

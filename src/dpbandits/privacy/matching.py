@@ -303,16 +303,17 @@ def _search(cell, build) -> Match:
             raise NotMatchable(_why(release))
         return release
 
-    def whole(eps: float, need_worst: bool = False) -> tuple[float, str | None]:
-        """The whole certificate at ``eps`` (the accountant's, cached by it: a privacy row at
-        the result reuses it), and with ``need_worst`` the part that decides it."""
+    def whole(eps: float) -> tuple[float, str | None]:
+        """The whole certificate at ``eps`` and, for a certificate of parts, the part that
+        decides it (the parts are cached by the accountant: a privacy row at the result, and
+        the whole certificate, reuse them)."""
         release = release_at(eps)
-        value = delivered_epsilon(release, delta)[0]
         parts = release.extra.get("epsilon_parts")
-        if not parts or not need_worst:
-            return value, None if not parts else ""
+        if not parts:
+            return delivered_epsilon(release, delta)[0], None
         values = {label: f(delta) for label, f in parts.items()}
-        return value, max(values, key=values.get)
+        worst = max(values, key=values.get)
+        return values[worst], worst
 
     def deciding_parts(eps: float) -> float:
         parts = release_at(eps).extra["epsilon_parts"]
@@ -322,7 +323,7 @@ def _search(cell, build) -> Match:
     if cell.algorithm in _DECIDING:  # the parts that decided this algorithm's last search
         deciding |= _DECIDING[cell.algorithm]
     else:
-        value, worst = whole(target, need_worst=True)
+        value, worst = whole(target)
         if worst is None:
             return match(lambda eps: whole(eps)[0], target)
         evaluations = 1
@@ -330,9 +331,9 @@ def _search(cell, build) -> Match:
     while True:
         found = match(deciding_parts, target)
         evaluations += found.evaluations
-        value, _ = whole(found.internal_epsilon)
+        value, worst = whole(found.internal_epsilon)
         evaluations += 1
         if value <= target:
             _DECIDING[cell.algorithm] = frozenset(deciding)
             return Match(found.internal_epsilon, value, target, evaluations, found.gap)
-        deciding.add(whole(found.internal_epsilon, need_worst=True)[1])
+        deciding.add(worst)

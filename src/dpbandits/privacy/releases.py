@@ -983,6 +983,7 @@ def support_sizes(d: int) -> tuple[int, ...]:
 PE_USERS = (1, 10, 100, 1000, 10000)
 
 
+@functools.lru_cache(maxsize=1024)
 def _shuffle_parts(eps, delta, d, B, pe, alpha, eps_hat) -> dict[str, tuple]:
     """The protocols :func:`_shuffle_worst` maximises over, by label: DP-PE's scalar protocol per
     user count (``n=<n>``), DP-DPE's vector protocol per phase and support size
@@ -1015,15 +1016,19 @@ def _shuffle_worst(
     ceil(2^(alpha l))`` clients, ``s`` in :func:`support_sizes`) or user counts (DP-PE): the
     certificate (``bound = "upper"``, :func:`shuffle_sum_certificate`) or the extreme pair's lower
     bound (``"lower"``: one client at ``-B`` vs ``+B`` in every coordinate)."""
-    prms = _shuffle_parts(eps, delta, d, B, pe, alpha, eps_hat).values()
+    key = (eps, delta, d, B, pe, alpha, eps_hat)
+    parts = _shuffle_parts(*key)
     if bound == "lower":
-        return max(shuffle_sum_epsilon(prm, query, -B, B, k, pessimistic=False) for prm, k in prms)
-    return max(shuffle_sum_certificate(prm, query, -B, B, k) for prm, k in prms)
+        pairs = parts.values()
+        return max(shuffle_sum_epsilon(prm, query, -B, B, k, pessimistic=False) for prm, k in pairs)
+    return max(_shuffle_part_epsilon(key, label, query) for label in parts)
 
 
+@functools.lru_cache(maxsize=16384)
 def _shuffle_part_epsilon(key: tuple, label: str, delta: float) -> float:
     """The certificate of one part of :func:`_shuffle_worst` (``key``: its first seven
-    arguments) at ``delta``."""
+    arguments) at ``delta``; cached, so that a matched calibration's search, which evaluates the
+    parts, and the privacy row at its result share them."""
     prm, k = _shuffle_parts(*key)[label]
     B = key[3]
     return shuffle_sum_certificate(prm, delta, -B, B, k)
