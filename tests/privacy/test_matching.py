@@ -168,3 +168,22 @@ def test_searches_are_reused_from_disk(cz22):
     finally:
         matching._search = real
     assert again == first and not calls
+
+
+def test_a_certificate_that_is_not_a_number_stops_the_search():
+    # (a planted accountant: NaN compares false both ways and would read as "above the target")
+    with pytest.raises(ValueError, match="is NaN"):
+        match(lambda x: math.nan, 1.0)
+
+
+def test_a_matched_row_is_accounted_at_its_delta_only(cz22):
+    from dpbandits.audit.privacy import experiment_rows
+
+    cells = tuple(c for c in cz22.cells if c.panel == "cz22_fig1b" and c.series in ("LinUCB-LDP",))
+    rows = experiment_rows(replace(cz22, cells=cells, sweeps=(), privacy_cells=()))
+    by = {r["configuration"]: r for r in rows}
+    assert by["matched"]["verdict"] == "DELIVERED"
+    assert 0.99 <= by["matched"]["delivered_epsilon"] <= 1.0
+    assert math.isnan(by["matched"]["delivered_epsilon_delta_1_over_T"])
+    assert "matched calibration" in by["matched"]["notes"]
+    assert not math.isnan(by["r1"]["delivered_epsilon_delta_1_over_T"])

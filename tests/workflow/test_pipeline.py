@@ -328,12 +328,13 @@ def test_quick_audit_builds_the_report(project):
     assert summary.split("Open:")[1].split()[0].endswith("results/quick/index.html")
     assert "QUICK" in (project / "results/quick/index.html").read_text()
     # the end-of-run hint builds Snakemake's report: it opens on the landing page (the workflow's
-    # description and where to look first) and stays under 20 MB
+    # description and where to look first) and stays under 25 MB (22.8 MB at quick scale with the
+    # matched companions: their figures, orderings and privacy rows, the arena's frontier)
     assert "--report-metadata workflow/report/metadata.yaml" in summary
     snakemake(project, "--report", "results/quick/report.html", "--report-metadata",
               "workflow/report/metadata.yaml", "--config", "scale=quick")  # fmt: skip
     report = project / "results/quick/report.html"
-    assert report.stat().st_size < 20e6 and "Open first" in report.read_text()
+    assert report.stat().st_size < 25e6 and "Open first" in report.read_text()
 
     rates = pd.read_csv(res / "rates.csv")
     summary = rates[rates["schedule"] == "all"].set_index("claim_id")["verdict"]
