@@ -33,9 +33,10 @@ def cz22_data() -> dict:
 
 @pytest.fixture(autouse=True)
 def _own_matched_searches(request, tmp_path_factory, monkeypatch):
-    """Every test searches matched calibrations in caches of its own: a test that plants a mutant
-    accountant must leave its searches neither to another test nor to a build of the project
-    (whose disk cache lives in the working directory's ``.snakemake/``)."""
+    """Every test searches matched calibrations, and caches the shuffle protocols' part
+    certificates, in caches of its own: a test that plants a mutant accountant must leave its
+    results neither to another test nor to a build of the project (whose disk caches live in the
+    working directory's ``.snakemake/``)."""
     import hashlib
 
     from dpbandits.privacy import matching
@@ -45,3 +46,8 @@ def _own_matched_searches(request, tmp_path_factory, monkeypatch):
     monkeypatch.setattr(matching, "DISK_CACHE", folder / f"{name}.json")
     monkeypatch.setattr(matching, "_CACHE", {})
     monkeypatch.setattr(matching, "_DECIDING", {})
+    from dpbandits.privacy import releases
+
+    monkeypatch.setattr(releases, "PART_CACHE", folder / f"{name}-parts.json")
+    monkeypatch.setattr(releases, "_PARTS", {})
+    monkeypatch.setattr(releases, "_NEW", {})

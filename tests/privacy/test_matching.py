@@ -187,3 +187,23 @@ def test_a_matched_row_is_accounted_at_its_delta_only(cz22):
     assert math.isnan(by["matched"]["delivered_epsilon_delta_1_over_T"])
     assert "matched calibration" in by["matched"]["notes"]
     assert not math.isnan(by["r1"]["delivered_epsilon_delta_1_over_T"])
+
+
+def test_shuffle_part_certificates_are_shared_through_the_disk_cache():
+    key = (40.0, 0.25, 2, 1.0, False, 0.8, None)
+    rel._shuffle_worst.cache_clear()  # (another test may have computed it in this process)
+    rel._shuffle_part_epsilon.cache_clear()
+    first = rel._shuffle_worst(*key, 0.25)
+    assert rel.PART_CACHE.exists() and not rel._NEW
+    rel._shuffle_part_epsilon.cache_clear()
+    rel._PARTS.clear()
+    calls = []
+    real = rel.shuffle_sum_certificate
+    rel.shuffle_sum_certificate = lambda *a: calls.append(a) or real(*a)
+    try:
+        again = max(
+            rel._shuffle_part_epsilon(key, label, 0.25) for label in rel._shuffle_parts(*key)
+        )
+    finally:
+        rel.shuffle_sum_certificate = real
+    assert again == first and not calls  # read from disk, not computed

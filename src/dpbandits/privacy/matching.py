@@ -28,6 +28,8 @@ from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
+from .releases import flush_part_cache
+
 #: Relative tolerance of a match: the certified epsilon lies in ``[(1 - TOLERANCE) target,
 #: target]``.
 TOLERANCE = 0.01
@@ -264,6 +266,8 @@ def matched_policy(cell, build: Callable[[float], object], search: bool = True):
             entry = asdict(_search(cell, build))
         except NotMatchable as err:
             entry = {"reason": err.reason}
+        finally:
+            flush_part_cache()
         _CACHE[key] = entry
         _remember(key, entry)
     entry = _CACHE[key]

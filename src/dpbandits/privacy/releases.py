@@ -16,8 +16,11 @@ audit").
 from __future__ import annotations
 
 import functools
+import hashlib
+import json
 import math
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import numpy as np
 
@@ -1021,17 +1024,72 @@ def _shuffle_worst(
     if bound == "lower":
         pairs = parts.values()
         return max(shuffle_sum_epsilon(prm, query, -B, B, k, pessimistic=False) for prm, k in pairs)
-    return max(_shuffle_part_epsilon(key, label, query) for label in parts)
+    value = max(_shuffle_part_epsilon(key, label, query) for label in parts)
+    flush_part_cache()
+    return value
+
+
+#: Certificates of the shuffle protocols' parts already computed, on disk (relative to the working
+#: directory, beside the workflow's parse caches): a matched calibration's search in one job and
+#: the privacy row at its result in another share them. Keyed by the code of this module and of
+#: the accountant: an edit of either computes them again.
+PART_CACHE = Path(".snakemake") / "shuffle-certificates.json"
+_PARTS: dict[str, float] = {}
+
+
+@functools.cache
+def _part_code() -> str:
+    from ..fingerprint import fingerprint
+
+    return fingerprint(__file__)
+
+
+def _part_key(key: tuple, label: str, delta: float) -> str:
+    text = f"{_part_code()}|{key!r}|{label}|{float(delta)!r}"
+    return hashlib.sha256(text.encode()).hexdigest()
 
 
 @functools.lru_cache(maxsize=16384)
 def _shuffle_part_epsilon(key: tuple, label: str, delta: float) -> float:
     """The certificate of one part of :func:`_shuffle_worst` (``key``: its first seven
-    arguments) at ``delta``; cached, so that a matched calibration's search, which evaluates the
-    parts, and the privacy row at its result share them."""
+    arguments) at ``delta``; cached in the process and in :data:`PART_CACHE`, so that a matched
+    calibration's search, which evaluates the parts, and the privacy row at its result share
+    them."""
+    name = _part_key(key, label, delta)
+    if name not in _PARTS:
+        try:
+            _PARTS.update(json.loads(PART_CACHE.read_text()))
+        except (OSError, ValueError):
+            pass
+    if name in _PARTS:
+        return float(_PARTS[name])
     prm, k = _shuffle_parts(*key)[label]
     B = key[3]
-    return shuffle_sum_certificate(prm, delta, -B, B, k)
+    value = shuffle_sum_certificate(prm, delta, -B, B, k)
+    _PARTS[name] = value
+    _NEW[name] = value
+    return value
+
+
+#: Certificates computed in this process and not yet in :data:`PART_CACHE`.
+_NEW: dict[str, float] = {}
+
+
+def flush_part_cache() -> None:
+    """Add this process's new part certificates to :data:`PART_CACHE` (best effort: a failed or
+    concurrent write loses entries of the cache only). Called after each whole certificate and
+    after each matched search."""
+    from ..cache_files import write_atomically
+
+    if not _NEW:
+        return
+    try:
+        data = json.loads(PART_CACHE.read_text())
+    except (OSError, ValueError):
+        data = {}
+    data.update(_NEW)
+    if write_atomically(PART_CACHE, json.dumps(data, sort_keys=True).encode()):
+        _NEW.clear()
 
 
 def dpdpe_release(policy, universe: Universe | None = None) -> Release:
