@@ -207,3 +207,14 @@ def test_shuffle_part_certificates_are_shared_through_the_disk_cache():
     finally:
         rel.shuffle_sum_certificate = real
     assert again == first and not calls  # read from disk, not computed
+
+
+@pytest.mark.e2e
+def test_a_search_after_another_dimension_uses_only_the_parts_this_release_has():
+    # DP-DPE's shuffle parts are per support size, which depends on d: a search at d = 10 after
+    # one at d = 2 must not ask for a part d = 2 lacks
+    exp = _experiment("dpdpe")
+    base = replace(_cell(exp, "dpdpe_fig2aa", "matched", "CDP-DPE"), algorithm="sdp_dpe")
+    for d in (10, 2):
+        cell = replace(base, d=d, epsilon=2.0)
+        assert (1 - TOLERANCE) * 2.0 <= _certified(cell, cell.policy()) <= 2.0

@@ -324,8 +324,12 @@ def _search(cell, build) -> Match:
         return max(parts[label](delta) for label in deciding)
 
     evaluations = 0
-    if cell.algorithm in _DECIDING:  # the parts that decided this algorithm's last search
-        deciding |= _DECIDING[cell.algorithm]
+    # the parts that decided this algorithm's last search, where this release has them (its
+    # parts depend on the dimension: the support sizes)
+    known = set(_DECIDING.get(cell.algorithm, ()))
+    parts = release_at(target).extra.get("epsilon_parts") or {}
+    if known & set(parts):
+        deciding |= known & set(parts)
     else:
         value, worst = whole(target)
         if worst is None:
