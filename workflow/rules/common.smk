@@ -25,7 +25,6 @@ from dpbandits.config import (
 )
 from dpbandits.front_page import figure_cards
 from dpbandits.report_captions import CATEGORIES, caption_file, entries, figure_entries
-from dpbandits.privacy.matching import is_matched
 from dpbandits.settings_params import flatten as flatten_settings
 
 SCHEMAS = "workflow/schemas"
@@ -150,16 +149,6 @@ def sorted_config(value):
     if isinstance(value, list):
         return [sorted_config(v) for v in value]
     return value
-
-
-def matched_timing_files():
-    """Timing tables of the simulation jobs that run matched cells (every figure paper)."""
-    return sorted(
-        timing_file(name, group, conf)
-        for name, exp in EXPERIMENTS.items()
-        for (group, conf), cells in exp.jobs().items()
-        if any(is_matched(c.calibration) for c in cells)
-    )
 
 
 def timing_file(name, group, entry):

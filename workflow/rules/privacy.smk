@@ -9,9 +9,6 @@ rule privacy_delivered:
             f"config/experiments/{name}.yaml" for name in config["experiments"]
         ],
         plans=[f"config/experiments/{name}.yaml" for name in config["bound_audits"]],
-        # after the matched simulations: their calibrations' searches and certificates are
-        # cached for it (dpbandits.privacy.matching), not made twice at once
-        after=matched_timing_files(),
     output:
         csv=reported_file(
             PRIVACY_FILES["delivered_csv"],
