@@ -46,3 +46,25 @@ def write_atomically(path: str | Path, data: bytes) -> bool:
         except OSError:
             pass
         return False
+
+
+def read_json_cache(path: str | Path) -> dict:
+    """A JSON object cache file's entries; empty when it is missing, damaged or not an object."""
+    import json
+
+    try:
+        data = json.loads(Path(path).read_text())
+    except (OSError, ValueError):
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
+def merge_json_cache(path: str | Path, entries: dict) -> bool:
+    """Add ``entries`` to the JSON object cache file ``path`` (read, merge, replace atomically);
+    whether the file now holds them. A concurrent writer may drop some: a cache loses entries only.
+    """
+    import json
+
+    data = read_json_cache(path)
+    data.update(entries)
+    return write_atomically(path, json.dumps(data, sort_keys=True).encode())

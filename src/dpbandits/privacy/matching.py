@@ -22,7 +22,6 @@ much noise is added) raises :class:`NotMatchable` with the reason.
 from __future__ import annotations
 
 import hashlib
-import json
 import math
 from collections.abc import Callable
 from dataclasses import asdict, dataclass
@@ -198,20 +197,16 @@ def _search_key(cell) -> str:
 
 
 def _disk() -> dict:
-    try:
-        data = json.loads(DISK_CACHE.read_text())
-        return data if isinstance(data, dict) else {}
-    except (OSError, ValueError):
-        return {}
+    from ..cache_files import read_json_cache
+
+    return read_json_cache(DISK_CACHE)
 
 
 def _remember(key: str, entry: dict) -> None:
     """Add one search to the disk cache (best effort: a failed write loses the entry only)."""
-    from ..cache_files import write_atomically
+    from ..cache_files import merge_json_cache
 
-    data = _disk()
-    data[key] = entry
-    write_atomically(DISK_CACHE, json.dumps(data, sort_keys=True).encode())
+    merge_json_cache(DISK_CACHE, {key: entry})
 
 
 def matched_policy(cell, build: Callable[[float], object], search: bool = True):

@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import functools
 import hashlib
-import json
 import math
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -1057,10 +1056,9 @@ def _shuffle_part_epsilon(key: tuple, label: str, delta: float) -> float:
     them."""
     name = _part_key(key, label, delta)
     if name not in _PARTS:
-        try:
-            _PARTS.update(json.loads(PART_CACHE.read_text()))
-        except (OSError, ValueError):
-            pass
+        from ..cache_files import read_json_cache
+
+        _PARTS.update(read_json_cache(PART_CACHE))
     if name in _PARTS:
         return float(_PARTS[name])
     prm, k = _shuffle_parts(*key)[label]
@@ -1079,16 +1077,9 @@ def flush_part_cache() -> None:
     """Add this process's new part certificates to :data:`PART_CACHE` (best effort: a failed or
     concurrent write loses entries of the cache only). Called after each whole certificate and
     after each matched search."""
-    from ..cache_files import write_atomically
+    from ..cache_files import merge_json_cache
 
-    if not _NEW:
-        return
-    try:
-        data = json.loads(PART_CACHE.read_text())
-    except (OSError, ValueError):
-        data = {}
-    data.update(_NEW)
-    if write_atomically(PART_CACHE, json.dumps(data, sort_keys=True).encode()):
+    if _NEW and merge_json_cache(PART_CACHE, _NEW):
         _NEW.clear()
 
 
