@@ -14,8 +14,11 @@ from dpbandits.privacy import accounting as acc
 from dpbandits.privacy.pld_arrays import (
     _dense_epsilon,
     epsilon_for_delta,
+    from_rounded,
     log_support,
     rounded_loss_pmf,
+    self_compose,
+    self_convolve_bounds,
 )
 
 
@@ -134,3 +137,81 @@ def test_count_pmfs_as_arrays_are_the_dicts():
         assert np.array_equal(ka, kd) and np.array_equal(la, ld) and len(ka) > 100
     want = float(_library(*dicts).self_compose(3).get_epsilon_for_delta(1e-6))
     assert epsilon_for_delta(acc.pmf_pair_pld(*arrays, count=3), 1e-6) == want
+
+
+def _loss_pmfs():
+    """Loss pmfs like the accountant's: dense arrays of a few thousand buckets, mostly empty (a
+    count pair's losses spread over a wide grid), smooth ones, and short ones."""
+    rng = np.random.default_rng(1)
+    out = []
+    for _ in range(60):
+        n = int(rng.integers(2, 40_000))
+        probs = np.zeros(n)
+        filled = rng.choice(n, size=min(n, int(rng.integers(1, 300))), replace=False)
+        probs[filled] = rng.random(filled.shape[0]) ** rng.uniform(1, 40)
+        probs[[0, -1]] = rng.random(2)  # the grid's ends hold mass, as a rounded pmf's do
+        out.append(probs / probs.sum())
+    k = np.arange(3001)
+    out.append(binom.pmf(k, 3000, 0.4))
+    out.append(np.full(7, 1 / 7))
+    return out
+
+
+def test_self_convolve_bounds_are_the_librarys():
+    from dp_accounting.pld import common
+
+    rng = np.random.default_rng(2)
+    for probs in _loss_pmfs():
+        for count in (2, int(rng.integers(3, 130))):
+            for tail in (1e-15, 1e-9, 0.0):
+                want = common.compute_self_convolve_bounds(probs, count, tail)
+                assert self_convolve_bounds(probs, count, tail) == want, (len(probs), count)
+
+
+def test_the_bounds_comparison_can_fail():
+    """Mass moved by one bucket (or a doubled tail) moves the bounds: an error in the orders, the
+    masses or the tail would show above."""
+    probs = _loss_pmfs()[-2]
+    moved = np.roll(probs, 1)
+    assert self_convolve_bounds(moved, 10, 1e-15) != self_convolve_bounds(probs, 10, 1e-15)
+    assert self_convolve_bounds(probs, 10, 2e-15) != self_convolve_bounds(probs, 10, 1e-15)
+
+
+def _same_pmf(a, b) -> bool:
+    if type(a) is not type(b) or a._infinity_mass != b._infinity_mass:
+        return False
+    if hasattr(a, "_loss_probs"):
+        return list(a._loss_probs.items()) == list(b._loss_probs.items())
+    return a._lower_loss == b._lower_loss and np.array_equal(a._probs, b._probs)
+
+
+@pytest.mark.parametrize("count", [1, 2, 7, 64])
+def test_self_compose_is_the_librarys(count):
+    k = np.arange(801)
+    cases = [
+        _library(binom.pmf(k, 800, 0.3), binom.pmf(k, 800, 0.33)),  # dense
+        _library({0: 0.5, 1: 0.3, 2: 0.2}, {0: 0.2, 1: 0.3, 2: 0.5}),  # sparse up to 3^6 buckets
+        pld.from_laplace_mechanism(1.5, value_discretization_interval=1e-3),  # symmetric
+    ]
+    if count <= 7:  # beyond, the library's own truncation empties this one-bucket sparse pmf
+        cases.append(_library(np.array([0.6, 0.4, 0.0]), np.array([0.0, 0.5, 0.5])))  # inf loss
+    for dist in cases:
+        want, got = dist.self_compose(count), self_compose(dist, count)
+        assert got._symmetric == want._symmetric
+        assert _same_pmf(got._pmf_remove, want._pmf_remove)
+        assert _same_pmf(got._pmf_add, want._pmf_add)
+
+
+def test_from_rounded_is_the_librarys():
+    rng = np.random.default_rng(3)
+    for size in (5, 1000, 1001, 20_000):  # sparse up to the library's 1000, dense beyond
+        keys = rng.choice(3 * size, size=size, replace=False) - size
+        one = dict(zip(keys.tolist(), rng.random(size).tolist(), strict=True))
+        two = dict(zip((keys[::-1] + 3).tolist(), rng.random(size).tolist(), strict=True))
+        want = pld.PrivacyLossDistribution.create_from_rounded_probability(
+            one, 0.01, 1e-3, True, two, 0.02, symmetric=False
+        )
+        got = from_rounded(one, 0.01, two, 0.02, 1e-3, True)
+        assert _same_pmf(got._pmf_remove, want._pmf_remove)
+        assert _same_pmf(got._pmf_add, want._pmf_add)
+        assert not got._symmetric

@@ -137,6 +137,8 @@ def composed_epsilon(
     """
     from dp_accounting.pld import privacy_loss_distribution as pld
 
+    from .pld_arrays import self_compose  # = .self_compose, the truncation bounds compiled
+
     _check_delta(delta)
     comps = [c for c in components if c.sensitivity > 0 and c.count > 0]
     if not comps:
@@ -158,7 +160,7 @@ def composed_epsilon(
         one = pld.from_laplace_mechanism(
             c.scale, sensitivity=c.sensitivity, value_discretization_interval=step
         )
-        part = one.self_compose(c.count) if c.count > 1 else one
+        part = self_compose(one, c.count) if c.count > 1 else one
         total = part if total is None else total.compose(part)
     if gauss:
         total = total.compose(
@@ -193,20 +195,17 @@ def pmf_pair_pld(p, q, count: int = 1, pessimistic: bool = True, interval: float
     ``pessimistic`` (default): losses rounded up, the epsilon is an upper bound of the pair's (a
     certificate); ``False``: rounded down, the epsilon is a lower bound of the pair's (the
     infinite-loss mass is exact either way). ``interval``: the discretisation of the loss."""
-    from dp_accounting.pld import privacy_loss_distribution as pld
-
-    from .pld_arrays import log_support, rounded_loss_pmf
+    from .pld_arrays import from_rounded, log_support, rounded_loss_pmf, self_compose
 
     # = pld.from_two_probability_mass_functions(logs(p), logs(q), symmetric=False) with its
     # defaults (pessimistic, interval 1e-4, no truncation), the rounding done with arrays
     # (dpbandits.privacy.pld_arrays: the same numbers, tested against the library's function)
+    # ``create_from_rounded_probability`` and ``self_compose`` likewise (pld_arrays)
     lp, lq = log_support(p), log_support(q)
     inf_pq, rounded_pq = rounded_loss_pmf(lp, lq, interval, pessimistic)
     inf_qp, rounded_qp = rounded_loss_pmf(lq, lp, interval, pessimistic)
-    dist = pld.PrivacyLossDistribution.create_from_rounded_probability(
-        rounded_pq, inf_pq, interval, pessimistic, rounded_qp, inf_qp, symmetric=False
-    )
-    return dist.self_compose(count) if count > 1 else dist
+    dist = from_rounded(rounded_pq, inf_pq, rounded_qp, inf_qp, interval, pessimistic)
+    return self_compose(dist, count) if count > 1 else dist
 
 
 def pmf_pair_epsilon(

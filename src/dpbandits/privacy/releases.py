@@ -667,8 +667,9 @@ def _shift_pld_cdf(N: int, p: float, k: int, count: int, step: float):
     of counts and its mass a CDF difference (no pmf arrays). Beyond ``BINOMIAL_SDS`` standard
     deviations the mass goes to the infinite loss where the loss grows and to the window's edge
     bucket where it falls: both only raise the divergence, so the epsilon stays a certificate."""
-    from dp_accounting.pld import privacy_loss_distribution as pld
     from scipy.stats import binom
+
+    from .pld_arrays import from_rounded, self_compose
 
     mean, sd = N * p, math.sqrt(N * p * (1.0 - p))
     lo = max(k, int(math.floor(mean - BINOMIAL_SDS * sd)))
@@ -702,10 +703,8 @@ def _shift_pld_cdf(N: int, p: float, k: int, count: int, step: float):
     mass2[0] += cdf(lo - 1)  # y < lo: losses below -f(lo + k), rounded up to the first bucket
     two = dict(zip(j2.tolist(), np.maximum(mass2, 0.0).tolist(), strict=True))
     inf_two = float(1.0 - cdf(Y[-1]))
-    dist = pld.PrivacyLossDistribution.create_from_rounded_probability(
-        two, inf_two, step, True, one, inf_one, symmetric=False
-    )
-    return dist.self_compose(count) if count > 1 else dist
+    dist = from_rounded(two, inf_two, one, inf_one, step, True)
+    return self_compose(dist, count) if count > 1 else dist
 
 
 def _mode_total_variation(N: int, p: float, shifts: tuple[tuple[int, int], ...]) -> float:
