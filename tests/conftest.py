@@ -12,6 +12,13 @@ ROOT = Path(__file__).resolve().parents[1]
 SCHEMAS = ROOT / "workflow" / "schemas"
 
 
+def pytest_collection_modifyitems(config, items):
+    """Tests marked ``longest`` first (a stable sort): pytest-xdist hands tests out in this
+    order, so the longest start at once and the others fill the other workers, instead of the
+    run waiting at its end for a long test that started last."""
+    items.sort(key=lambda item: item.get_closest_marker("longest") is None)
+
+
 @pytest.fixture
 def root() -> Path:
     return ROOT

@@ -79,9 +79,9 @@ def summary_table(rows=None) -> str:
     return "\n".join(lines)
 
 
-#: Seconds a pure-Python loop of 10^7 additions took on the machine where the dated timings of
-#: docs/performance.md up to 2026-11-25 were measured (its usual range): a bench run on another
-#: machine prints its own time for the same loop, so that its table can be read against those.
+#: Seconds a pure-Python loop of 10^7 additions takes on the machine where the timings of
+#: docs/performance.md were measured (its usual range): a bench run on another machine prints
+#: its own time for the same loop, so that its table can be read against those.
 REFERENCE_LOOP_SECONDS = (0.69, 0.94)
 
 
@@ -168,8 +168,8 @@ def _warm_run(policy, instances, T: int) -> None:
 
 def warmup() -> None:
     """Compile (and cache) every numba kernel with a tiny run, with the argument types the
-    pipeline passes: a build after ``make install`` compiles nothing (tests/test_warmup.py; on a
-    fresh clone the build had compiled 12 signatures, about 20 s of job time, 2026-11-27)."""
+    pipeline passes: a build after ``make install`` compiles nothing (tests/test_warmup.py: a
+    kernel missed here would be compiled inside the build's jobs, on their time)."""
     inst = script_instances(1, 10, 3)
     setting = Setting(T=40, d=3, epsilon=1.0, delta=0.1)
     olucb = [

@@ -4,10 +4,8 @@ NumPy and OpenBLAS pick their kernels at run time from the CPU's instruction set
 AVX-512, NumPy's ``exp``, ``log``, ``power``, ``expm1``, ``log10`` ... and OpenBLAS's matrix
 products take code paths whose results differ from the AVX2 ones in the last bit; a bandit run
 turns a last-bit difference into a different arm at some round, and from there into a different
-trajectory. Measured on 2026-11-25 (an AMD EPYC with AVX-512): a paper-scale build without the
-pin differed from the canonical run in 344 values of dpdpe, 60 of op24 and 97 of the arena
-(every dpdpe series' final mean pseudo-regret moved, by up to 13 %); with it, in none
-(docs/running.md).
+trajectory: on a CPU with AVX-512, a paper-scale build without the pin differs from the
+canonical run in hundreds of values (docs/running.md); with it, in none.
 
 :func:`pin` (called when the package is imported, so before NumPy in every process of the
 pipeline, and inherited by the processes those start) sets

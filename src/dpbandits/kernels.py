@@ -2,8 +2,7 @@
 
 papermill runs a notebook through nbclient, which starts, waits for and shuts down the kernel
 with jupyter_client's ``AsyncKernelManager``. Three of its steps wait on a clock instead of on
-the kernel. In each of them the job's core idles, and a notebook job waited about 0.3 s of its
-0.8 s in a probe of a two-cell notebook (docs/performance.md, 2026-11-25):
+the kernel. In each of them the job's core idles, a large share of a short notebook job:
 
 - Once the kernel has answered ``kernel_info``, the client reads IOPub until it has been
   silent for 0.2 s (``KernelClient.wait_for_ready``). :class:`ReadyClient` stops at the
@@ -62,8 +61,8 @@ class ReadyClient(AsyncKernelClient):
         A request is sent each time the shell channel stays silent for a second or IOPub for
         :data:`IOPUB_WAIT`, and the kernel answers every one of them in turn: a reply to any of
         them counts. (Counting only the last request's reply never caught up once a reply came
-        late: each new request read the reply to the one before it, until the timeout, which a
-        loaded machine hit on 2026-11-27.)
+        late: each new request read the reply to the one before it, until the timeout, as
+        happens on a loaded machine.)
 
         Parameters
         ----------

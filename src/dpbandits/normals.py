@@ -8,9 +8,9 @@ which is a port of NumPy's C code (the same 256-level ziggurat, the same calls t
 generator's own bit generator, the same arithmetic); smaller draws go to NumPy, whose call is
 cheaper than numba's hand-over of the generator.
 
-Measured on the build machine (2026-11-27, docs/performance.md): 10.1 ns per normal against
-NumPy's 11.8 ns (PCG64, a warm buffer of 10^6), a hand-over of about 12 µs per call, so the two
-break even near 8000 draws; six of the longest simulation jobs took 8 % less time. The equality
+A normal drawn in the compiled loop costs less than NumPy's, but handing the generator over
+costs a fixed time per call: :data:`MIN_COMPILED` is where the two break even (timings:
+docs/performance.md). The equality
 with NumPy (every number and the generator's state after) is checked by
 ``tests/test_normals.py`` on every bit generator NumPy offers and on enough draws to pass through
 the ziggurat's rare branches (the wedges and the tail).

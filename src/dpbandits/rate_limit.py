@@ -6,9 +6,8 @@ the ready jobs by starting a timer that wakes it for another pass one timespan l
 passes those timers trigger start timers too. So each pass with another cause (a job finished)
 starts a chain of passes, one a timespan, that lasts until the run ends: after ``n`` finished jobs
 the scheduler makes about ``n`` passes a second, and every pass looks up the size of every input
-file of every ready job. On the 2-core build machine (2026-11-25) the quick DAG's 160 jobs made
-6110 passes (970 000 file look-ups), and Snakemake's own process used 33 s of CPU beside 2 cores
-of jobs; without the limit, 160 passes and 10 s (docs/performance.md).
+file of every ready job: a DAG of ``n`` jobs costs about ``n^2`` passes instead of ``n``, and
+Snakemake's own process competes with the jobs for the cores (docs/performance.md).
 
 A local run submits nothing to a cluster, so the limit only costs time there: :func:`drop` turns
 it off when Snakemake's default is in force. A limit the user set (any other value) is kept, and

@@ -18,12 +18,10 @@ per-play tables + results
 * results: ``trials x checkpoints`` rows of :data:`RESULT_COLUMNS` float64 columns, three copies
   (numpy, pyarrow, pandas).
 
-Calibrated on two paper-scale builds of 2026-11-24, each job a cold process
-(``benchmarks/sim/**.tsv``, ``max_rss``; since the warm worker, recalibrate with
-``--config warm_worker=false``, as ``max_rss`` is otherwise the hand-off process's):
-every one of the 111 simulation jobs' estimate is at least its measured peak (measured /
-estimated from 0.30, small jobs, to 0.94, cz22 Figure 2 (b): 1.24 GB measured, 1.32 GB
-estimated); tests/test_sizes.py keeps representative jobs between 1x and 2x their peak.
+The estimate must be at least a job's measured peak (``benchmarks/sim/**.tsv``, ``max_rss``,
+of a cold process: recalibrate with ``--config warm_worker=false``, as ``max_rss`` is otherwise
+the hand-off process's) and not far above it; tests/test_sizes.py keeps representative jobs
+between 1x and 2x their peak.
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """Check a build against the canonical run, by value.
 
 ``canonical/`` (committed) holds a small summary of the canonical paper-scale build: the
-final-regret tables, every verdict (rates, scoreboard, op24 and plasso rows), the privacy
+final-regret tables, every verdict (rates, scoreboard, the figure-less papers' rows), the privacy
 tables and the arena's leaderboard and claims, with ``manifest.json`` naming the commit and
 library versions that made it.
 ``python -m dpbandits.verify`` (``make verify``; ``make reproduce`` ends with it) compares the
@@ -83,20 +83,6 @@ def _tables() -> list[Table]:
             "privacy",
         ),
         Table(
-            "op24_verdicts",
-            "audit/op24_verdicts.csv",
-            ("claim_id", "rule", "experiment", "instance", "K", "d", "privacy"),
-            ("statistic", "ci_low", "ci_high", "verdict"),
-            "op24",
-        ),
-        Table(
-            "plasso_rows",
-            "tables/plasso_claims.csv",
-            ("claim_id", "rule", "family", "algorithm", "eps"),
-            ("statistic", "ci_low", "ci_high", "verdict"),
-            "plasso",
-        ),
-        Table(
             "arena_leaderboard",
             "arena/leaderboard.csv",
             ("suite", "d", "T", "contestant", "calibration", "status"),
@@ -109,7 +95,14 @@ def _tables() -> list[Table]:
             ("rows", "counted", "pass", "weak", "fail", "status"), "arena",
         ),
     ]  # fmt: skip
-    return out
+    # a figure-less paper's own tables, as its study declares them (before the arena's)
+    studies = [
+        Table(name, path, tuple(keys), tuple(values), p.prefix)
+        for p in papers("bounds")
+        for name, (path, keys, values) in p.hook("STUDY").canonical.items()
+    ]
+    at = next(i for i, t in enumerate(out) if t.paper == "arena")
+    return out[:at] + studies + out[at:]
 
 
 TABLES = _tables()

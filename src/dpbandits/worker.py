@@ -61,17 +61,15 @@ THREAD_VARS = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")
 #: glibc's allocator settings of the worker, and so of every job and kernel it forks: arrays of
 #: any size come from the heap, and freed memory stays there for the next one, instead of a
 #: fresh ``mmap`` per large array whose pages fault in on first touch and are unmapped on free.
-#: The simulations allocate and free arrays of tens to hundreds of MB per chunk of trials: on
-#: the build machine about a tenth of their time, for about a tenth more peak memory
-#: (docs/performance.md, 2026-11-25). Speed only: no number depends on where memory comes
-#: from. Values the user set win; other C libraries ignore these variables.
+#: The simulations allocate and free arrays of tens to hundreds of MB per chunk of trials, so
+#: this trades some peak memory for time (docs/performance.md). Speed only: no number depends on
+#: where memory comes from. Values the user set win; other C libraries ignore these variables.
 ALLOCATOR_ENV = {"MALLOC_MMAP_THRESHOLD_": str(1 << 30), "MALLOC_TRIM_THRESHOLD_": str(1 << 30)}
 
 #: What the worker imports besides the scripts' and notebooks' own imports: the jobs' Snakemake
 #: objects, what pyarrow imports on its first table, what the notebook jobs import inside
 #: functions, the notebooks' kernel, and Matplotlib's PDF writer, which every figure and audit
-#: page imports on its first ``savefig(...pdf)`` (0.3 s a job, 9 s of the quick DAG's job time
-#: before it was warmed here; docs/performance.md, 2026-11-25).
+#: page imports on its first ``savefig(...pdf)``: imported once here, not once per job.
 LIBRARIES = (
     "snakemake.iocontainers",
     "pyarrow.pandas_compat",
@@ -80,9 +78,8 @@ LIBRARIES = (
     "ipykernel.kernelapp",
     "matplotlib.backends.backend_pdf",
     # imported inside functions by many jobs: the progress bar, parquet reads, the privacy
-    # accounting (about 1.4 s of the quick DAG's job time, 2026-11-27); scikit-learn's Lasso,
-    # which only paper 001's jobs import (2 s each), is left to them: it adds 113 MB to the
-    # resident memory of every job forked from the worker (docs/performance.md, 2026-11-27)
+    # accounting; scikit-learn's Lasso, which only plasso's jobs import, is left to them: it
+    # would add to the resident memory of every job forked from the worker
     "tqdm",
     "pyarrow.dataset",
     "dp_accounting.pld.privacy_loss_distribution",

@@ -133,8 +133,7 @@ for _name, _exp in EXPERIMENTS.items():
             CONDA_ENV
         # One thread: the page renders its rate figures in `workers` processes, but two
         # threads would hold both cores of a 2-core machine for the whole page, and a
-        # one-thread job runs in the warm worker. Measured on the quick DAG's three pages
-        # (2026-11-25): 42-43 s of wall time with two threads, 27-32 s with one, same bytes.
+        # one-thread job runs in the warm worker (faster in all, the same bytes).
         threads: 1
         resources:
             mem_mb=2048,

@@ -282,9 +282,8 @@ WALL_TIME_STATISTIC = "wall seconds a / b"
 #: A ``faster: true`` row is decided only when the slower of the two series ran at least this
 #: long; below it the row is WEAK ("too short to time"). A job shares two cores with other jobs,
 #: so a series of a few milliseconds (the quick scale's) can measure slower than one it beats by
-#: 3x, and the claim's summary verdict then depends on the build, not on the seeds (the
-#: end-to-end rebuild test once found paper 000's claim table changed after a rebuild,
-#: 2026-11-25). At paper scale the timed series run for seconds.
+#: 3x, and the claim's summary verdict would then depend on the build, not on the seeds. At
+#: paper scale the timed series run for seconds.
 MIN_TIMED_SECONDS = 1.0
 
 STATISTIC = {

@@ -153,7 +153,8 @@ def _disk_cache() -> Path:
 def optimal_arm_lambda_min(d: int, K: int, draws: int = LAMBDA_MIN_DRAWS) -> float:
     """``lambda_min(E[x* x*^T])`` of the optimal arm among ``K`` fresh arms
     (:func:`_optimal_arm_lambda_min`), read from a disk cache when it was computed before with
-    the same numpy (the workflow needs it for every parse: 0.35 s a value)."""
+    the same numpy (the workflow needs it for every parse, and a value takes a Monte Carlo
+    estimate)."""
     key = f"{d}:{K}:{draws}:numpy{np.__version__}"
     path = _disk_cache()
     try:

@@ -35,8 +35,6 @@ class Paper:
     bench : str
         Name of the :mod:`dpbandits.cli` function that times the paper's longest workload
         (empty: covered by the general engine benchmark).
-    canonical : tuple of str
-        Names of the paper's own tables in :mod:`dpbandits.verify` (besides the shared ones).
     """
 
     prefix: str
@@ -44,7 +42,6 @@ class Paper:
     title: str
     kind: str
     bench: str = ""
-    canonical: tuple[str, ...] = ()
 
     @property
     def category(self) -> str:
@@ -90,7 +87,6 @@ PAPERS: dict[str, Paper] = {
             "Shuffle private linear contextual bandits",
             "figures",
             bench="bench",
-            canonical=("cz22_final_regret",),
         ),
         Paper(
             "olucb",
@@ -98,7 +94,6 @@ PAPERS: dict[str, Paper] = {
             "Improved rate for locally differentially private linear bandits",
             "figures",
             bench="bench_olucb",
-            canonical=("olucb_final_regret",),
         ),
         Paper(
             "dpdpe",
@@ -106,7 +101,6 @@ PAPERS: dict[str, Paper] = {
             "Differentially private linear bandits with partial distributed feedback",
             "figures",
             bench="bench_dpdpe",
-            canonical=("dpdpe_final_regret",),
         ),
         Paper(
             "op24",
@@ -114,7 +108,6 @@ PAPERS: dict[str, Paper] = {
             "Open problem: the complexity of joint differential privacy in linear contextual "
             "bandits",
             "bounds",
-            canonical=("op24_verdicts",),
         ),
         Paper(
             "plasso",
@@ -122,7 +115,6 @@ PAPERS: dict[str, Paper] = {
             "Differentially private high-dimensional bandits",
             "bounds",
             bench="bench_plasso",
-            canonical=("plasso_rows",),
         ),
     )
 }

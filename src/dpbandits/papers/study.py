@@ -125,6 +125,9 @@ class Study:
         Report caption of the audit page.
     sim_mem_mb, sim_runtime : int
         Resources of one simulation job (MB, minutes).
+    canonical : dict
+        Name -> (path below the results root, key columns, value columns) of each table whose
+        rows ``make verify`` compares with the canonical run (:mod:`dpbandits.verify`).
     """
 
     run_files: dict
@@ -132,6 +135,7 @@ class Study:
     figures: dict
     page: str
     tables: dict = field(default_factory=dict)
+    canonical: dict = field(default_factory=dict)
     sim_mem_mb: int = 2048
     sim_runtime: int = 60
 

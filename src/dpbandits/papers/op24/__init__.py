@@ -14,6 +14,13 @@ from dpbandits.papers.study import Study
 #: The declaration the workflow builds the study from (workflow/rules/studies.smk).
 STUDY = Study(
     run_files={"results": ""},
+    canonical={
+        "op24_verdicts": (
+            "audit/op24_verdicts.csv",
+            ("claim_id", "rule", "experiment", "instance", "K", "d", "privacy"),
+            ("statistic", "ci_low", "ci_high", "verdict"),
+        ),
+    },
     verdict_files={
         "verdicts": (
             "audit/op24_verdicts",

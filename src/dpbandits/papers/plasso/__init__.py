@@ -13,6 +13,13 @@ from dpbandits.papers.study import Study
 #: The declaration the workflow builds the study from (workflow/rules/studies.smk).
 STUDY = Study(
     run_files={"runs": "", "episodes": "_episodes"},
+    canonical={
+        "plasso_rows": (
+            "tables/plasso_claims.csv",
+            ("claim_id", "rule", "family", "algorithm", "eps"),
+            ("statistic", "ci_low", "ci_high", "verdict"),
+        ),
+    },
     verdict_files={
         "rows": (
             "tables/plasso_claims",
