@@ -1,7 +1,7 @@
 """`make bench` ends with one table: every workload, its time now, its target and the ratio, so a
 missed target is visible at a glance (issue 23)."""
 
-from dpbandits.cli import machine_line, summary_table
+from dpbandits.dev.bench import machine_line, summary_table
 
 
 def test_the_table_flags_a_missed_target_and_gives_the_ratio():
@@ -26,3 +26,35 @@ def test_the_machine_line_says_how_this_machine_compares():
     assert "took 1.20 s at the start and 1.40 s at the end (0.69-0.94 s" in machine_line(
         1.20, 1.40, ref
     )
+
+
+def test_each_paper_offers_its_own_workload_and_the_bench_runs_them_all(monkeypatch):
+    """The workloads come from the papers' packages (their ``bench_workload`` hooks), not from
+    a list in the command line: the bench calls the chosen one with the parsed options."""
+    from types import SimpleNamespace
+
+    from dpbandits.dev import bench
+    from dpbandits.papers import papers
+
+    have = [p.prefix for p in papers() if p.hook("bench_workload") is not None]
+    assert have == ["cz22", "olucb", "dpdpe", "plasso"]
+    called = []
+    monkeypatch.setattr(
+        bench, "workloads", lambda: {p: lambda r, o, p=p: called.append(p) for p in have}
+    )
+    monkeypatch.setattr(bench, "machine_loop_seconds", lambda: 1.0)
+    bench.run(SimpleNamespace(only="dpdpe", root="."))
+    assert called == ["dpdpe"]
+
+
+def test_the_cz22_panel_records_its_row():
+    """A tiny panel through the moved workload: its row reaches the table."""
+    from dpbandits.dev import bench
+    from dpbandits.papers.cz22.bench import panel
+
+    before = len(bench.SUMMARY)
+    panel(2, 200, 2, 1, 60)
+    name, seconds, target, reference = bench.SUMMARY[before]
+    assert name.startswith("cz22 Figure 1 panel (5 alg x 2 x T=200") and target == 3.0
+    assert seconds > 0 and "faster per round than the reference loop" in reference
+    del bench.SUMMARY[before:]

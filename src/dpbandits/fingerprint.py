@@ -35,16 +35,19 @@ from .cache_files import write_atomically
 #: Package root (the imported package: a temporary copy on PYTHONPATH is fingerprinted too).
 PACKAGE = Path(__file__).resolve().parent
 
-#: Modules that no job imports (paths relative to the package): the command-line tools and
-#: their helpers (``dpb``, ``python -m dpbandits.verify``, the page check), the tests' slow
-#: reference loops, and what runs in Snakemake's own process while it reads the workflow or ends
-#: a run (captions, the run's summary, the job-rate setting). Every other module (this one too:
-#: the matched calibration's search cache keys on code fingerprints)
-#: must be in some job's closure (``tests/test_fingerprint.py``).
+#: Modules that no job imports (paths relative to the package, ``fnmatch`` patterns): the
+#: command-line tools and their helpers (``dpb``, ``python -m dpbandits.verify``, the page
+#: check), the developer tools (the benchmark, with every paper's workload, loaded by name), the
+#: tests' slow reference loops, and what runs in Snakemake's own process while it reads the
+#: workflow or ends a run (captions, the run's summary, the job-rate setting). Every other module
+#: (this one too: the matched calibration's search cache keys on code fingerprints) must be in
+#: some job's closure (``tests/test_fingerprint.py``).
 NOT_IN_JOBS = (
     "cli.py",
     "verify.py",
     "compare.py",
+    "dev/*.py",
+    "papers/*/bench.py",
     "authors_script.py",
     "reference_loops.py",
     "learners/maler_reference.py",
@@ -53,6 +56,13 @@ NOT_IN_JOBS = (
     "run_summary.py",
     "rate_limit.py",
 )
+
+
+def not_in_jobs(modules) -> set[str]:
+    """The ``modules`` (package-relative paths) that :data:`NOT_IN_JOBS` declares outside jobs."""
+    import fnmatch
+
+    return {m for m in modules if any(fnmatch.fnmatchcase(m, p) for p in NOT_IN_JOBS)}
 
 
 def _source(path: Path) -> str:

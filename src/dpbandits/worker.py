@@ -359,10 +359,15 @@ def imports_of(folders: list[str | Path]) -> list[str]:
     return sorted(names)
 
 
+#: The function that warms the pages' HTML exporter, by name (``module:function``), like the
+#: libraries above: the notebook module uses this one (its kernels fork from the worker).
+PAGE_WARM_UP = "dpbandits.notebooks:warm_up_html"
+
+
 def _warm_steps(sources: list[str]) -> list:
     """The worker's warm-up, one step at a time, the simulation jobs' needs first: imports,
     then numba's one-time registry set-up (~0.5 s; a tiny function compiled in memory), the
-    other imports, and last the pages' HTML exporter (:func:`dpbandits.notebooks.warm_up_html`)."""
+    other imports, and last the pages' HTML exporter (:data:`PAGE_WARM_UP`)."""
     import importlib
 
     def _import(name):
@@ -376,11 +381,10 @@ def _warm_steps(sources: list[str]) -> list:
 
         njit(lambda x: x + 1)(1)
 
-    def _pages():  # the pages' exporter: templates, sanitiser selectors (~0.5 s per page job)
+    def _pages():  # the pages' exporter: templates, sanitiser selectors (every page job's)
+        module, _, function = PAGE_WARM_UP.partition(":")
         try:
-            from dpbandits.notebooks import warm_up_html
-
-            warm_up_html()
+            getattr(importlib.import_module(module), function)()
         except Exception as exc:  # the jobs will render their pages cold
             print(f"worker: page warm-up failed ({exc!r}); jobs render cold")
 

@@ -59,6 +59,15 @@ from .fits import (  # noqa: F401  (re-exported: the rate audit's public fitting
     fit_exponent,
     verdict,
 )
+from .levels import (  # noqa: F401  (re-exported: the rate audit's public API)
+    _at_eps,
+    _frac,
+    _wide,
+    claimed_T_exponent,
+    final_values,
+    level_matrix,
+    log_factor_slope,
+)
 
 #: Shown next to every rate verdict.
 FINITE_T_CAVEAT = (
@@ -94,22 +103,6 @@ RATE_COLUMNS = [
 ]
 
 
-def final_values(df: pd.DataFrame, metric: str = "regret_pseudo") -> pd.DataFrame:
-    """Per-instance value at the horizon of every sweep cell.
-
-    Columns ``sweep, schedule, epsilon, d, T, trial, value``, and ``cap`` (random play's regret
-    of the instance, the saturation reference) when ``df`` has it and the metric is a regret.
-    """
-    last = df[df["t"] == df["T"]]
-    cols = ["sweep", "schedule", "epsilon", "d", "T", "trial", metric]
-    if "cap" in last.columns and metric.startswith("regret"):
-        cols.append("cap")
-    if "B" in last.columns:
-        cols.append("B")
-    cols += [c for c in last.columns if c.endswith(vocab.REGIME_SUFFIX)]
-    return last[cols].rename(columns={metric: "value"})
-
-
 def regime_start(finals: pd.DataFrame, series: str, eps, d, name: str, x) -> np.ndarray:
     """Per fitted horizon ``x``, the largest value over the instances of the policy constant
     ``name`` (the first horizon of the claimed rate's regime,
@@ -120,19 +113,6 @@ def regime_start(finals: pd.DataFrame, series: str, eps, d, name: str, x) -> np.
     if d is not None:
         sel = sel[sel["d"] == d]
     return sel.groupby("T")[name].max().reindex(x).to_numpy(dtype=float)
-
-
-def _at_eps(sel: pd.DataFrame, eps) -> pd.DataFrame:
-    return sel[sel["epsilon"].isna()] if eps is None else sel[np.isclose(sel["epsilon"], eps)]
-
-
-def _wide(sel: pd.DataFrame, by: str):
-    """Levels, the (instances x levels) values and the mean cap per level (None: no caps)."""
-    wide = sel.pivot(index="trial", columns=by, values="value").sort_index(axis=1)
-    caps = None
-    if "cap" in sel.columns and sel["cap"].notna().all():
-        caps = sel.groupby(by)["cap"].mean().reindex(wide.columns).to_numpy(dtype=float)
-    return wide, caps
 
 
 def batch_exponent(finals: pd.DataFrame, series: str, eps, d: int | None = None) -> float | None:
@@ -148,20 +128,6 @@ def batch_exponent(finals: pd.DataFrame, series: str, eps, d: int | None = None)
     if B.nunique() < 2:
         return None
     return float(np.polyfit(np.log(B.index.to_numpy(float)), np.log(B.to_numpy(float)), 1)[0])
-
-
-def level_matrix(
-    finals: pd.DataFrame, series: str, eps, d: int | None = None, with_caps: bool = False
-):
-    """Horizons and the (instances x horizons) final values of one schedule at one epsilon
-    (and one dimension ``d``, when the sweep has several); with ``with_caps`` also the mean
-    cap per horizon (None when the data have no caps)."""
-    sel = _at_eps(finals[finals["schedule"] == series], eps)
-    if d is not None:
-        sel = sel[sel["d"] == d]
-    wide, caps = _wide(sel, "T")
-    x, Y = wide.columns.to_numpy(dtype=float), wide.to_numpy()
-    return (x, Y, caps) if with_caps else (x, Y)
 
 
 def eps_gap(
@@ -199,36 +165,6 @@ def d_matrix(finals: pd.DataFrame, series: str, eps, with_caps: bool = False):
     wide, caps = _wide(sel, "d")
     x, Y = wide.columns.to_numpy(dtype=float), wide.to_numpy()
     return (x, Y, Tmax, caps) if with_caps else (x, Y, Tmax)
-
-
-def _frac(text) -> float | None:
-    return None if text is None else float(Fraction(text))
-
-
-def log_factor_slope(levels, power: float) -> float:
-    """Local log-log slope of ``(ln x)^power`` over ``levels``: the OLS slope of
-    ``power * ln ln x`` on ``ln x``, i.e. what a ``(ln T)^p`` factor adds to a fitted exponent
-    over exactly these levels (about ``p / ln T``)."""
-    lx = np.log(np.asarray(levels, dtype=float))
-    if power == 0 or np.any(lx <= 0):
-        return 0.0
-    xc = lx - lx.mean()
-    return float(power * (np.log(lx) * xc).sum() / (xc**2).sum())
-
-
-def claimed_T_exponent(claim: dict, options: dict, horizons) -> float:
-    """The T-exponent a claim predicts on a schedule over the fitted horizons:
-    ``T_exp + T_exp_alpha * alpha`` (alpha the schedule's option, paper 004) plus the local
-    slope of its ``(ln T)^logT_pow`` factor over the horizons (:func:`log_factor_slope`), so the
-    fit is judged against the claimed function, log factors included."""
-    out = _frac(claim["T_exp"])
-    if claim.get("T_exp_alpha") is not None:
-        if "alpha" not in options:
-            raise ValueError(f"{claim['id']}: the schedule has no option alpha")
-        out += _frac(claim["T_exp_alpha"]) * float(options["alpha"])
-    if claim.get("logT_pow") is not None:
-        out += log_factor_slope(horizons, _frac(claim["logT_pow"]))
-    return out
 
 
 def separation(ctx, claimed: float, options: dict, horizons) -> float | None:

@@ -22,6 +22,7 @@ from ..policies import runs_on
 from ..policies.base import Policy
 from ..seeds import environment_generator
 from ..sizes import CHUNK_BYTES
+from .result import SimulationResult, check_inputs
 
 #: What the engine records: the pseudo-regret (the op24 kernels track nothing else per round).
 OP24_METRICS = ("regret_pseudo",)
@@ -53,7 +54,6 @@ def simulate_op24(
         If the policy does not run on these instances (AdaC-OFUL, LinUCB and JDP-LinUCB of the
         op24 calibration need fresh arms; AdaC-UCB and AdaC-GOPE fixed arms).
     """
-    from .run import SimulationResult, _check_inputs
 
     start = time.perf_counter()
     contextual = bool(getattr(instances, "contextual", False))
@@ -62,7 +62,7 @@ def simulate_op24(
         raise ValueError(f"{policy.algorithm} ({policy.calibration}) runs on {need} only")
     n = instances.n if contextual else instances.X.shape[0]
     d = instances.d if contextual else instances.X.shape[2]
-    cps = _check_inputs(policy, d, n, reward_seeds, noise_rngs, checkpoints)
+    cps = check_inputs(policy, d, n, reward_seeds, noise_rngs, checkpoints)
     if contextual:
         regret = _fresh(policy, instances, reward_seeds, noise_rngs, cps, chunk_bytes, progress)
     elif policy.algorithm == "adac_ucb":

@@ -17,6 +17,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from ..policies.base import Policy
+from .result import SimulationResult, check_inputs
 
 #: What the engine records.
 PLASSO_METRICS = ("regret_pseudo",)
@@ -44,7 +45,6 @@ def simulate_plasso(
         On instances other than sparse ones, or checkpoints not ending at ``T``.
     """
     from .private_lasso import _Trial, run_trial
-    from .run import SimulationResult, _check_inputs
 
     start = time.perf_counter()
     if getattr(instances, "family", None) != "sparse":
@@ -52,7 +52,7 @@ def simulate_plasso(
     n, T = instances.n, policy.setting.T
     if instances.T != T:
         raise ValueError(f"instances of horizon {instances.T}, policy of horizon {T}")
-    cps = _check_inputs(policy, instances.d, n, reward_seeds, noise_rngs, checkpoints)
+    cps = check_inputs(policy, instances.d, n, reward_seeds, noise_rngs, checkpoints)
     if cps[-1] != T:
         raise ValueError(f"the plasso engine records the regret at T = {T} only: last checkpoint")
     const = policy.run_constants(instances.s0)

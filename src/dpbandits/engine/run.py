@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -15,6 +15,7 @@ from dpbandits.engine.contextual import CONTEXTUAL_METRICS, run_contextual
 from dpbandits.engine.etc import run_etc
 from dpbandits.engine.noise import draw_raw, noise_tables
 from dpbandits.engine.olucb import OLUCB_METRICS
+from dpbandits.engine.result import SimulationResult, check_inputs
 from dpbandits.envs.linear import FixedArmInstances
 from dpbandits.envs.rewards import bernoulli_reward_table
 from dpbandits.learners.maler import n_experts
@@ -36,44 +37,9 @@ def checkpoint_rounds(T: int, n_checkpoints: int) -> np.ndarray:
     return np.unique(np.round(np.linspace(T / n_checkpoints, T, n_checkpoints)).astype(np.int64))
 
 
-@dataclass
-class SimulationResult:
-    """Per-trial metrics at checkpoints.
-
-    Attributes
-    ----------
-    checkpoints : ndarray, shape (C,)
-        Rounds (number of rounds played) at which metrics were recorded.
-    metrics : dict[str, ndarray]
-        Each of :data:`METRICS`, shape (n_trials, C).
-    seconds : float
-        Wall time of the simulation.
-    """
-
-    checkpoints: np.ndarray
-    metrics: dict[str, np.ndarray]
-    seconds: float = 0.0
-    extra: dict = field(default_factory=dict)
-
-
 def _bytes_per_trial(policy: Policy, K: int) -> int:
     s = policy.setting
     return bytes_per_trial(policy.scheme, s.T, K, s.d, policy.n_refresh, policy.n_batches)
-
-
-def _check_inputs(policy, d, n, reward_seeds, noise_rngs, checkpoints) -> np.ndarray:
-    """Refuse inputs that do not fit the policy; return the checkpoints as an int array."""
-    T = policy.setting.T
-    if d != policy.setting.d:
-        raise ValueError(
-            f"instances have d={d} but the policy was calibrated for d={policy.setting.d}"
-        )
-    if len(reward_seeds) != n or len(noise_rngs) != n:
-        raise ValueError("need one reward seed and one noise generator per trial")
-    cps = np.asarray(checkpoints, dtype=np.int64)
-    if cps.size == 0 or cps.min() < 1 or cps.max() > T or np.any(np.diff(cps) <= 0):
-        raise ValueError(f"checkpoints must be increasing rounds in [1, {T}]")
-    return cps
 
 
 @dataclass
@@ -264,7 +230,7 @@ def simulate(
     start = time.perf_counter()
     n, K, d = instances.X.shape
     T = policy.setting.T
-    cps = _check_inputs(policy, d, n, reward_seeds, noise_rngs, checkpoints)
+    cps = check_inputs(policy, d, n, reward_seeds, noise_rngs, checkpoints)
     if rewards is not None and (
         rewards.shape[0] != n or rewards.shape[1] < T or rewards.shape[2] != K
     ):
@@ -336,7 +302,7 @@ def _simulate_contextual(
         )
     if policy.opts.get("radius_mode") == "oracle":
         raise ValueError("onlineucb: the oracle radius is not available on fresh arms")
-    cps = _check_inputs(policy, d, n, reward_seeds, noise_rngs, checkpoints)
+    cps = check_inputs(policy, d, n, reward_seeds, noise_rngs, checkpoints)
     names = METRICS + CONTEXTUAL_METRICS
     out = {name: np.zeros((n, cps.shape[0])) for name in names}
     tabs = stacked_tables(policy)
@@ -388,7 +354,7 @@ def _simulate_phased(policy, instances, reward_seeds, noise_rngs, checkpoints, p
 
     start = time.perf_counter()
     n = instances.X.shape[0]
-    cps = _check_inputs(policy, instances.X.shape[2], n, reward_seeds, noise_rngs, checkpoints)
+    cps = check_inputs(policy, instances.X.shape[2], n, reward_seeds, noise_rngs, checkpoints)
     runner = run_dppe if isinstance(policy, DPPE) else run_dpdpe
     out = {name: np.zeros((n, cps.shape[0])) for name in PHASED_METRICS}
     logs = []

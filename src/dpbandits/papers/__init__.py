@@ -4,11 +4,11 @@ A paper is either a **figure** paper (its experiment file ``config/experiments/<
 expands into simulation cells and figure notebooks, its claims are checked on the figure data
 and on rate sweeps) or a **bound** paper (no figures: a run plan audits its claimed bounds with
 dedicated experiments). The report's categories, the canonical summary tables that ``make
-verify`` compares, the benchmark's workloads and the per-paper branches of the privacy audit
-read the entries here instead of naming papers. What belongs to one paper alone lives in its
-package ``dpbandits.papers.<prefix>`` (plan, runs, verdict rules, findings, figures and tables,
-privacy rows); mechanisms, environments, policies, engine kernels and the shared statistics stay
-in their layers.
+verify`` compares, the benchmark's workloads (a package's ``bench_workload`` hook) and the per-paper
+branches of the privacy audit read the entries here instead of naming papers. What belongs to
+one paper alone lives in its package ``dpbandits.papers.<prefix>`` (plan, runs, verdict rules,
+findings, figures and tables, privacy rows, bench workload); mechanisms, environments, policies,
+engine kernels and the shared statistics stay in their layers.
 
 Adding a paper: a new :class:`Paper` line in :data:`PAPERS` plus its files (docs/adding-a-paper.md).
 """
@@ -32,16 +32,12 @@ class Paper:
         Short title (the full citation is in ``docs/papers/<prefix>.md``).
     kind : str
         ``figures`` or ``bounds`` (module docstring).
-    bench : str
-        Name of the :mod:`dpbandits.cli` function that times the paper's longest workload
-        (empty: covered by the general engine benchmark).
     """
 
     prefix: str
     number: str
     title: str
     kind: str
-    bench: str = ""
 
     @property
     def category(self) -> str:
@@ -86,21 +82,18 @@ PAPERS: dict[str, Paper] = {
             "003",
             "Shuffle private linear contextual bandits",
             "figures",
-            bench="bench",
         ),
         Paper(
             "olucb",
             "000",
             "Improved rate for locally differentially private linear bandits",
             "figures",
-            bench="bench_olucb",
         ),
         Paper(
             "dpdpe",
             "004",
             "Differentially private linear bandits with partial distributed feedback",
             "figures",
-            bench="bench_dpdpe",
         ),
         Paper(
             "op24",
@@ -114,7 +107,6 @@ PAPERS: dict[str, Paper] = {
             "001",
             "Differentially private high-dimensional bandits",
             "bounds",
-            bench="bench_plasso",
         ),
     )
 }

@@ -14,3 +14,17 @@ def communication_audit():
     from . import communication as module
 
     return module
+
+
+def bench_workload(root, options) -> None:
+    """This paper's ``make bench`` workload (:mod:`.bench`; ``options``: ``dpb bench``'s
+    arguments). Loaded by name: no job runs it, so it stays out of the jobs' code fingerprints
+    (:mod:`dpbandits.fingerprint`)."""
+    import importlib
+
+    importlib.import_module(f"{__name__}.bench").run(root, options)
+
+
+#: ``dpb bench --authors-script PATH`` times the authors' public script beside this paper's
+#: Figure 1 panel (:func:`dpbandits.authors_script.time_script`).
+BENCH_TIMES_AUTHORS_SCRIPT = True

@@ -13,3 +13,12 @@ def communication_audit():
     from . import communication as module
 
     return module
+
+
+def bench_workload(root, options) -> None:
+    """This paper's ``make bench`` workload (:mod:`.bench`; ``options``: ``dpb bench``'s
+    arguments). Loaded by name: no job runs it, so it stays out of the jobs' code fingerprints
+    (:mod:`dpbandits.fingerprint`)."""
+    import importlib
+
+    importlib.import_module(f"{__name__}.bench").run(root, options)

@@ -20,3 +20,12 @@ def claim_notes() -> dict[str, str]:
     from .robustness import claim_notes as robustness_notes
 
     return robustness_notes()
+
+
+def bench_workload(root, options) -> None:
+    """This paper's ``make bench`` workload (:mod:`.bench`; ``options``: ``dpb bench``'s
+    arguments). Loaded by name: no job runs it, so it stays out of the jobs' code fingerprints
+    (:mod:`dpbandits.fingerprint`)."""
+    import importlib
+
+    importlib.import_module(f"{__name__}.bench").run(root, options)

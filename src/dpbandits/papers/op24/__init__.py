@@ -2,53 +2,14 @@
 contextual bandits (docs/papers/op24.md).
 
 A figure-less study (:mod:`dpbandits.papers.study`): its bounds are audited by dedicated
-experiments. Modules: :mod:`.plan` (the run plan of config/experiments/op24.yaml), :mod:`.runs`
-(one run), :mod:`.verdicts` (the verdict rules' application), :mod:`.plots`, :mod:`.table1`
-(Table 1 as the paper states it) and :mod:`.privacy` (the plan's rows of the delivered-epsilon
-audit). The hooks below import lazily, so that reading the declaration stays cheap while the
-workflow parses.
+experiments. Modules: :mod:`.declaration` (``STUDY``, what the workflow builds), :mod:`.plan`
+(the run plan of config/experiments/op24.yaml), :mod:`.runs` (one run), :mod:`.verdicts` (the
+verdict rules' application), :mod:`.plots`, :mod:`.table1` (Table 1 as the paper states it) and
+:mod:`.privacy` (the plan's rows of the delivered-epsilon audit). The hooks below import
+lazily, so that reading the declaration stays cheap while the workflow parses.
 """
 
-from dpbandits.papers.study import Study
-
-#: The declaration the workflow builds the study from (workflow/rules/studies.smk).
-STUDY = Study(
-    run_files={"results": ""},
-    canonical={
-        "op24_verdicts": (
-            "audit/op24_verdicts.csv",
-            ("claim_id", "rule", "experiment", "instance", "K", "d", "privacy"),
-            ("statistic", "ci_low", "ci_high", "verdict"),
-        ),
-    },
-    verdict_files={
-        "verdicts": (
-            "audit/op24_verdicts",
-            "Every verdict row of the audit's rules: per claim, experiment, instance, algorithm "
-            "and privacy level, the fitted statistic against the claimed one.",
-        ),
-        "claims": ("audit/op24_claims", "The verdict of every claim of the paper."),
-    },
-    tables={
-        "table1": (
-            "tables/op24_table1",
-            ("csv", "md", "tex"),
-            "Table 1 of the paper with the measured exponents (CSV, Markdown and LaTeX beside it).",
-        ),
-    },
-    figures={
-        "e1": "OP-E1 (finite-armed, AdaC-UCB): regret against T on I1 and the minimax "
-        "family I2 with the bounds' non-private terms as guides; the private excess over Ada-UCB "
-        "against T and, at T_max, against rho (slope -1/2 reference).",
-        "e2": "OP-E2 (linear, AdaC-GOPE): the same panels for J1 and the hypercube family J2.",
-        "gap": "OP-E3, the Section 3 gap: regret against T for LinUCB, JDP-LinUCB (epsilon, "
-        "delta = 0.01), OFUL-RS and AdaC-OFUL (rho); the excess over the non-private reference "
-        "against T and, at T_max, against epsilon with the upper (-1/2) and lower (-1) bounds' "
-        "slopes.",
-    },
-    page="Audit page: verdict per claim, Table 1 with measured exponents, the figures and "
-    "every verdict row.",
-)
+from .declaration import STUDY  # noqa: F401  (the workflow reads it from the package)
 
 
 def load_plan(path, schema, tier: str = "core", scale: str = "paper"):

@@ -315,7 +315,7 @@ def load_plan(
     """
     check_tier(tier)
     if limit_mb is None:
-        from . import STUDY
+        from .declaration import STUDY
 
         limit_mb = STUDY.sim_mem_mb
     data = load_yaml(path)
