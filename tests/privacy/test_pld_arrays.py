@@ -144,7 +144,7 @@ def _loss_pmfs():
     count pair's losses spread over a wide grid), smooth ones, and short ones."""
     rng = np.random.default_rng(1)
     out = []
-    for _ in range(60):
+    for _ in range(30):
         n = int(rng.integers(2, 40_000))
         probs = np.zeros(n)
         filled = rng.choice(n, size=min(n, int(rng.integers(1, 300))), replace=False)
@@ -163,7 +163,7 @@ def test_self_convolve_bounds_are_the_librarys():
     rng = np.random.default_rng(2)
     for probs in _loss_pmfs():
         for count in (2, int(rng.integers(3, 130))):
-            for tail in (1e-15, 1e-9, 0.0):
+            for tail in (1e-15, 0.0):
                 want = common.compute_self_convolve_bounds(probs, count, tail)
                 assert self_convolve_bounds(probs, count, tail) == want, (len(probs), count)
 
@@ -185,7 +185,7 @@ def _same_pmf(a, b) -> bool:
     return a._lower_loss == b._lower_loss and np.array_equal(a._probs, b._probs)
 
 
-@pytest.mark.parametrize("count", [1, 2, 7, 64])
+@pytest.mark.parametrize("count", [1, 2, 7, 40])
 def test_self_compose_is_the_librarys(count):
     k = np.arange(801)
     cases = [

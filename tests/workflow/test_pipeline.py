@@ -458,6 +458,7 @@ def test_quick_audit_builds_the_report(project):
     assert [comparable(f) for f in tables] == before
 
 
+@pytest.mark.longest
 def test_editing_one_number_reruns_only_what_depends_on_it(project, tmp_path):
     edit = tmp_path / "edit"
     shutil.copytree(project, edit)

@@ -17,6 +17,7 @@ surrogates of Lemmas 3.3 and 3.5 (``radius_mode``: ``scaled`` with a calibrated 
 
 from __future__ import annotations
 
+import functools
 import math
 
 import numpy as np
@@ -182,22 +183,8 @@ class OnlineUCB(Policy):
         ``(G^2/mu + G D) ln(T + 1) + (G^2/mu) ln(1/beta)`` (:meth:`regret_proxy`), is below Maler's
         convex rate ``2 G D sqrt(T)`` (the ``mu = 0`` branch): before it the log T rate the lemma
         states cannot be what the learner shows. ``inf`` when ``mu <= 0`` or beyond ``2^100``."""
-        if self.mu_hat <= 0:
-            return math.inf
-        convex = 2.0 * self.G * self.opts["D"]
-
-        def below(T: float) -> bool:
-            return float(self.regret_proxy(T)) <= convex * math.sqrt(T)
-
-        lo, hi = 1.0, 2.0
-        while not below(hi):
-            lo, hi = hi, hi * 2.0
-            if hi > 2.0**100:
-                return math.inf
-        while hi - lo > 1.0:  # sqrt grows faster than log: one crossing, found by bisection
-            mid = math.floor((lo + hi) / 2.0)
-            lo, hi = (lo, mid) if below(mid) else (mid, hi)
-        return float(hi)
+        o = self.opts
+        return _lemma35_crossing(self.G, o["D"], self.mu_hat, o["beta_fail"])
 
     # -- the radius (Lemma 3.3) -------------------------------------------------------------------
     def distance_proxy(self, t) -> np.ndarray:
@@ -214,11 +201,7 @@ class OnlineUCB(Policy):
 
     def regret_proxy(self, t) -> np.ndarray:
         """``M_t``: the learner's regret bound (strongly convex; ``2 G D sqrt(t)`` at mu = 0)."""
-        t = np.asarray(t, dtype=float)
-        o, G, mu = self.opts, self.G, self.mu_hat
-        if mu <= 0:
-            return 2.0 * G * o["D"] * np.sqrt(t)
-        return (G**2 / mu + G * o["D"]) * np.log(t + 1) + (G**2 / mu) * math.log(1 / o["beta_fail"])
+        return _regret_proxy(t, self.G, self.opts["D"], self.mu_hat, self.opts["beta_fail"])
 
     def k_term(self, t, S) -> np.ndarray:
         """``K_t`` of Lemma 3.3 with ``gamma = 1`` and ``sum ||theta_s - theta*||^2 = S``."""
@@ -244,3 +227,33 @@ class OnlineUCB(Policy):
         return np.array(
             [D * Delta2 * Lg, noise * Lg, (math.log(1 / s.delta) / s.epsilon**2 + Delta2) * Lg]
         )
+
+
+def _regret_proxy(t, G: float, D: float, mu: float, beta_fail: float) -> np.ndarray:
+    """:meth:`OnlineUCB.regret_proxy` of a learner with these constants."""
+    t = np.asarray(t, dtype=float)
+    if mu <= 0:
+        return 2.0 * G * D * np.sqrt(t)
+    return (G**2 / mu + G * D) * np.log(t + 1) + (G**2 / mu) * math.log(1 / beta_fail)
+
+
+@functools.lru_cache(maxsize=4096)
+def _lemma35_crossing(G: float, D: float, mu: float, beta_fail: float) -> float:
+    """:meth:`OnlineUCB.lemma35_regime` of a learner with these constants (cached: every cell of
+    a setting asks it while the workflow parses)."""
+    if mu <= 0:
+        return math.inf
+    convex = 2.0 * G * D
+
+    def below(T: float) -> bool:
+        return float(_regret_proxy(T, G, D, mu, beta_fail)) <= convex * math.sqrt(T)
+
+    lo, hi = 1.0, 2.0
+    while not below(hi):
+        lo, hi = hi, hi * 2.0
+        if hi > 2.0**100:
+            return math.inf
+    while hi - lo > 1.0:  # sqrt grows faster than log: one crossing, found by bisection
+        mid = math.floor((lo + hi) / 2.0)
+        lo, hi = (lo, mid) if below(mid) else (mid, hi)
+    return float(hi)
