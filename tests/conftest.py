@@ -15,7 +15,9 @@ SCHEMAS = ROOT / "workflow" / "schemas"
 def pytest_collection_modifyitems(config, items):
     """Tests marked ``longest`` first (a stable sort): pytest-xdist hands tests out in this
     order, so the longest start at once and the others fill the other workers, instead of the
-    run waiting at its end for a long test that started last."""
+    run waiting at its end for a long test that started last. Not for the end-to-end tests:
+    they share one quick tree per worker in file order (the module-edit test reruns on the
+    tree the quick-audit test built)."""
     items.sort(key=lambda item: item.get_closest_marker("longest") is None)
 
 

@@ -1755,11 +1755,22 @@ def job_mem_mb(cells) -> int:
 
 @functools.lru_cache(maxsize=256)
 def _probe_instances(family: str, K: int, d: int, seed: int, T: int, options: str) -> None:
-    """Build one instance of the family (cheap), so that an impossible shape (e.g. ``d > K``) or
-    option is refused while the workflow parses instead of inside a job."""
-    from .envs.linear import make_instances
+    """Build one instance of the family, so that an impossible shape (e.g. ``d > K``) or option
+    is refused while the workflow parses instead of inside a job. A probe that passed is
+    remembered with the passed validations (:data:`VALID_CACHE`), keyed by its arguments and by
+    the code that builds instances (its import closure): drawing a large instance is a good
+    part of a parse; a failing probe runs again every time, so its error is always reported."""
+    import hashlib
 
-    make_instances(family, 1, K, d, seed, T=T, **json.loads(options))
+    from .envs import linear
+    from .fingerprint import fingerprint
+
+    args = f"probe|{family}|{K}|{d}|{seed}|{T}|{options}|{fingerprint(linear.__file__)}"
+    key = hashlib.sha256(args.encode()).hexdigest()
+    if key in _valid_keys():
+        return
+    linear.make_instances(family, 1, K, d, seed, T=T, **json.loads(options))
+    _remember_valid(key)
 
 
 def check_shape(cell: Cell, max_job_mb: int, where: str) -> None:

@@ -307,7 +307,6 @@ def test_a_configuration_that_repeats_the_primary_copies_its_results(project):
 
 
 @pytest.mark.e2e
-@pytest.mark.longest
 def test_quick_audit_builds_the_report(project):
     """The whole quick DAG (the default target): the audit's tables and pages, and every page
     of the build read in headless Chromium offline (dpbandits.page_check)."""
