@@ -31,6 +31,7 @@ def test_the_machine_line_says_how_this_machine_compares():
 def test_each_paper_offers_its_own_workload_and_the_bench_runs_them_all(monkeypatch):
     """The workloads come from the papers' packages (their ``bench_workload`` hooks), not from
     a list in the command line: the bench calls the chosen one with the parsed options."""
+    import importlib
     from types import SimpleNamespace
 
     from dpbandits.dev import bench
@@ -38,6 +39,8 @@ def test_each_paper_offers_its_own_workload_and_the_bench_runs_them_all(monkeypa
 
     have = [p.prefix for p in papers() if p.hook("bench_workload") is not None]
     assert have == ["cz22", "olucb", "dpdpe", "plasso"]
+    for prefix in have:  # each workload's module imports and offers its run
+        assert callable(importlib.import_module(f"dpbandits.papers.{prefix}.bench").run)
     called = []
     monkeypatch.setattr(
         bench, "workloads", lambda: {p: lambda r, o, p=p: called.append(p) for p in have}
