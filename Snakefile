@@ -48,6 +48,13 @@ include: "workflow/rules/arena.smk"
 include: "workflow/rules/front.smk"
 
 
+# a paper's own rules (src/dpbandits/papers/<prefix>/rules.smk; dpbandits.papers.Paper.rules)
+for _paper in PAPERS.values():
+    if _paper.rules:
+
+        include: _paper.rules
+
+
 _STARTED = time.time()
 # the run's warm worker (dpbandits.worker), started by onstart in local runs
 _WORKER = []

@@ -55,8 +55,8 @@ def _own_matched_searches(request, tmp_path_factory, monkeypatch):
     monkeypatch.setattr(matching, "DISK_CACHE", folder / f"{name}.json")
     monkeypatch.setattr(matching, "_CACHE", {})
     monkeypatch.setattr(matching, "_DECIDING", {})
-    from dpbandits.privacy import releases
+    from dpbandits.privacy import shuffle_release
 
-    monkeypatch.setattr(releases, "PART_CACHE", folder / f"{name}-parts.json")
-    monkeypatch.setattr(releases, "_PARTS", {})
-    monkeypatch.setattr(releases, "_NEW", {})
+    monkeypatch.setattr(shuffle_release, "PART_CACHE", folder / f"{name}-parts.json")
+    monkeypatch.setattr(shuffle_release, "_PARTS", {})
+    monkeypatch.setattr(shuffle_release, "_NEW", {})

@@ -1,4 +1,4 @@
-"""The per-round cost of the authors' public experiment script of paper 003 (cz22), timed here.
+"""The per-round cost of the authors' public experiment script of cz22 (cz22), timed here.
 
 Issue 23 asks the bench to compare one Figure 1 panel of the engine with the script that drew
 the published figure. The script is not part of the project (it is the authors' code, under

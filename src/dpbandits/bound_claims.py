@@ -4,7 +4,7 @@ loading, evaluating a bound's terms, and the secant exponent in ``T`` of a term 
 A bound is ``combine`` (sum | max | min) over ``terms``; a term's value is
 ``coef * prod_key eval(key)^power * prod_logs ln(eval(arg))^power``, where keys and ``arg`` are
 arithmetic expressions over the registry's variables (``'K*T'``, ``'1/delta'``, ``'eps+delta'``)
-and ``ln`` is the natural logarithm (the bounds of paper 002's Table 1; docs/papers/op24.md).
+and ``ln`` is the natural logarithm (the bounds of op24's Table 1; docs/papers/op24.md).
 """
 
 from __future__ import annotations

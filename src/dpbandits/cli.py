@@ -95,7 +95,7 @@ def warmup() -> None:
     ]
     for policy in _linucb_family(40, 3, 1.0) + onlineucb:
         for instances in (inst, make_instances("fresh_sphere", 1, 10, 3, 2)):
-            if instances.contextual and policy.engine not in ("onlineucb", "combiner"):
+            if instances.contextual and "fresh" not in policy.runs_on(policy.calibration):
                 continue
             if instances.contextual and policy.opts.get("radius_mode") == "oracle":
                 continue

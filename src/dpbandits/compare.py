@@ -11,7 +11,7 @@ give different bytes). The measured exceptions:
 - the ``wall_seconds`` column of the final-regret tables (``dpbandits.regret_stats``): the jobs'
   measured run time of each series;
 - the rows of the claim tables whose statistic is :data:`WALL_TIME_STATISTIC` (``faster: true``
-  orderings, e.g. paper 000's "OnlineUCB-OGD runs much faster than OnlineUCB"): a comparison of
+  orderings, e.g. olucb's "OnlineUCB-OGD runs much faster than OnlineUCB"): a comparison of
   measured run times. Their verdict is compared through the other tables (the claims matrix).
 
 The per-job timing tables (``results/<scale>/timing/``) are measurements only and are left out.

@@ -1,4 +1,4 @@
-"""Near-G-optimal experimental design on a finite action set (paper 004, Algorithm 1, line 4).
+"""Near-G-optimal experimental design on a finite action set (dpdpe, Algorithm 1, line 4).
 
 For a design ``pi`` (a probability vector over the rows ``x`` of an action matrix) let
 ``V(pi) = sum_x pi(x) x x^T`` and ``g(pi) = max_x ||x||^2_{V(pi)^{-1}}``. Kiefer-Wolfowitz: the
@@ -27,7 +27,7 @@ RANK_RTOL = 1e-10
 
 
 def support_cap(d: int) -> float:
-    """``S = 4 d ln ln d + 16`` (natural logarithms, as paper 004 writes log elsewhere); 16 for
+    """``S = 4 d ln ln d + 16`` (natural logarithms, as dpdpe writes log elsewhere); 16 for
     ``d = 1``."""
     if d <= 1:
         return 16.0

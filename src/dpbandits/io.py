@@ -471,7 +471,7 @@ def read_results(
     ----------
     paths : path or list of paths
     at_horizon : bool
-        Keep only the rows at the horizon (``t == T``), filtered while reading (paper 004's
+        Keep only the rows at the horizon (``t == T``), filtered while reading (dpdpe's
         figures: 5 MB in memory at the horizon, 1 GB with every checkpoint).
     required : tuple of str
         Columns every file must have.

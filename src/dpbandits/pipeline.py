@@ -96,7 +96,7 @@ def run_calibration(spec, out: str | Path) -> float:
 
 def _match_calibration(spec, out: str | Path) -> int:
     """The integer option whose mean final ``spec.metric`` is closest to the reference cell's
-    (DPE-FixedU's U, paper 004, Sec. 7; docs/papers/dpdpe.md): bisection on ``spec.search``
+    (DPE-FixedU's U, dpdpe, Sec. 7; docs/papers/dpdpe.md): bisection on ``spec.search``
     assuming the metric increases with the option, then the neighbours of the bracket; ties go to
     the smaller value. Every evaluated value is a row of the table (``value, mean_final,
     se_final, chosen, target, relative_difference``)."""
@@ -216,7 +216,7 @@ def run_cells(
         instances = cell_instances(first)
         rewards = None
         # contextual rewards are drawn by the engine per chunk; phased runs draw no reward tables
-        phased = all(POLICIES[c.algorithm].engine == "phased" for c, _ in members)
+        phased = all(POLICIES[c.algorithm].phase_level for c, _ in members)
         if not instances.contextual and not phased:
             start = time.perf_counter()
             rewards = reward_tables(
@@ -328,7 +328,7 @@ def _warm_up(cells: list[Cell], calibrated) -> None:
     seen = set()
     for cell in cells:
         key = (cell.algorithm, cell.instances)
-        if key in seen or POLICIES[cell.algorithm].engine in ("phased", "plasso"):  # no numba
+        if key in seen or not POLICIES[cell.algorithm].compiled:
             continue
         seen.add(key)
         tiny = dataclasses.replace(cell, T=2 * cell.B, trials=1, checkpoints=1)
@@ -434,7 +434,7 @@ def run_cell(
         "conditions": [{"condition": c, "holds": bool(ok)} for c, ok in policy.conditions()],
         "checkpoints": [int(c) for c in cps],
     }
-    if "phases" in result.extra:  # phased engines: every run's phase log (Algorithm 1 of paper 004)
+    if "phases" in result.extra:  # phased engines: every run's phase log (Algorithm 1 of dpdpe)
         metadata["phases"] = result.extra["phases"]
     write_result(out, result_table(settings, result), metadata)
     log.info("wrote %s (%.1f s)", out, time.perf_counter() - start)

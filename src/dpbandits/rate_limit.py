@@ -13,6 +13,12 @@ A local run submits nothing to a cluster, so the limit only costs time there: :f
 it off when Snakemake's default is in force. A limit the user set (any other value) is kept, and
 cluster runs keep theirs. No job or output depends on it; jobs start as soon as cores are free,
 as before.
+
+No documented setting does the same: ``--max-jobs-per-timespan`` (a workflow profile could set it)
+only moves the timers. A long timespan postpones them, but each is a non-daemon
+``threading.Timer`` that keeps Snakemake's process alive until it fires (a run would end a
+timespan after its last job); a short one makes the chains of passes denser. Hence the
+scheduler's own attribute, set only where Snakemake's default is in force.
 """
 
 from __future__ import annotations

@@ -123,7 +123,7 @@ def reference_onlineucb(
     checkpoints: np.ndarray,
     theta_star: np.ndarray,
 ) -> dict[str, np.ndarray]:
-    """Algorithm 1 of paper 000 for one trial, literally (docs/papers/olucb.md).
+    """Algorithm 1 of olucb for one trial, literally (docs/papers/olucb.md).
 
     The centre is recomputed every round from the whole history as the ridge regression of the
     learner's predictions (:func:`~dpbandits.policies.onlineucb.confidence_centre`), ``V~`` is
@@ -267,7 +267,7 @@ def reference_combiner(
     raw: dict,
     checkpoints: np.ndarray,
 ) -> dict[str, np.ndarray]:
-    """Algorithm 2 (or Algorithm 7 alone) of paper 000 for one trial, literally
+    """Algorithm 2 (or Algorithm 7 alone) of olucb for one trial, literally
     (docs/papers/olucb.md).
 
     Returns the actions, the chosen bases and the regret at the checkpoints.

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-#: Standard deviations over instances use ddof = 0, as the published figures' band (paper 003's
+#: Standard deviations over instances use ddof = 0, as the published figures' band (cz22's
 #: script; docs/papers/cz22.md).
 DDOF = 0
 

@@ -63,7 +63,7 @@ def noise_generator(
 
 
 def environment_generator(reward_seed: int) -> np.random.Generator:
-    """The environment stream of one trial of a phase-level simulation (paper 004): client
+    """The environment stream of one trial of a phase-level simulation (dpdpe): client
     heterogeneity and reward noise. Keyed by the trial's reward seed only, so every algorithm and
     privacy level sees the same stream (common random numbers)."""
     seq = np.random.SeedSequence(entropy=stable_hash("environment"), spawn_key=(int(reward_seed),))

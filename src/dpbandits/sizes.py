@@ -7,7 +7,7 @@ estimate in the message, instead of letting the job be killed (or swap) hours la
 
 The model (MiB, one cell at a time; a job runs its cells one after the other):
 
-``BASE_MB`` (``PHASED_BASE_MB`` for paper 004's engine) + ``WORK_COPIES`` x working set +
+``BASE_MB`` (``PHASED_BASE_MB`` for dpdpe's engine) + ``WORK_COPIES`` x working set +
 per-play tables + results
 
 * working set: the engine's trials run in chunks of :data:`CHUNK_BYTES`, at least one trial
@@ -31,7 +31,7 @@ import math
 #: Interpreter, numpy, numba's compiled kernels, pyarrow (MiB): the fixed-arm and fresh-arm
 #: engines (their largest jobs: 1.0-1.25 GB measured with about 500 MB of working set)...
 BASE_MB = 800
-#: ... and the phased-elimination engine (paper 004: 0.29-0.38 GB measured for every job).
+#: ... and the phased-elimination engine (dpdpe: 0.29-0.38 GB measured for every job).
 PHASED_BASE_MB = 420
 #: Engine memory budget of one chunk of trials (bytes); results do not depend on it.
 CHUNK_BYTES = 256 * 2**20
@@ -43,24 +43,14 @@ RESULT_COLUMNS = 24
 MIN_JOB_MB = 2048
 
 
-def bytes_per_trial(
-    scheme: str, T: int, K: int, d: int, n_refresh: int, n_batches: int, engine: str = ""
-) -> int:
-    """Working memory of one trial (bytes).
+def bytes_per_trial(scheme: str, T: int, K: int, d: int, n_refresh: int, n_batches: int) -> int:
+    """Working memory of one trial of the fixed-arm engines (bytes): the trial's reward table
+    (``T x K`` booleans) and its statistics.
 
     ``scheme``: the policy's noise scheme (``vec``, ``onlineucb``, ``combiner`` or a Gaussian
-    one); ``n_refresh``, ``n_batches``: the policy's statistics refreshes and batches;
-    ``engine``: the policy's engine. The phased-elimination engine (paper 004) draws each
-    phase's rewards as it goes, so a trial holds only its actions, design and estimates (no
-    ``T``-long array: 0.3 GB measured at T = 10^7); the fixed-arm engines hold the trial's reward
-    table (``T x K`` booleans) and its statistics.
+    one); ``n_refresh``, ``n_batches``: the policy's statistics refreshes and batches. Policies
+    on other engines state their own (:meth:`dpbandits.policies.base.Policy.trial_bytes`).
     """
-    if engine == "phased":
-        return 32 * (K * d + d * d + K)
-    if engine == "plasso":  # paper 001: one trial at a time, its history (T x d) and a block
-        return 8 * T * (d + 1) + 8 * 4096 * K * (d + 2)
-    if engine == "op24":  # paper 002's algorithms: on fresh arms, the decision sets and uniforms
-        return 8 * T * K * (d + 1) + 32 * (K * d + d * d + K)
     E = d + d * (d + 1) // 2  # packed entries (dpbandits.mechanisms.packing.n_entries)
     rewards = T * K
     if scheme == "vec":
@@ -77,14 +67,14 @@ def instance_megabytes(K: int, d: int) -> float:
 
 
 def job_memory_mb(
-    per_trial: int, trials: int, T: int, checkpoints: int, n_bases: int = 0, engine: str = ""
+    per_trial: int, trials: int, T: int, checkpoints: int, n_bases: int = 0, base_mb: int = BASE_MB
 ) -> int:
-    """Estimated peak memory (MiB) of simulating one cell (module docstring)."""
+    """Estimated peak memory (MiB) of simulating one cell (module docstring); ``base_mb``: the
+    policy's :attr:`~dpbandits.policies.base.Policy.base_mb`."""
     work = min(trials * per_trial, max(CHUNK_BYTES, per_trial))
     tables = 2 * n_bases * T * 8 * 8
     results = 3 * trials * checkpoints * RESULT_COLUMNS * 8
-    base = PHASED_BASE_MB if engine == "phased" else BASE_MB
-    return math.ceil(base + (WORK_COPIES * work + tables + results) / 2**20)
+    return math.ceil(base_mb + (WORK_COPIES * work + tables + results) / 2**20)
 
 
 def declared_mb(estimate_mb: int) -> int:

@@ -116,7 +116,7 @@ def write_experiment_tables(
         title=f"{experiment}: claim checklist",
         note=VERDICT_NOTE,
     )
-    # phase-level runs (paper 004) have the pseudo-regret only: no combined rows then
+    # phase-level runs (dpdpe) have the pseudo-regret only: no combined rows then
     metrics = (
         ("realized", "pseudo", "combined")
         if (results["metric"] == "realized").any()

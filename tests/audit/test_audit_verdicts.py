@@ -164,7 +164,7 @@ def test_redraw_has_the_planted_exponent_and_keeps_the_spread():
 
 
 def test_family_gate_fires_when_a_control_is_missed(monkeypatch):
-    import dpbandits.audit.rates as rates
+    import dpbandits.audit.rate_judge as rate_judge
 
     def blind(*args, **kwargs):  # a design whose planted violation is never detected
         return [
@@ -181,7 +181,7 @@ def test_family_gate_fires_when_a_control_is_missed(monkeypatch):
             }
         ]
 
-    monkeypatch.setattr(rates, "run_controls", blind)
+    monkeypatch.setattr(rate_judge, "run_controls", blind)
     row, summary = _fit_row(_frame(_curves(0.5, noise=0.1), 1.0 * T), _claim("1/2"))
     assert row["verdict"] == "untestable" and summary["verdict"] == "untestable"
 

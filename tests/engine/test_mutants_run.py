@@ -127,12 +127,10 @@ def test_reward_tables_with_many_arms_are_accepted():
 def test_progress_is_reported_after_every_chunk():
     """chunk = max(1, chunk_bytes // bytes per trial) trials: a budget of 0 bytes gives one trial
     per chunk, a budget of exactly two trials' bytes gives chunks of two."""
-    from dpbandits.engine.run import _bytes_per_trial
-
     n, T = 5, 30
     inst = script_instances(n, 6, 3)
     policy = make_policy("ldp", Setting(T=T, d=3, epsilon=1.0, delta=0.1))
-    per_trial = _bytes_per_trial(policy, 6)
+    per_trial = policy.trial_bytes(6)
     for budget, want in (
         (0, [1, 2, 3, 4, 5]),
         (per_trial - 1, [1, 2, 3, 4, 5]),

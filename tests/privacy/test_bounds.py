@@ -9,8 +9,10 @@ import numpy as np
 import pytest
 
 from dpbandits.audit import privacy as pa
+from dpbandits.design import support_cap
 from dpbandits.mechanisms.tree import n_levels, released_nodes
 from dpbandits.mechanisms.vec import VecParams
+from dpbandits.privacy import binomial_shift, lower_bounds
 from dpbandits.privacy import releases as rel
 
 
@@ -95,7 +97,7 @@ def test_likelihood_ratio_sum_of_one_message_is_the_gaussian_mechanism():
     from dpbandits.privacy.accounting import gaussian_epsilon
 
     for r in (0.5, 1.0, 2.0):
-        lower = rel._composed_lower([rel._lr_sum_pair(r, 1)], 0.1)
+        lower = lower_bounds._composed_lower([lower_bounds._lr_sum_pair(r, 1)], 0.1)
         exact = gaussian_epsilon(1.0, r, 0.1)
         assert exact * 0.98 <= lower <= exact + 1e-9
 
@@ -118,8 +120,8 @@ def test_total_variation_of_a_shifted_binomial_by_hand():
     # TV = (1/4 + 1/4 + 1/4 + 1/4) / 2 = 1/2; two entries compose to at most 1
     ks, ps = np.arange(3), np.array([0.25, 0.5, 0.25])
     pair = ((ks, ps), (ks + 1, ps))
-    assert rel._total_variation(((pair, 1),)) == pytest.approx(0.5)
-    assert rel._total_variation(((pair, 2),)) == pytest.approx(1.0)
+    assert binomial_shift._total_variation(((pair, 1),)) == pytest.approx(0.5)
+    assert binomial_shift._total_variation(((pair, 2),)) == pytest.approx(1.0)
 
 
 def test_zero_certificate_from_total_variation_agrees_with_the_pld():
@@ -128,10 +130,10 @@ def test_zero_certificate_from_total_variation_agrees_with_the_pld():
     from dpbandits.privacy.pld_arrays import epsilon_for_delta
 
     N, p, shifts = 10_000, 0.5, ((1, 3),)
-    tv = rel._total_variation(rel._shift_pairs(N, p, shifts))
+    tv = binomial_shift._total_variation(binomial_shift._shift_pairs(N, p, shifts))
     assert 0.0 < tv < 0.05
     assert rel.shift_epsilon(N, p, shifts, 0.1) == 0.0
-    assert epsilon_for_delta(rel._shift_pld(N, p, shifts), 0.1) == 0.0
+    assert epsilon_for_delta(binomial_shift._shift_pld(N, p, shifts), 0.1) == 0.0
     # below the distance, the certificate is positive
     assert rel.shift_epsilon(N, p, shifts, tv / 2) > 0.0
 
@@ -141,7 +143,7 @@ def test_dpdpe_shuffle_is_evaluated_on_a_grid_of_support_sizes_from_1_to_the_cap
     # (one arm left) to floor(S): the grid doubles from 1 and ends at the cap
     for d in (2, 5, 20):
         sizes = rel.support_sizes(d)
-        cap = int(math.floor(rel.support_cap(d)))
+        cap = int(math.floor(support_cap(d)))
         assert sizes[0] == 1 and sizes[-1] == cap and list(sizes) == sorted(set(sizes))
         assert all(b <= 2 * a for a, b in zip(sizes, sizes[1:], strict=False))
 
@@ -188,10 +190,10 @@ def test_local_view_meets_the_stated_level_and_a_tenth_of_the_noise_violates_it(
 def test_the_mode_bound_on_total_variation_by_hand_and_against_the_arrays():
     # Binomial(2, 1/2) shifted by 1: p_mode = 1/2 = the exact distance; shifted by k the bound is
     # k p_mode, at least the exact distance of the arrays
-    assert rel._mode_total_variation(2, 0.5, ((1, 1),)) == pytest.approx(0.5)
+    assert binomial_shift._mode_total_variation(2, 0.5, ((1, 1),)) == pytest.approx(0.5)
     for N, k, c in ((10_000, 3, 2), (400, 1, 5), (50_000, 40, 1)):
-        exact = rel._total_variation(rel._shift_pairs(N, 0.3, ((k, c),)))
-        assert exact <= rel._mode_total_variation(N, 0.3, ((k, c),)) + 1e-12
+        exact = binomial_shift._total_variation(binomial_shift._shift_pairs(N, 0.3, ((k, c),)))
+        assert exact <= binomial_shift._mode_total_variation(N, 0.3, ((k, c),)) + 1e-12
     # Thm E.5's b for returning users (N near 1e15): certified 0 at delta = 0.1 without arrays
     assert rel.shift_epsilon(8 * 10**14, 0.25, ((77, 70), (54, 210)), 0.1) == 0.0
 
@@ -205,8 +207,8 @@ def test_privacy_loss_from_the_binomial_cdf_equals_the_one_from_its_arrays(N, k,
 
     sd = math.sqrt(N * 0.25 * 0.75)
     step = max(PLD_INTERVAL * max(1.0, k / sd), 2 * rel.BINOMIAL_SDS * (k / sd) / rel.MAX_BUCKETS)
-    cdf = rel._shift_pld_cdf(N, 0.25, k, c, step)  # the interval _shift_pld uses
-    arrays = rel._shift_pld(N, 0.25, ((k, c),))
+    cdf = binomial_shift._shift_pld_cdf(N, 0.25, k, c, step)  # the interval _shift_pld uses
+    arrays = binomial_shift._shift_pld(N, 0.25, ((k, c),))
     for delta in (0.1, 1e-3, 1e-6):
         a, b = epsilon_for_delta(cdf, delta), epsilon_for_delta(arrays, delta)
         assert a == pytest.approx(b, abs=1e-9) and (delta > 1e-3 or a > 0)
@@ -220,6 +222,6 @@ def test_cdf_points_scipy_cannot_evaluate_are_moved_towards_larger_losses():
     N, x = 15191953884555264, 3797988471138717
     assert np.isnan(binom.cdf(x, N, 0.25))
     for sign in (+1, -1):
-        moved, value = rel._cdf_moved(N, 0.25, np.array([x, x + 10**8]), sign)
+        moved, value = binomial_shift._cdf_moved(N, 0.25, np.array([x, x + 10**8]), sign)
         assert sign * (moved[0] - x) > 0 and moved[1] == x + 10**8
         assert np.all(np.isfinite(value)) and 0.49 < value[0] < 0.51

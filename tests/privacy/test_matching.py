@@ -12,7 +12,7 @@ import pytest
 
 from dpbandits.audit.privacy import cell_release
 from dpbandits.config import ConfigError, load_experiment, load_yaml
-from dpbandits.privacy import matching
+from dpbandits.privacy import matching, shuffle_release
 from dpbandits.privacy import releases as rel
 from dpbandits.privacy.matching import TOLERANCE, NotMatchable, match
 
@@ -113,10 +113,10 @@ def test_dpdpe_families_deliver_their_label(algorithm):
 
 def test_the_shuffle_certificate_is_the_largest_of_its_parts():
     key = (40.0, 0.25, 2, 1.0, False, 0.8, None)
-    parts = rel._shuffle_parts(*key)
+    parts = shuffle_release._shuffle_parts(*key)
     assert len(parts) == len(rel.SHUFFLE_PHASES) * len(rel.support_sizes(2))
-    whole = rel._shuffle_worst(*key, 0.25)
-    assert whole == max(rel._shuffle_part_epsilon(key, label, 0.25) for label in parts)
+    whole = shuffle_release._shuffle_worst(*key, 0.25)
+    assert whole == max(shuffle_release._shuffle_part_epsilon(key, label, 0.25) for label in parts)
 
 
 def test_the_script_stand_in_cannot_be_matched_and_is_refused_at_parse(cz22, tmp_path):
@@ -191,18 +191,20 @@ def test_a_matched_row_is_accounted_at_its_delta_only(cz22):
 
 def test_shuffle_part_certificates_are_shared_through_the_disk_cache():
     key = (40.0, 0.25, 2, 1.0, False, 0.8, None)
-    rel._shuffle_worst.cache_clear()  # (another test may have computed it in this process)
-    rel._shuffle_part_epsilon.cache_clear()
-    first = rel._shuffle_worst(*key, 0.25)
-    assert rel.PART_CACHE.exists() and not rel._NEW
-    rel._shuffle_part_epsilon.cache_clear()
-    rel._PARTS.clear()
+    # (another test may have computed it in this process)
+    shuffle_release._shuffle_worst.cache_clear()
+    shuffle_release._shuffle_part_epsilon.cache_clear()
+    first = shuffle_release._shuffle_worst(*key, 0.25)
+    assert shuffle_release.PART_CACHE.exists() and not shuffle_release._NEW
+    shuffle_release._shuffle_part_epsilon.cache_clear()
+    shuffle_release._PARTS.clear()
     calls = []
     real = rel.shuffle_sum_certificate
     rel.shuffle_sum_certificate = lambda *a: calls.append(a) or real(*a)
     try:
         again = max(
-            rel._shuffle_part_epsilon(key, label, 0.25) for label in rel._shuffle_parts(*key)
+            shuffle_release._shuffle_part_epsilon(key, label, 0.25)
+            for label in shuffle_release._shuffle_parts(*key)
         )
     finally:
         rel.shuffle_sum_certificate = real

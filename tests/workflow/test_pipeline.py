@@ -500,7 +500,7 @@ def test_editing_one_number_reruns_only_what_depends_on_it(project, tmp_path):
     kernels.write_text(kernels.read_text() + "\n# a comment: prose, not code\n")
     out = snakemake(edit, "-n", "cz22_fig1", "--config", "scale=quick").stdout
     assert "Nothing to be done" in out, out  # comments and docstrings rerun nothing
-    plotting = edit / "src/dpbandits/plotting.py"
+    plotting = edit / "src/dpbandits/plotting/layout.py"
     plotting.write_text(plotting.read_text() + "\n_an_edit = 1\n")  # code, not a comment
     out = snakemake(edit, "-n", "cz22_fig1", "--config", "scale=quick").stdout
     assert re.findall(r"rule (\w+):", out) == ["cz22_fig1"], out

@@ -295,38 +295,6 @@ rule audit:
         "../scripts/audit_summary.py"
 
 
-# On demand only (not in `all`): robustness of the failed Figure 1 ordering of paper 000
-# (OnlineUCB below LinUCB-LDP) to the constants the paper leaves open; issue 19.
-if "olucb" in EXPERIMENTS and "robustness" in EXPERIMENTS["olucb"].data:
-
-    rule olucb_robustness:
-        input:
-            calibrations=sorted(
-                {
-                    EXPERIMENTS["olucb"].calibration(cid).path
-                    for cid in ("c_beta", "fair_ldp")
-                }
-            ),
-        output:
-            **OLUCB_ROBUSTNESS_FILES,
-        log:
-            f"{LOGS}/audit/olucb_robustness.log",
-        benchmark:
-            f"{BENCH}/audit/olucb_robustness.tsv"
-        conda:
-            CONDA_ENV
-        threads: 1
-        resources:
-            mem_mb=2048,
-            runtime=30,
-        params:
-            code=code_fingerprint("workflow/scripts/olucb_robustness.py"),  # reruns when the library code changes
-            config_file="config/experiments/olucb.yaml",
-            schema=f"{SCHEMAS}/experiment.schema.yaml",
-        script:
-            "../scripts/olucb_robustness.py"
-
-
 # Uniform target names (README): `<prefix>_audit` is a paper's audit page.
 for _name in EXPERIMENTS:
 

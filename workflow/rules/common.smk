@@ -192,12 +192,6 @@ SUMMARY_FILES = {
     "report": f"{RESULTS}/audit/report.html",
 }
 
-#: The on-demand robustness study of paper 000's failed ordering.
-OLUCB_ROBUSTNESS_FILES = {
-    "csv": f"{RESULTS}/audit/olucb_robustness.csv",
-    "md": f"{RESULTS}/audit/olucb_robustness.md",
-}
-
 
 def paper_table_outputs(name):
     """Output files of the paper's own tables: CSV, Markdown and LaTeX of each."""

@@ -73,7 +73,7 @@ def log_factor_slope(levels, power: float) -> float:
 
 def claimed_T_exponent(claim: dict, options: dict, horizons) -> float:
     """The T-exponent a claim predicts on a schedule over the fitted horizons:
-    ``T_exp + T_exp_alpha * alpha`` (alpha the schedule's option, paper 004) plus the local
+    ``T_exp + T_exp_alpha * alpha`` (alpha the schedule's option, dpdpe) plus the local
     slope of its ``(ln T)^logT_pow`` factor over the horizons (:func:`log_factor_slope`), so the
     fit is judged against the claimed function, log factors included."""
     out = _frac(claim["T_exp"])

@@ -1,4 +1,4 @@
-"""Audit metrics of paper 003 (not claims of the paper, derived from its Lemma 3.9; listed in
+"""Audit metrics of cz22 (not claims of the paper, derived from its Lemma 3.9; listed in
 docs/papers/cz22.md).
 
 * privacy-cost ratio ``rho_A = gap_A / gap_LDP`` at the horizon, with

@@ -1,7 +1,7 @@
-"""Verdict rules of the open-problem audit (paper 002; docs/papers/op24.md#verdicts), with the
-statistics the PrivateLASSO audit of paper 001 shares (docs/auditing.md).
+"""Verdict rules of the open-problem audit (op24; docs/papers/op24.md#verdicts), with the
+statistics the PrivateLASSO audit of plasso shares (docs/auditing.md).
 
-Paper 002 states minimax bounds, so a single instance family can only be consistent or
+op24 states minimax bounds, so a single instance family can only be consistent or
 inconsistent with an upper bound's growth; lower bounds are checked on the standard hard families
 I2 / J2 (non-private terms only). Every rule works on regret matrices ``R[j, i]`` (horizon
 ``T_j``, trial ``i``) and returns a :class:`RuleResult`:

@@ -2,8 +2,8 @@
 
 For a claim "A below B" on instances ``i = 1..n`` with common random numbers,
 ``D_i = R_i^A - R_i^B`` and ``SE = sd(D, ddof=1)/sqrt(n)``; the 95 % interval is
-``mean(D) +/- q SE`` with ``q`` = 1.96 (paper 003's figure claims) or the Student-t quantile with
-``n - 1`` degrees of freedom (claims with ``interval: t``: paper 000's Figure 1 claims, paired
+``mean(D) +/- q SE`` with ``q`` = 1.96 (cz22's figure claims) or the Student-t quantile with
+``n - 1`` degrees of freedom (claims with ``interval: t``: olucb's Figure 1 claims, paired
 95 % t-intervals; docs/papers/olucb.md). A claim is contradicted only by a demonstrated
 violation, so the verdict reads the whole interval:
 

@@ -3,7 +3,8 @@
 One source of truth: the paper's cells are the registry's; the claimed exponents come from the
 claim rows the table names; measured columns come from the simulations (a sweep schedule or a
 figure series over several horizons); numeric columns of calibration tables are the calibration
-functions the simulations call (:mod:`dpbandits.policies.dpdpe`), evaluated at a stated point.
+functions the simulations call (:data:`dpbandits.policies.TABLE_FUNCTIONS`), evaluated at a
+stated point.
 
 Measured columns (rows with ``measured``, and ``measured_also`` for more sources, e.g. a second
 width configuration, each in columns named by its ``label``): mean ± standard error of the
@@ -95,17 +96,11 @@ def measured_columns(df: pd.DataFrame, measured: dict, at_T: int) -> dict[str, s
 
 
 def evaluate(function: str, privatizer: str, at: dict) -> float:
-    """A calibration function of paper 004 at the point ``at`` (Tables 3 and 4)."""
-    from ..policies.dpdpe import dpdpe_sigma_n, pe_sigma_n
+    """A policy's calibration function named in a paper's table (``function``, one of
+    :data:`dpbandits.policies.TABLE_FUNCTIONS`) at the point ``at``."""
+    from ..policies import TABLE_FUNCTIONS
 
-    if function == "dpdpe_sigma_n":
-        return dpdpe_sigma_n(
-            privatizer, at["s"], at["n"], at["d"], at["epsilon"], at["delta"], at["B"]
-        )
-    counts = [math.ceil(at["h"] / at["s"])] * at["s"]
-    return pe_sigma_n(
-        privatizer, at["s"], at["h"], at["d"], at["epsilon"], at["delta"], at["B"], counts
-    )
+    return TABLE_FUNCTIONS[function](privatizer, at)
 
 
 def render(table: dict, claims: dict[str, dict], df: pd.DataFrame | None = None) -> pd.DataFrame:

@@ -1,5 +1,5 @@
-"""AdaC-OFUL (linear contextual bandits with public contexts, rho-zCDP on the rewards; paper
-002, Sec. 3; reconstruction [R4] of docs/papers/op24.md), all trials at once, round by round.
+"""AdaC-OFUL (linear contextual bandits with public contexts, rho-zCDP on the rewards; op24,
+Sec. 3; reconstruction [R4] of docs/papers/op24.md), all trials at once, round by round.
 
 Rarely-switching OFUL: episode ``k`` starts at ``tau_k``; a new episode starts when
 ``ln det V_{t-1} - ln det V_{tau_k - 1} > ln 2`` (the public Gram ``V_t = lambda I + sum a_s

@@ -1,4 +1,4 @@
-"""Kernel of Algorithm 2 (Private Bandit Combiner) and Algorithm 7 (doubling OnlineUCB), paper 000
+"""Kernel of Algorithm 2 (Private Bandit Combiner) and Algorithm 7 (doubling OnlineUCB), olucb
 (Sec. 4; the policies are :mod:`dpbandits.policies.combiner`).
 
 Every base keeps the state of one OnlineUCB (Algorithm 1): its confidence set (``V~``, ``u~``

@@ -1,4 +1,4 @@
-"""AdaC-UCB (finite-armed bandits under rho-zCDP; paper 002, Table 1, row 1), simulated episode
+"""AdaC-UCB (finite-armed bandits under rho-zCDP; op24, Table 1, row 1), simulated episode
 by episode, all trials at once.
 
 Algorithm (Gaussian analogue of AdaP-UCB, Azize and Basu 2022; [R1, R1b] of docs/papers/op24.md):

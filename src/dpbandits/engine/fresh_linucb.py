@@ -165,7 +165,7 @@ class FreshRun:
 def policy_tables(policy: Policy) -> tuple[float, float, np.ndarray]:
     """``(shift, floor, sqrt_beta per round)`` of a LinUCB-type policy with the ``op24``
     calibration (docs/papers/op24.md, 'Algorithms')."""
-    if policy.calibration != "op24":
+    if "fresh" not in policy.runs_on(policy.calibration):
         raise ValueError(f"{policy.algorithm}: fresh decision sets need calibration 'op24'")
     floor = policy.reg.eig_floor if policy.scheme == "tree" else 0.0
     return float(policy.lam), float(floor), policy.radius(1.0)

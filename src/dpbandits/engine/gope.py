@@ -1,4 +1,4 @@
-"""AdaC-GOPE (linear bandits under rho-zCDP; paper 002, Table 1, row 2), simulated phase by
+"""AdaC-GOPE (linear bandits under rho-zCDP; op24, Table 1, row 2), simulated phase by
 phase. Tags such as [R2] are the decisions recorded in docs/papers/op24.md.
 
 G-optimal-design phased elimination (Lattimore and Szepesvari, ch. 22) in which each phase uses
@@ -119,7 +119,7 @@ def run_adac_gope(
     """One AdaC-GOPE run on actions ``X`` (K, d) with parameter ``theta`` (``|<theta, a>| <= 1``).
 
     ``rho = inf`` is GOPE (no noise, no privacy term in ``c_l``); ``delta_c`` defaults to
-    ``1/T``. ``rewards``: ``pm1`` (paper 002's J instances: ``+1`` with probability
+    ``1/T``. ``rewards``: ``pm1`` (op24's J instances: ``+1`` with probability
     ``(1 + <theta, a>)/2``, else ``-1``) or ``bernoulli`` (``1`` with probability
     ``<theta, a>``, else ``0``: the pipeline's fixed-arm instances, in the arena); the release is
     the same (calibrated for rewards in [-1, 1], so conservative on {0, 1}).

@@ -1,4 +1,4 @@
-"""The OnlineUCB kernel (paper 000, Algorithm 1).
+"""The OnlineUCB kernel (olucb, Algorithm 1).
 
 Per trial and round: the UCB index ``<x, theta_hat> + sqrt(beta_t) ||x||_{V~^{-1}}`` of every arm
 (per-arm quantities kept by rank-one updates, as in :mod:`.kernels`), the played arm's

@@ -1,4 +1,4 @@
-"""Paper 002's algorithms on the pipeline's instances (:func:`simulate_op24`): the zCDP policies
+"""op24's algorithms on the pipeline's instances (:func:`simulate_op24`): the zCDP policies
 of :mod:`dpbandits.policies.op24` and LinUCB / JDP-LinUCB with the calibration ``op24``.
 
 The kernels are the op24 audit's own (:mod:`.episodic`, :mod:`.gope`, :mod:`.adac_oful`,
@@ -7,7 +7,7 @@ decision sets, reward uniforms and parameters as every other engine
 (:meth:`dpbandits.envs.contextual.FreshArmInstances.chunk`: common random numbers). On fixed
 arms AdaC-UCB and AdaC-GOPE draw rewards per episode or phase, not per round, so they cannot
 read the per-round reward table; they draw from the trial's environment stream
-(:func:`dpbandits.seeds.environment_generator` of its reward seed, as paper 004's phased
+(:func:`dpbandits.seeds.environment_generator` of its reward seed, as dpdpe's phased
 engine): the same instances, their own reward draws.
 """
 
@@ -18,7 +18,6 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from ..policies import runs_on
 from ..policies.base import Policy
 from ..seeds import environment_generator
 from ..sizes import CHUNK_BYTES
@@ -29,7 +28,7 @@ OP24_METRICS = ("regret_pseudo",)
 
 
 def _runs_on_fresh_arms(policy: Policy) -> bool:
-    return "fresh" in runs_on(policy.algorithm, policy.calibration)
+    return "fresh" in policy.runs_on(policy.calibration)
 
 
 def simulate_op24(
@@ -41,7 +40,7 @@ def simulate_op24(
     chunk_bytes: int = CHUNK_BYTES,
     progress=None,
 ):
-    """:func:`dpbandits.engine.run.simulate` for paper 002's algorithms (module docstring).
+    """:func:`dpbandits.engine.run.simulate` for op24's algorithms (module docstring).
 
     Returns
     -------

@@ -1,4 +1,4 @@
-"""Phase-level simulation of DP-DPE (paper 004, Algorithm 1) and DP-PE (Algorithm 3).
+"""Phase-level simulation of DP-DPE (dpdpe, Algorithm 1) and DP-PE (Algorithm 3).
 
 Exactness (docs/papers/dpdpe.md): the regret depends only on the action schedule, and the reports a
 phase produces have closed forms, so nothing is simulated per round. Every identity is stated

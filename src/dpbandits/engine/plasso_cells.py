@@ -1,4 +1,4 @@
-"""Paper 001's PrivateLASSO and its non-private references on the pipeline's sparse instances
+"""plasso's PrivateLASSO and its non-private references on the pipeline's sparse instances
 (:func:`simulate_plasso`; :mod:`dpbandits.policies.plasso`).
 
 The rounds are the plasso audit's (:func:`dpbandits.engine.private_lasso.run_trial`); the trial's
@@ -29,6 +29,7 @@ def simulate_plasso(
     reward_seeds: Sequence[int],
     noise_rngs: Sequence[np.random.Generator],
     checkpoints: np.ndarray,
+    chunk_bytes: int = 0,
     progress=None,
 ):
     """:func:`dpbandits.engine.run.simulate` for the ``plasso`` engine (module docstring).

@@ -1,4 +1,4 @@
-"""Fast engine of PrivateThresholdedLASSO, its baselines and ablations (paper 001, Algorithm 1;
+"""Fast engine of PrivateThresholdedLASSO, its baselines and ablations (plasso, Algorithm 1;
 Sec. 3; baselines and ablations as in docs/papers/plasso.md, 'Algorithms').
 
 Per trial: at every episode start the support (LASSO + sparse vector step, or the oracle's

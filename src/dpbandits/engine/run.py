@@ -15,6 +15,9 @@ from dpbandits.engine.contextual import CONTEXTUAL_METRICS, run_contextual
 from dpbandits.engine.etc import run_etc
 from dpbandits.engine.noise import draw_raw, noise_tables
 from dpbandits.engine.olucb import OLUCB_METRICS
+from dpbandits.engine.op24_cells import simulate_op24
+from dpbandits.engine.phased_cells import simulate_phased
+from dpbandits.engine.plasso_cells import simulate_plasso
 from dpbandits.engine.result import SimulationResult, check_inputs
 from dpbandits.envs.linear import FixedArmInstances
 from dpbandits.envs.rewards import bernoulli_reward_table
@@ -22,11 +25,17 @@ from dpbandits.learners.maler import n_experts
 from dpbandits.policies.base import Policy
 from dpbandits.policies.combiner import stacked_tables
 from dpbandits.result_columns import METRICS
-from dpbandits.sizes import CHUNK_BYTES, bytes_per_trial
+from dpbandits.sizes import CHUNK_BYTES
 
-#: Memory budget of one chunk of trials (rewards + noise arrays).
 #: Metrics an engine records on top of :data:`METRICS`.
 EXTRA_METRICS = {"onlineucb": OLUCB_METRICS, "combiner": COMBINER_METRICS}
+#: The engines besides the fixed-arm one, by the key a policy names
+#: (:meth:`~dpbandits.policies.base.Policy.simulator`); each takes :func:`simulate`'s arguments.
+SIMULATORS: dict[str, Callable[..., SimulationResult]] = {
+    "op24": simulate_op24,
+    "plasso": simulate_plasso,
+    "phased": simulate_phased,
+}
 
 
 def checkpoint_rounds(T: int, n_checkpoints: int) -> np.ndarray:
@@ -35,11 +44,6 @@ def checkpoint_rounds(T: int, n_checkpoints: int) -> np.ndarray:
         raise ValueError(f"need at least one checkpoint, got {n_checkpoints}")
     n_checkpoints = min(n_checkpoints, T)
     return np.unique(np.round(np.linspace(T / n_checkpoints, T, n_checkpoints)).astype(np.int64))
-
-
-def _bytes_per_trial(policy: Policy, K: int) -> int:
-    s = policy.setting
-    return bytes_per_trial(policy.scheme, s.T, K, s.d, policy.n_refresh, policy.n_batches)
 
 
 @dataclass
@@ -62,7 +66,7 @@ class _Chunk:
 
 
 def _run_combiner(policy: Policy, instances, sl: slice, c: _Chunk) -> None:
-    """One chunk of the Private Bandit Combiner (Algorithm 2 of paper 000)."""
+    """One chunk of the Private Bandit Combiner (Algorithm 2 of olucb)."""
     o = policy.opts
     run_combiner(
         c.X,
@@ -90,7 +94,7 @@ def _run_combiner(policy: Policy, instances, sl: slice, c: _Chunk) -> None:
 
 
 def _run_onlineucb(policy: Policy, instances, sl: slice, c: _Chunk) -> None:
-    """One chunk of OnlineUCB (Algorithm 1 of paper 000)."""
+    """One chunk of OnlineUCB (Algorithm 1 of olucb)."""
     o = policy.opts
     kernels_olucb.run_onlineucb(
         c.X,
@@ -211,18 +215,17 @@ def simulate(
     -------
     SimulationResult
     """
-    if policy.engine == "op24" or policy.calibration == "op24":  # paper 002's algorithms
-        from dpbandits.engine.op24_cells import simulate_op24
-
-        return simulate_op24(
-            policy, instances, reward_seeds, noise_rngs, checkpoints, chunk_bytes, progress
+    engine = SIMULATORS.get(policy.simulator())
+    if engine is not None:
+        return engine(
+            policy,
+            instances,
+            reward_seeds,
+            noise_rngs,
+            checkpoints,
+            chunk_bytes=chunk_bytes,
+            progress=progress,
         )
-    if policy.engine == "plasso":  # paper 001's PrivateLASSO on sparse instances
-        from dpbandits.engine.plasso_cells import simulate_plasso
-
-        return simulate_plasso(policy, instances, reward_seeds, noise_rngs, checkpoints, progress)
-    if policy.engine == "phased":
-        return _simulate_phased(policy, instances, reward_seeds, noise_rngs, checkpoints, progress)
     if getattr(instances, "contextual", False):
         return _simulate_contextual(
             policy, instances, reward_seeds, noise_rngs, checkpoints, chunk_bytes, progress
@@ -241,7 +244,7 @@ def simulate(
     mu_all = instances.mu
     best_all = instances.best.astype(np.int64)
     L_all = instances.L
-    chunk = max(1, int(chunk_bytes // _bytes_per_trial(policy, K)))
+    chunk = max(1, int(chunk_bytes // policy.trial_bytes(K)))
     for lo in range(0, n, chunk):
         hi = min(n, lo + chunk)
         sl = slice(lo, hi)
@@ -295,7 +298,7 @@ def _simulate_contextual(
     start = time.perf_counter()
     n, d, K = instances.n, instances.d, instances.K
     T = policy.setting.T
-    if policy.engine not in ("onlineucb", "combiner"):
+    if "fresh" not in policy.runs_on(policy.calibration):
         raise ValueError(
             f"{policy.algorithm}: fresh-arm instances ({instances.family}) are simulated for "
             "OnlineUCB, Algorithm 7 and the combiner only"
@@ -342,33 +345,3 @@ def _simulate_contextual(
         if progress is not None:
             progress(hi, n, time.perf_counter() - start)
     return SimulationResult(cps, out, time.perf_counter() - start)
-
-
-def _simulate_phased(policy, instances, reward_seeds, noise_rngs, checkpoints, progress):
-    """:func:`simulate` for the phased-elimination policies (paper 004; :mod:`.phased`): one run
-    per trial, environment stream from the trial's reward seed. ``extra["phases"]`` holds each
-    run's phase log."""
-    from dpbandits.engine.phased import PHASED_METRICS, run_dpdpe, run_dppe, run_metrics
-    from dpbandits.policies.dpdpe import DPPE
-    from dpbandits.seeds import environment_generator
-
-    start = time.perf_counter()
-    n = instances.X.shape[0]
-    cps = check_inputs(policy, instances.X.shape[2], n, reward_seeds, noise_rngs, checkpoints)
-    runner = run_dppe if isinstance(policy, DPPE) else run_dpdpe
-    out = {name: np.zeros((n, cps.shape[0])) for name in PHASED_METRICS}
-    logs = []
-    for i in range(n):
-        run = runner(
-            policy,
-            instances.X[i],
-            instances.theta[i],
-            environment_generator(reward_seeds[i]),
-            noise_rngs[i],
-        )
-        for name, values in run_metrics(run, cps).items():
-            out[name][i] = values
-        logs.append(run.log)
-        if progress is not None and (i + 1) % 5 == 0:
-            progress(i + 1, n, time.perf_counter() - start)
-    return SimulationResult(cps, out, time.perf_counter() - start, {"phases": logs})

@@ -1,4 +1,4 @@
-"""Ball-constrained least squares of TBAP (paper 001, Sec. 3; Algorithm 1, line 12):
+"""Ball-constrained least squares of TBAP (plasso, Sec. 3; Algorithm 1, line 12):
 ``min_{||theta|| <= C} theta^T A theta - 2 b^T theta`` for a symmetric, possibly indefinite ``A``
 (privacy noise), by eigendecomposition and bisection on the secular equation.
 

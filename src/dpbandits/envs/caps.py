@@ -43,7 +43,7 @@ def random_play_rate(instances) -> np.ndarray:
     arm's expected mean ``||theta*|| E[max_k <x_k, u>]`` (a uniform arm's mean is 0 by symmetry).
     The cap of a horizon ``T`` is ``T`` times this rate.
     """
-    if getattr(instances, "family", None) == "sparse":  # paper 001's contexts: measured per trial
+    if getattr(instances, "family", None) == "sparse":  # plasso's contexts: measured per trial
         return instances.random_play_rate()
     if isinstance(instances, FreshArmInstances):
         norm = np.linalg.norm(instances.theta, axis=1)

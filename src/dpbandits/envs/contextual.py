@@ -4,7 +4,7 @@ Every round draws ``K`` arms uniform on the unit sphere of ``R^d``; ``theta*`` i
 sphere of radius 1/2; the reward of arm ``x`` is ``y in {-1, +1}`` with
 ``P(y = 1) = (1 + <x, theta*>)/2``, so ``E[y] = <x, theta*>``, ``|y| <= 1`` and ``R = 1``. The
 optimal arm's second moment is then well conditioned by construction (the favourable regime of
-paper 000, Cor. 3.6).
+olucb, Cor. 3.6).
 
 Streams (named seeds, the project's layout): trial ``r`` draws ``theta*`` from
 ``default_rng([seed, r, 0])`` and its arms from ``default_rng([seed, r, 3])``, filled round by

@@ -1,4 +1,4 @@
-"""Fixed-arm linear bandit instances (paper 003, Sec. 5; docs/papers/cz22.md).
+"""Fixed-arm linear bandit instances (cz22, Sec. 5; docs/papers/cz22.md).
 
 An instance is a fixed set of ``K`` arms ``x_k in R^d`` and a parameter ``theta*``; the mean
 reward of arm ``k`` is ``mu_k = <x_k, theta*>``. A :class:`FixedArmInstances` stacks ``n``
@@ -161,7 +161,7 @@ def paper_text_instances(n: int, K: int, d: int, seed: int = 2) -> FixedArmInsta
 def illcond_instances(
     n: int, K: int, d: int, seed: int = 2, kappa: float = ILLCOND_KAPPA
 ) -> FixedArmInstances:
-    """Unit-scale instances whose arms' second moment is ill-conditioned (paper 000, Sec. 4).
+    """Unit-scale instances whose arms' second moment is ill-conditioned (olucb, Sec. 4).
 
     The :func:`paper_text_instances` draws with coordinate ``d - 2`` of every arm (the last
     coordinate of the sphere part) multiplied by ``kappa``. For an arm drawn like the random arms,
@@ -202,7 +202,7 @@ def _unit_rows(rng: np.random.Generator, m: int, d: int) -> np.ndarray:
 def fixed_sphere_instances(
     n: int, K: int, d: int, seed: int, instance_id: int = 0
 ) -> FixedArmInstances:
-    """One instance for every trial (paper 004, Sec. 7; docs/papers/dpdpe.md): ``K`` actions
+    """One instance for every trial (dpdpe, Sec. 7; docs/papers/dpdpe.md): ``K`` actions
     uniform on the unit sphere, then ``theta*`` uniform on it, from ``default_rng([seed, 0,
     instance_id])``; the best action must be unique (top two means differ by more than 1e-12)."""
     rng = np.random.default_rng([seed, 0, instance_id])
@@ -245,7 +245,7 @@ def make_instances(family: str, n: int, K: int, d: int, seed: int, T: int | None
         if T is None:
             raise ValueError("two_action: the instance depends on the horizon T")
         return two_action_instances(n, K, d, T, **options)
-    if family == "sparse":  # paper 001's sparse families (options: sparse_family, s0)
+    if family == "sparse":  # plasso's sparse families (options: sparse_family, s0)
         from .sparse import SparseInstances
 
         if T is None or set(options) != {"sparse_family", "s0"}:

@@ -1,4 +1,4 @@
-"""Bernoulli reward tables with common random numbers (paper 003, Sec. 5; docs/papers/cz22.md)."""
+"""Bernoulli reward tables with common random numbers (cz22, Sec. 5; docs/papers/cz22.md)."""
 
 from __future__ import annotations
 

@@ -158,7 +158,7 @@ class SparseInstances:
     """Trials ``0 .. n - 1`` of one sparse family as a simulation cell's instances (the arena's
     sparse suite, docs/arena.md): trial ``i``'s instance and its context and reward-noise streams
     are :func:`make_instance` of experiment ``arena``, so every algorithm of a cell sees the same
-    parameter, contexts and noises (common random numbers), at the defaults of paper 001's audit
+    parameter, contexts and noises (common random numbers), at the defaults of plasso's audit
     (``sigma = 0.5``, ``C_X = 4``).
 
     Attributes

@@ -1,4 +1,4 @@
-"""Online learners: Maler and OGD (the online learners of OnlineUCB, paper 000, Sec. 3 and 5)."""
+"""Online learners: Maler and OGD (the online learners of OnlineUCB, olucb, Sec. 3 and 5)."""
 
 from .maler import Maler, n_experts, n_grid
 

@@ -1,10 +1,10 @@
-"""Maler (Wang, Lu, Zhang, UAI 2019), the online learner of OnlineUCB (paper 000, Algorithm 3).
+"""Maler (Wang, Lu, Zhang, UAI 2019), the online learner of OnlineUCB (olucb, Algorithm 3).
 
 Maler runs one convex expert (OGD), ``K + 1`` exp-concave experts (ONS) and ``K + 1``
 strongly convex experts (OGD with 1/t steps) on the ball ``{||theta|| <= D}`` and combines them
 with tilted exponential weights; its regret adapts to the curvature of the losses:
 ``O(G D sqrt(T))`` for convex, ``O((d/alpha + G D) log T)`` for exp-concave and
-``O((G^2/lambda + G D) log T)`` for strongly convex losses (as paper 000 quotes it, Lemma 3.5).
+``O((G^2/lambda + G D) log T)`` for strongly convex losses (as olucb quotes it, Lemma 3.5).
 
 Constants (MetaGrad grid; docs/papers/olucb.md): ``D_M = 2D``; ``K = ceil(log2(T)/2)``;
 ``eta_i = 2^{-i} / (5 D_M G)``, ``i = 0..K``; ``eta_c = 1 / (2 G D_M sqrt(T))``; prior
@@ -208,7 +208,7 @@ def maler_update(g, theta, t, D, G, kinds, etas, logw, pos, A, Ainv, work):
 
 @njit(cache=True)
 def ogd_step(theta, g, t, D, G, mu, strongly_convex):
-    """OnlineUCB's OGD learner (paper 000, Sec. 5): ``theta <- Pi_B(theta - eta_t g)`` in place.
+    """OnlineUCB's OGD learner (olucb, Sec. 5): ``theta <- Pi_B(theta - eta_t g)`` in place.
 
     ``eta_t = 2D/(G sqrt(t))`` (Maler's convex expert) or ``1/(mu t)`` (docs/papers/olucb.md).
     """

@@ -31,7 +31,7 @@ def metric_projection(y: np.ndarray, A: np.ndarray, D: float) -> np.ndarray:
 
 
 class ReferenceMaler:
-    """One Maler learner (paper 000, Algorithm 3), written for clarity."""
+    """One Maler learner (olucb, Algorithm 3), written for clarity."""
 
     def __init__(self, d: int, D: float, G: float, T: int):
         self.d, self.D, self.G = d, D, G

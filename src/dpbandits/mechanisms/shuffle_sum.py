@@ -1,4 +1,4 @@
-"""The shuffle-model summation protocols of Cheu, Joseph, Mao, Peng (2021) as paper 004 uses them
+"""The shuffle-model summation protocols of Cheu, Joseph, Mao, Peng (2021) as dpdpe uses them
 (Sec. 4, Algorithm 2; App. C, Algorithm 4).
 
 **Algorithm 2 (vector average, DP-DPE's shuffle PRIVATIZER).** ``n`` clients hold reports

@@ -1,4 +1,4 @@
-"""Sparse vector step of PrivateLASSO's SparseEstimation (paper 001, Algorithm 2 lines 4-14;
+"""Sparse vector step of PrivateLASSO's SparseEstimation (plasso, Algorithm 2 lines 4-14;
 [R10, R14, R15] of docs/papers/plasso.md) and its Laplace calibration.
 
 The calibration (Algorithm 2 line 1) lives next to the selection so that unit tests, tables and

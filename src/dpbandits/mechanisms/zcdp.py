@@ -1,5 +1,5 @@
 """Zero-concentrated differential privacy (rho-zCDP): the Gaussian mechanism's calibration and the
-conversions to and from (epsilon, delta)-DP (Bun and Steinke 2016; paper 002, Table 1).
+conversions to and from (epsilon, delta)-DP (Bun and Steinke 2016; op24, Table 1).
 
 * The Gaussian mechanism with L2 sensitivity ``Delta`` and noise ``N(0, sigma^2 I)`` is
   ``Delta^2 / (2 sigma^2)``-zCDP (Bun-Steinke Prop. 1.6), so ``sigma = Delta / sqrt(2 rho)``.

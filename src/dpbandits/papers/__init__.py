@@ -7,7 +7,8 @@ dedicated experiments). The report's categories, the canonical summary tables th
 verify`` compares, the benchmark's workloads (a package's ``bench_workload`` hook) and the per-paper
 branches of the privacy audit read the entries here instead of naming papers. What belongs to
 one paper alone lives in its package ``dpbandits.papers.<prefix>`` (plan, runs, verdict rules,
-findings, figures and tables, privacy rows, bench workload); mechanisms, environments, policies,
+findings, figures and tables, privacy rows, bench workload, Snakemake rules of its own);
+mechanisms, environments, policies,
 engine kernels and the shared statistics stay in their layers.
 
 Adding a paper: a new :class:`Paper` line in :data:`PAPERS` plus its files (docs/adding-a-paper.md).
@@ -63,6 +64,15 @@ class Paper:
                 raise
             return None
         return getattr(module, name, None)
+
+    @property
+    def rules(self) -> str | None:
+        """The paper's own Snakemake rules, ``src/dpbandits/papers/<prefix>/rules.smk`` (included
+        after the shared rules, whose names they may use), or None."""
+        from pathlib import Path
+
+        path = Path(__file__).parent / self.prefix / "rules.smk"
+        return str(path) if path.is_file() else None
 
     @property
     def docs(self) -> str:

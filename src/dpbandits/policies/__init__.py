@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from .base import CALIBRATIONS, FIDELITIES, Policy, Quirks, Setting
 from .combiner import Combiner, OnlineUCBDoubling
-from .dpdpe import PHASED_POLICIES
+from .dpdpe import PHASED_POLICIES, TABLE_FUNCTIONS
 from .etc import ExploreThenCommit
 from .gaussian import LDP, BatchedLDP, SDPAmp, SDPAmpRU
 from .jdp import BatchedJDP, JDPStandin, JDPTree, JDPUser
@@ -42,16 +42,9 @@ POLICIES: dict[str, type[Policy]] = {
 
 def runs_on(algorithm: str, calibration: str) -> frozenset[str]:
     """The instance settings (``fixed`` arm sets, ``fresh`` contexts, ``sparse`` contexts) the
-    project's engines run ``algorithm`` under ``calibration`` on: OnlineUCB, Algorithm 7 and the
-    combiner on fixed and fresh arms; paper 002's and paper 001's policies on the setting they
-    declare (``arms``); LinUCB-type policies under paper 002's calibration ``op24`` on fresh
-    arms; every other policy on fixed arm sets (its engine precomputes per-arm statistics)."""
-    cls = POLICIES[algorithm]
-    if cls.engine in ("onlineucb", "combiner"):
-        return frozenset({"fixed", "fresh"})
-    if cls.engine in ("op24", "plasso"):
-        return frozenset({cls.arms})
-    return frozenset({"fresh" if calibration == "op24" else "fixed"})
+    project's engines run ``algorithm`` under ``calibration`` on (the policy class's
+    :meth:`~dpbandits.policies.base.Policy.runs_on`)."""
+    return POLICIES[algorithm].runs_on(calibration)
 
 
 def make_policy(
@@ -91,4 +84,5 @@ __all__ = [
     "Setting",
     "make_policy",
     "runs_on",
+    "TABLE_FUNCTIONS",
 ]

@@ -1,4 +1,4 @@
-"""The Algorithm-1 skeleton shared by every policy of CZ22 (paper 003, Sec. 3.1).
+"""The Algorithm-1 skeleton shared by every policy of CZ22 (cz22, Sec. 3.1).
 
 A policy is fully described by: when it refreshes its model, the regulariser ``lambda``, the
 confidence radius at each refresh, and the noise it sees. Noise comes in *schemes*:
@@ -24,11 +24,12 @@ from typing import ClassVar
 import numpy as np
 
 from ..mechanisms.gaussian import entry_scales
+from ..sizes import BASE_MB, bytes_per_trial
 from .confidence import script_width
 
 CALIBRATIONS = ("experiment", "theory")
 #: Option every LinUCB-type policy accepts: a multiplier of its confidence width (the "confidence
-#: scaling" of the script, 1 there; tuned only in the fairness companion of paper 000).
+#: scaling" of the script, 1 there; tuned only in the fairness companion of olucb).
 WIDTH_OPTIONS = {"width_scale": 1.0}
 FIDELITIES = ("script", "corrected")
 
@@ -132,6 +133,16 @@ class Policy:
     options: ClassVar[dict[str, object]] = {}
     #: Whether the option ``width_scale`` (a multiplier of the confidence width) applies.
     scalable: ClassVar[bool] = True
+    #: Whether its engine runs compiled (numba) kernels, which a timing run loads beforehand.
+    compiled: ClassVar[bool] = True
+    #: Whether its engine runs phase by phase: no per-round reward tables, no realized regret.
+    phase_level: ClassVar[bool] = False
+    #: The family of privacy release descriptions that accounts it
+    #: (:data:`dpbandits.privacy.cell_releases.RELEASES`); None: no description.
+    release: ClassVar[str | None] = None
+    #: Interpreter, libraries and compiled kernels of a job running it (MiB,
+    #: :func:`dpbandits.sizes.job_memory_mb`).
+    base_mb: ClassVar[int] = BASE_MB
 
     #: Theory defaults (docs/papers/cz22.md): sub-Gaussian constant, ||theta*||, feature bound.
     THEORY_R: ClassVar[float] = 0.5
@@ -196,6 +207,34 @@ class Policy:
             t_eff = np.full(np.shape(t), float(T)) if self.quirks.fixed_width else t
             return script_width(self.Gamma, self.setting.d, T, L, t_eff)
         return self.reg.beta(t, R=self.THEORY_R, S=self.THEORY_S, L=self.THEORY_L)
+
+    # -- dispatch: what the engines, the sizes and the privacy audit ask the policy -------------
+    @classmethod
+    def runs_on(cls, calibration: str) -> frozenset[str]:
+        """The instance settings its engine runs it on under ``calibration``: ``fixed`` arm sets
+        (the default: the engine precomputes per-arm statistics), ``fresh`` decision sets or
+        ``sparse`` contexts."""
+        return frozenset({"fixed"})
+
+    def simulator(self) -> str:
+        """Key of the engine that simulates it (:data:`dpbandits.engine.run.SIMULATORS`;
+        :attr:`engine` unless a calibration runs on another engine)."""
+        return self.engine
+
+    def release_family(self) -> str | None:
+        """Key of its release description (:attr:`release` unless a calibration changes it)."""
+        return self.release
+
+    def trial_bytes(self, K: int) -> int:
+        """Working memory (bytes) of one trial on ``K`` arms (:func:`dpbandits.sizes.
+        bytes_per_trial` of its noise scheme)."""
+        s = self.setting
+        return bytes_per_trial(self.scheme, s.T, K, s.d, self.n_refresh, self.n_batches)
+
+    @property
+    def table_bases(self) -> int:
+        """Number of base policies whose per-play tables a job holds (0: none)."""
+        return 0
 
     # -- shared API ------------------------------------------------------------------------------
     @property

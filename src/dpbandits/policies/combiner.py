@@ -1,4 +1,4 @@
-"""Algorithm 2 (Private Bandit Combiner) and Algorithm 7 (doubling-trick OnlineUCB) of paper 000
+"""Algorithm 2 (Private Bandit Combiner) and Algorithm 7 (doubling-trick OnlineUCB) of olucb
 (Sec. 4; the project's readings of both: docs/papers/olucb.md).
 
 **Algorithm 7** (``onlineucb_doubling``, body reconstructed): OnlineUCB restarted at
@@ -183,6 +183,7 @@ class _MultiBase(Policy):
     engine = "combiner"
     calibrations = ("experiment",)
     scalable = False
+    release = "olucb"
     options = {
         "learner": "maler",
         "ogd_step": "convex",
@@ -234,6 +235,16 @@ class _MultiBase(Policy):
     def n_bases(self) -> int:
         """Number of base learners."""
         return self._n_bases
+
+    @property
+    def table_bases(self) -> int:
+        """Every base's per-play tables are held (and stacked)."""
+        return self._n_bases
+
+    @classmethod
+    def runs_on(cls, calibration: str) -> frozenset[str]:
+        """Fixed arm sets and fresh decision sets."""
+        return frozenset({"fixed", "fresh"})
 
     def radius(self, L: float) -> np.ndarray:
         """Radius of base 1's plays (the per-base tables are in ``tab_radius``)."""

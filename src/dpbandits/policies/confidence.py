@@ -1,4 +1,4 @@
-"""Regularisers and confidence radii (papers 003 and 002; docs/papers/cz22.md, op24.md).
+"""Regularisers and confidence radii (cz22 and op24; docs/papers/cz22.md, op24.md).
 
 The experiment calibration uses the script's fixed ``width``. The theory calibration uses
 explicit high-probability constants (Lemma A.2 of CZ22 with the constants written out) or, for
@@ -33,8 +33,8 @@ def script_width(Gamma: float, d: int, n: int, L: float, t) -> np.ndarray:
 def linucb_sqrt_beta(
     t, d: int, lam: float = 1.0, delta_c: float = 0.01, S: float = 1.0
 ) -> np.ndarray:
-    """LinUCB's radius at the 1-based round ``t`` for 1-sub-Gaussian rewards (paper
-    002, Sec. 3): ``sqrt(2 ln(1/delta_c) + d ln(1 + (t-1)/(d lambda))) + sqrt(lambda) S``.
+    """LinUCB's radius at the 1-based round ``t`` for 1-sub-Gaussian rewards (op24,
+    Sec. 3): ``sqrt(2 ln(1/delta_c) + d ln(1 + (t-1)/(d lambda))) + sqrt(lambda) S``.
     """
     t = np.asarray(t, dtype=float)
     return (
@@ -184,8 +184,8 @@ class SS18Regularizer:
 
 @dataclass(frozen=True)
 class ZCDPTreeRegularizer:
-    """JDP-LinUCB's shift, noise bounds and radius under zCDP node noise (paper 002,
-    Sec. 3; docs/papers/op24.md): SS18's structure with paper 003's Lemma A.2 radius.
+    """JDP-LinUCB's shift, noise bounds and radius under zCDP node noise (op24,
+    Sec. 3; docs/papers/op24.md): SS18's structure with cz22's Lemma A.2 radius.
 
     Parameters
     ----------
@@ -236,7 +236,7 @@ class ZCDPTreeRegularizer:
 
     def beta(self, t, S: float = 1.0) -> np.ndarray:
         """``sqrt(beta_t) = sqrt(2 ln(2/delta_c) + d ln(1 + (t-1)/(d Upsilon))) + S sqrt(3 Upsilon)
-        + nu`` at round ``t`` (Lemma A.2 of paper 003 with ``lambda_min = Upsilon``,
+        + nu`` at round ``t`` (Lemma A.2 of cz22 with ``lambda_min = Upsilon``,
         ``lambda_max = 3 Upsilon``)."""
         t = np.asarray(t, dtype=float)
         return (

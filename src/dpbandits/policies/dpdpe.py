@@ -1,4 +1,4 @@
-"""DP-DPE (paper 004, Algorithm 1) and DP-PE (Appendix C, Algorithm 3): phased elimination with
+"""DP-DPE (dpdpe, Algorithm 1) and DP-PE (Appendix C, Algorithm 3): phased elimination with
 G-optimal designs and a private aggregate per phase (docs/papers/dpdpe.md).
 
 Calibration functions (one source of truth for the simulations and Tables 3-4):
@@ -28,6 +28,7 @@ from ..mechanisms.shuffle_sum import (
     scalar_params,
     vector_params,
 )
+from ..sizes import PHASED_BASE_MB
 from .base import Policy
 
 PRIVATIZERS = ("none", "central", "local", "shuffle")
@@ -111,6 +112,10 @@ class _Phased(Policy):
     """Shared set-up of the phased-elimination policies (engine ``phased``)."""
 
     engine = "phased"
+    compiled = False
+    phase_level = True
+    release = "dpdpe"
+    base_mb = PHASED_BASE_MB
     calibrations = ("experiment",)
     scalable = False
     privatizer = "none"
@@ -131,13 +136,19 @@ class _Phased(Policy):
     def radius(self, L: float):  # pragma: no cover - not a UCB policy
         raise NotImplementedError(f"{self.algorithm} has no confidence radius per round")
 
+    def trial_bytes(self, K: int) -> int:
+        """Each phase's rewards are drawn as it goes: a trial holds its actions, design and
+        estimates (no ``T``-long array)."""
+        d = self.setting.d
+        return 32 * (K * d + d * d + K)
+
     def constants(self, L: float | None = None) -> dict:
         """Named constants (for metadata and tables); the widths are in each run's phase log."""
         return dict(self.consts)
 
 
 class DPDPE(_Phased):
-    """Algorithm 1 of paper 004 (DP-DPE) with one PRIVATIZER (those of Section 4).
+    """Algorithm 1 of dpdpe (DP-DPE) with one PRIVATIZER (those of Section 4).
 
     Options: ``alpha`` (0.8), ``sigma`` (client heterogeneity, 0.1; also the environment's),
     ``reward_bound`` (B, 1), ``beta`` (None: ``1/(kT)``), ``population`` (1e6), ``h1`` (2),
@@ -243,7 +254,7 @@ class SDPDPE(DPDPE):
 
 
 class DPPE(_Phased):
-    """Algorithm 3 of paper 004 (DP-PE for standard linear bandits; Appendix C).
+    """Algorithm 3 of dpdpe (DP-PE for standard linear bandits; Appendix C).
 
     Options: ``reward_bound`` (B, 1), ``beta`` (None: ``1/(kT)``), ``h1`` (None:
     ``S = 4 d ln ln d + 16``, Remark C.10).
@@ -294,3 +305,20 @@ class SDPPE(DPPE):
 
 
 PHASED_POLICIES = (DPDPE, DPEFixedU, CDPDPE, LDPDPE, SDPDPE, DPPE, CDPPE, LDPPE, SDPPE)
+
+
+def _dpdpe_sigma_at(privatizer: str, at) -> float:
+    return dpdpe_sigma_n(privatizer, at["s"], at["n"], at["d"], at["epsilon"], at["delta"], at["B"])
+
+
+def _pe_sigma_at(privatizer: str, at) -> float:
+    counts = [math.ceil(at["h"] / at["s"])] * at["s"]
+    return pe_sigma_n(
+        privatizer, at["s"], at["h"], at["d"], at["epsilon"], at["delta"], at["B"], counts
+    )
+
+
+#: The calibration functions of Tables 3 and 4 by the name a claims registry's table gives
+#: (``function``), each of ``(privatizer, point)``: the point names ``s``, ``d``, ``epsilon``,
+#: ``delta``, ``B`` and ``n`` (Table 3) or ``h`` (Table 4, equal batches ``ceil(h/s)``).
+TABLE_FUNCTIONS = {"dpdpe_sigma_n": _dpdpe_sigma_at, "pe_sigma_n": _pe_sigma_at}

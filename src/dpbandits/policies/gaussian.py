@@ -1,4 +1,4 @@
-"""Policies whose privacy noise is a per-user Gaussian randomizer (paper 003, CZ22).
+"""Policies whose privacy noise is a per-user Gaussian randomizer (cz22, CZ22).
 
 ``ldp`` (local model, ZCH+20), ``sdp_amp`` (Algorithm 1 with P_Amp), ``batched_ldp``
 (Batched-Local-LinUCB, App. F) and ``sdp_amp_ru`` (returning users, Thm. E.3).
@@ -24,6 +24,8 @@ from .confidence import TheoryRegularizer
 
 class _PerUserGaussian(Policy):
     """Shared calibration: per-user std; ``Gamma = std sqrt(n d)``, ``lambda = 2 Gamma``."""
+
+    release = "cz22"
 
     def _per_user_std(self) -> float:  # pragma: no cover - abstract
         raise NotImplementedError

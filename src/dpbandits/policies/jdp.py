@@ -30,12 +30,14 @@ class JDPTree(Policy):
 
     experiment: per-node ``s = sqrt(ln n) ln(2.5/delta)/epsilon``, ``Gamma = s sqrt(ln n) sqrt(d)``,
     ``lambda = 2 Gamma`` (the script's, ``n`` = number of leaves); theory: SS18 (``sigma_n``,
-    shift ``2 Upsilon``, radius with ``rho_min, rho_max, gamma``); op24: JDP-LinUCB of paper 002,
+    shift ``2 Upsilon``, radius with ``rho_min, rho_max, gamma``); op24: JDP-LinUCB of op24,
     Sec. 3 (docs/papers/op24.md: zCDP accounting over the ``m`` nodes of a leaf, ``sigma_n^2 =
     4m/rho_J`` with ``rho_J = rho(epsilon, delta)``, shift ``2 Upsilon``, eigenvalue floor
-    ``Upsilon/2``, paper 003's Lemma A.2 radius; fresh decision sets, see
+    ``Upsilon/2``, cz22's Lemma A.2 radius; fresh decision sets, see
     :mod:`dpbandits.engine.fresh_linucb`).
     """
+
+    release = "cz22"
 
     algorithm = "jdp_tree"
     label = "LinUCB-JDP (tree)"
@@ -43,6 +45,20 @@ class JDPTree(Policy):
     options = {"L_tilde_sq": 2.0}
     #: ``delta_c`` of the op24 calibration's confidence statements (docs/papers/op24.md).
     OP24_DELTA_C = 0.01
+
+    @classmethod
+    def runs_on(cls, calibration: str) -> frozenset[str]:
+        """Fresh decision sets under ``op24`` (:mod:`dpbandits.engine.fresh_linucb`), else fixed
+        arm sets."""
+        return frozenset({"fresh" if calibration == "op24" else "fixed"})
+
+    def simulator(self) -> str:
+        """op24's engine under ``op24``."""
+        return "op24" if self.calibration == "op24" else self.engine
+
+    def release_family(self) -> str | None:
+        """op24's tree accounting (zCDP at the cell's delta) under ``op24``."""
+        return "op24_tree" if self.calibration == "op24" else self.release
 
     def _noise_multiplier(self) -> float:
         return 1.0

@@ -1,4 +1,4 @@
-"""Non-private LinUCB (AY11; the baseline of papers 003 and 002)."""
+"""Non-private LinUCB (AY11; the baseline of cz22 and op24)."""
 
 from __future__ import annotations
 
@@ -30,6 +30,20 @@ class LinUCB(Policy):
     #: ``delta_c`` of the op24 calibration (docs/papers/op24.md).
     OP24_DELTA_C = 0.01
 
+    @classmethod
+    def runs_on(cls, calibration: str) -> frozenset[str]:
+        """Fresh decision sets under ``op24`` (:mod:`dpbandits.engine.fresh_linucb`), else fixed
+        arm sets."""
+        return frozenset({"fresh" if calibration == "op24" else "fixed"})
+
+    def simulator(self) -> str:
+        """op24's engine under ``op24``."""
+        return "op24" if self.calibration == "op24" else self.engine
+
+    def release_family(self) -> str | None:
+        """op24's tree accounting (zCDP at the cell's delta) under ``op24``."""
+        return "op24_tree" if self.calibration == "op24" else self.release
+
     def _calibrate(self) -> None:
         s = self.setting
         self.scheme = "none"
@@ -45,7 +59,7 @@ class LinUCB(Policy):
             self.lam = self.reg.lam
 
     def _radius_at(self, t: np.ndarray, L: float) -> np.ndarray:
-        """op24: ``sqrt(beta_t)`` at the 1-based round ``t + 1`` (paper 002, Sec. 3)."""
+        """op24: ``sqrt(beta_t)`` at the 1-based round ``t + 1`` (op24, Sec. 3)."""
         if self.calibration == "op24":
             t1 = np.asarray(t) + 1
             return linucb_sqrt_beta(t1, self.setting.d, self.lam, self.OP24_DELTA_C)

@@ -1,4 +1,4 @@
-"""OnlineUCB: private (contextual) online LinUCB, Algorithm 1 of paper 000.
+"""OnlineUCB: private (contextual) online LinUCB, Algorithm 1 of olucb.
 
 Each user perturbs its played arm and reward with Gaussian noise (``x~ = x + zeta + eta_x``,
 ``y~ = y + eta_y``) and computes the clipped gradient
@@ -30,7 +30,7 @@ RADIUS_MODES = ("scaled", "theory", "oracle")
 
 
 def onlineucb_sigma(epsilon: float, delta: float) -> float:
-    """``sigma = 2 sqrt(2 ln(1.25/delta)) / epsilon`` (paper 000 Alg. 1; sensitivity 2)."""
+    """``sigma = 2 sqrt(2 ln(1.25/delta)) / epsilon`` (olucb Alg. 1; sensitivity 2)."""
     return classic_gaussian_sigma(2.0, epsilon, delta)
 
 
@@ -117,7 +117,7 @@ def ucb_index(X, theta_hat, Vinv, beta: float) -> np.ndarray:
 
 
 class OnlineUCB(Policy):
-    """Algorithm 1 of paper 000 with Maler (Algorithm 3) or OGD (Sec. 5).
+    """Algorithm 1 of olucb with Maler (Algorithm 3) or OGD (Sec. 5).
 
     Options (defaults: docs/papers/olucb.md): ``learner`` (maler | ogd), ``ogd_step`` (convex |
     strongly_convex), ``radius_mode`` (scaled | theory | oracle), ``c_beta`` (radius scale of the
@@ -129,6 +129,7 @@ class OnlineUCB(Policy):
     algorithm = "onlineucb"
     label = "OnlineUCB"
     engine = "onlineucb"
+    release = "olucb"
     calibrations = ("experiment",)
     scalable = False  # its radius is beta_t = c_beta (...), tuned through c_beta
     options = {
@@ -144,6 +145,11 @@ class OnlineUCB(Policy):
         "R": 0.5,
         "sigma_includes_delta": False,
     }
+
+    @classmethod
+    def runs_on(cls, calibration: str) -> frozenset[str]:
+        """Fixed arm sets and fresh decision sets."""
+        return frozenset({"fixed", "fresh"})
 
     def _calibrate(self) -> None:
         s, o = self.setting, self.opts

@@ -1,14 +1,14 @@
-"""Paper 002's rho-zCDP algorithms as policies (engine ``op24``), so that a simulation cell can
+"""op24's rho-zCDP algorithms as policies (engine ``op24``), so that a simulation cell can
 run them on the pipeline's instances and reward streams (the arena, docs/arena.md).
 
-The algorithms themselves are paper 002's as the op24 audit implements them
+The algorithms themselves are op24's as the op24 audit implements them
 (docs/papers/op24.md#algorithms; :mod:`dpbandits.engine.episodic`, :mod:`~dpbandits.engine.gope`,
 :mod:`~dpbandits.engine.adac_oful`). A cell names a target ``(epsilon, delta)``; the policy runs
 at ``rho = dp_to_zcdp(epsilon, delta)``, the largest ``rho`` whose zCDP-to-DP conversion
 (Bun and Steinke 2016, Prop. 1.3: ``epsilon = rho + 2 sqrt(rho ln(1/delta))``) meets the
 target: the calibration ``zcdp``.
 
-Paper 002's JDP-LinUCB is :class:`~dpbandits.policies.jdp.JDPTree` with the calibration ``op24``
+op24's JDP-LinUCB is :class:`~dpbandits.policies.jdp.JDPTree` with the calibration ``op24``
 (and its non-private baseline :class:`~dpbandits.policies.linucb.LinUCB`, ``op24``).
 """
 
@@ -32,8 +32,19 @@ class _Zcdp(Policy):
     engine = "op24"
     calibrations = (ZCDP,)
     scalable = False
+    release = "op24_zcdp"
     #: The instances the engine runs this policy on.
     arms: ClassVar[str] = FIXED
+
+    @classmethod
+    def runs_on(cls, calibration: str) -> frozenset[str]:
+        """The setting it declares (:attr:`arms`)."""
+        return frozenset({cls.arms})
+
+    def trial_bytes(self, K: int) -> int:
+        """On fresh arms, the decision sets and reward uniforms; the design and estimates."""
+        s = self.setting
+        return 8 * s.T * K * (s.d + 1) + 32 * (K * s.d + s.d * s.d + K)
 
     def _calibrate(self) -> None:
         s = self.setting
@@ -50,7 +61,7 @@ class _Zcdp(Policy):
 
 
 class AdaCUCB(_Zcdp):
-    """AdaC-UCB (paper 002, Sec. 3; :func:`dpbandits.engine.episodic.run_adac_ucb`) on the arms
+    """AdaC-UCB (op24, Sec. 3; :func:`dpbandits.engine.episodic.run_adac_ucb`) on the arms
     of a fixed arm set taken as a finite-armed Bernoulli bandit (means in [0, 1]; the features
     are not used). Options: ``alpha`` (3.1, the exploration exponent), ``index`` (joint | sum,
     docs/papers/op24.md [R1])."""
@@ -61,9 +72,9 @@ class AdaCUCB(_Zcdp):
 
 
 class AdaCGOPE(_Zcdp):
-    """AdaC-GOPE (paper 002, Sec. 4; :func:`dpbandits.engine.gope.run_adac_gope`) on a fixed
+    """AdaC-GOPE (op24, Sec. 4; :func:`dpbandits.engine.gope.run_adac_gope`) on a fixed
     arm set. Option ``rewards``: ``bernoulli`` (rewards in {0, 1} with mean ``<theta, a>``, the
-    pipeline's fixed-arm instances) or ``pm1`` (rewards in {-1, +1}, paper 002's J instances)."""
+    pipeline's fixed-arm instances) or ``pm1`` (rewards in {-1, +1}, op24's J instances)."""
 
     algorithm = "adac_gope"
     label = "AdaC-GOPE"
@@ -78,7 +89,7 @@ class AdaCGOPE(_Zcdp):
 
 
 class AdaCOFUL(_Zcdp):
-    """AdaC-OFUL (paper 002, Sec. 5; :func:`dpbandits.engine.adac_oful.run_adac_oful`) on fresh
+    """AdaC-OFUL (op24, Sec. 5; :func:`dpbandits.engine.adac_oful.run_adac_oful`) on fresh
     decision sets (rewards in {-1, +1} with mean ``<theta, a>``)."""
 
     algorithm = "adac_oful"

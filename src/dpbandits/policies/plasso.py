@@ -1,4 +1,4 @@
-"""Paper 001's PrivateLASSO and its two non-private references as policies (engine ``plasso``),
+"""plasso's PrivateLASSO and its two non-private references as policies (engine ``plasso``),
 so that a simulation cell can run them on the pipeline's sparse instances (the arena's sparse
 suite, docs/arena.md).
 
@@ -27,7 +27,19 @@ class _Plasso(Policy):
     engine = "plasso"
     calibrations = (PAPER,)
     scalable = False
+    compiled = False
+    release = "plasso"
     arms = SPARSE
+
+    @classmethod
+    def runs_on(cls, calibration: str) -> frozenset[str]:
+        """Sparse contexts (:attr:`arms`)."""
+        return frozenset({cls.arms})
+
+    def trial_bytes(self, K: int) -> int:
+        """One trial at a time: its history (``T x d``) and a block of contexts."""
+        s = self.setting
+        return 8 * s.T * (s.d + 1) + 8 * 4096 * K * (s.d + 2)
 
     def _calibrate(self) -> None:
         self.scheme = "plasso"
@@ -50,7 +62,7 @@ class _Plasso(Policy):
 
 
 class PrivateLASSO(_Plasso):
-    """PrivateThresholdedLASSO (paper 001, Algorithms 1-2 with TBAP)."""
+    """PrivateThresholdedLASSO (plasso, Algorithms 1-2 with TBAP)."""
 
     algorithm = "private_lasso"
     label = "PrivateLASSO"

@@ -1,4 +1,4 @@
-"""PrivateThresholdedLASSO (paper 001, Algorithms 1-2; docs/papers/plasso.md): the
+"""PrivateThresholdedLASSO (plasso, Algorithms 1-2; docs/papers/plasso.md): the
 constants, the episode schedule, the privacy budget split, the LASSO regularisation and
 SparseEstimation. The per-round part (TBAP and the greedy arm) is in
 :mod:`dpbandits.engine.private_lasso`.

@@ -19,6 +19,8 @@ class SDPVec(Policy):
     theory: Thm. C.1 (integer ``g, b``, ``Delta = 1``) with the explicit ``lambda`` and radius.
     """
 
+    release = "cz22"
+
     algorithm = "sdp_vec"
     label = "LinUCB-SDP-Vec"
     engine = "vec"

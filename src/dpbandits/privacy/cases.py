@@ -120,7 +120,7 @@ def gaussian_randomizer_case(
 
 def amp_shuffle_case(eps: float, delta: float, d: int, L: float, B: int) -> Case:
     """P_Amp: ``B`` users' randomized messages, shuffled; one user differs (``Delta_J`` pair),
-    the others hold ``x = 0``. As in paper 003's Algorithm 1 the vector messages and the matrix
+    the others hold ``x = 0``. As in cz22's Algorithm 1 the vector messages and the matrix
     messages are shuffled separately, so the output is two multisets with no link between a
     user's vector and matrix; the score is the sum of each multiset's largest projection on its
     part of the whitened difference direction (packed messages: the d vector entries first)."""
@@ -217,7 +217,7 @@ def _gaussian_pair_case(
 
 
 def olucb_case(eps: float, delta: float, d: int) -> Case:
-    """OnlineUCB's release ``(x~, y~)`` (paper 000 Alg. 1), ``x`` at opposite ends of the unit ball,
+    """OnlineUCB's release ``(x~, y~)`` (olucb Alg. 1), ``x`` at opposite ends of the unit ball,
     Bernoulli reward 0 vs 1 (the fixed-arm instances' universe)."""
     m0, m1 = np.zeros(d + 1), np.zeros(d + 1)
     m0[0], m1[0], m1[d] = -1.0, 1.0, 1.0

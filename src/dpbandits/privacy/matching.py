@@ -157,8 +157,8 @@ def match(
 
 #: The calibration name of a matched cell (config/experiments/<prefix>.yaml), and the
 #: calibration whose map it evaluates at the internal epsilon: the one that drew the figures.
-#: ``matched:<base>`` evaluates another calibration's map (the arena: ``matched:zcdp`` for paper
-#: 002's algorithms).
+#: ``matched:<base>`` evaluates another calibration's map (the arena: ``matched:zcdp`` for op24's
+#: algorithms).
 MATCHED = "matched"
 BASE = "experiment"
 

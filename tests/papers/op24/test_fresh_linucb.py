@@ -12,11 +12,11 @@ from dpbandits.engine.fresh_linucb import (
     run_fresh_linucb,
     simulate_fresh,
 )
-from dpbandits.engine.minimax import op_e3_cell
 from dpbandits.engine.noise import draw_raw
 from dpbandits.mechanisms.packing import n_entries, unpack
 from dpbandits.mechanisms.tree import dyadic_decomposition, n_levels
 from dpbandits.mechanisms.zcdp import dp_to_zcdp
+from dpbandits.papers.op24.cells import op_e3_cell
 from dpbandits.policies.base import Setting
 from dpbandits.policies.confidence import linucb_sqrt_beta
 from dpbandits.policies.jdp import JDPTree

@@ -12,13 +12,8 @@ import yaml
 from dpbandits.bound_claims import load_bound_registry, t_secant_exponent
 from dpbandits.config import ConfigError
 from dpbandits.papers.plasso.plan import Run, load_plan
-from dpbandits.papers.plasso.verdicts import (
-    PlassoAudit,
-    aggregate_upper,
-    constants_table,
-    d_secant_exponent,
-    laplace_finding,
-)
+from dpbandits.papers.plasso.statements import constants_table, laplace_finding
+from dpbandits.papers.plasso.verdicts import PlassoAudit, aggregate_upper, d_secant_exponent
 
 PLAN = "config/experiments/plasso.yaml"
 SCHEMA = "workflow/schemas/plasso.schema.yaml"

@@ -1,4 +1,4 @@
-"""Paper 003 (cz22): Chowdhury and Zhou, shuffle private linear contextual bandits (ICML 2022;
+"""cz22 (cz22): Chowdhury and Zhou, shuffle private linear contextual bandits (ICML 2022;
 docs/papers/cz22.md).
 
 Beyond its configuration (config/experiments/cz22.yaml, config/claims/cz22.yaml) over the shared

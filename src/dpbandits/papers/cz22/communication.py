@@ -1,4 +1,4 @@
-"""Communication per user of the shuffle protocols of paper 003 without simulation
+"""Communication per user of the shuffle protocols of cz22 without simulation
 (Sec. 6; docs/papers/cz22.md).
 
 Sec. 6 states that under P_Amp "each participating user at each round need[s] to send one

@@ -1,4 +1,4 @@
-"""Paper 004 (dpdpe): differentially private linear bandits with partial distributed feedback
+"""dpdpe (dpdpe): differentially private linear bandits with partial distributed feedback
 (docs/papers/dpdpe.md).
 
 What belongs to this paper alone beyond its configuration: :mod:`.communication` (the analytic

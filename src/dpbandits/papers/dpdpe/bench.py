@@ -29,9 +29,9 @@ def _task(task) -> tuple[str, float, int]:
 
 
 def run(root: Path, options=None, workers: int = 2) -> None:
-    """Time all Figure 2 panels of paper 004 (configurations F and T, T = 10^6, 20 runs, every
+    """Time all Figure 2 panels of dpdpe (configurations F and T, T = 10^6, 20 runs, every
     series) and the calibration of DPE-FixedU's U in ``workers`` processes, and the share of the
-    G-optimal designs in a DPE run (paper 004, Algorithm 1 step 3)."""
+    G-optimal designs in a DPE run (dpdpe, Algorithm 1 step 3)."""
     from dpbandits.engine import phased
     from dpbandits.pipeline import read_calibrations
 
@@ -46,7 +46,7 @@ def run(root: Path, options=None, workers: int = 2) -> None:
     cal = next(c for c in exp.calibrations if c.id == "fixed_u")
     n = sum(len(c) for _, c in groups)
     print(
-        f"\nFigure 2 of paper 004 at paper scale: {len(groups)} panel jobs, {n} cells, "
+        f"\nFigure 2 of dpdpe at paper scale: {len(groups)} panel jobs, {n} cells, "
         f"U = {calibrated['fixed_u']:g}, plus the calibration of U; {workers} processes"
     )
     with tempfile.TemporaryDirectory() as tmp:

@@ -1,4 +1,4 @@
-"""Communication cost of DP-DPE without simulation (paper 004; docs/papers/dpdpe.md).
+"""Communication cost of DP-DPE without simulation (dpdpe; docs/papers/dpdpe.md).
 
 Theorem 5.1 (and 5.3, 5.4) bound the cost by ``O(d T^alpha)`` reals, Theorem 5.5 the shuffle
 model's by ``O(d T^{3 alpha/2})`` bits. Both follow from the phase schedule alone, so they are

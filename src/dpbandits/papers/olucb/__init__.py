@@ -1,4 +1,4 @@
-"""Paper 000 (olucb): improved rate for locally differentially private linear bandits
+"""olucb (olucb): improved rate for locally differentially private linear bandits
 (docs/papers/olucb.md).
 
 What belongs to this paper alone beyond its configuration: :mod:`.findings` (the findings its

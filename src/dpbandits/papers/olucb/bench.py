@@ -23,7 +23,7 @@ def _run_panel(task) -> tuple[str, float, list[float]]:
 
 
 def run(root: Path, options=None, workers: int = 2) -> None:
-    """Time the three Figure 1 panels of paper 000 (configuration main, every series, paper
+    """Time the three Figure 1 panels of olucb (configuration main, every series, paper
     scale) in ``workers`` processes, as Snakemake's jobs run with ``--cores 2``.
 
     OnlineUCB's ``c_beta`` is the calibrated value when ``results/calibration/olucb/c_beta.csv``
@@ -37,7 +37,7 @@ def run(root: Path, options=None, workers: int = 2) -> None:
     groups = [(k[0], cells) for k, cells in exp.groups().items() if k[1] == "main"]
     n = sum(len(c) for _, c in groups)
     print(
-        f"\nFigure 1 of paper 000 at paper scale: {len(groups)} panels, {n} cells "
+        f"\nFigure 1 of olucb at paper scale: {len(groups)} panels, {n} cells "
         f"(c_beta = {calibrated['c_beta']:.3g}), {workers} processes"
     )
     with tempfile.TemporaryDirectory() as tmp:

@@ -1,7 +1,7 @@
 """Findings of the audit that are not claim verdicts (docs/papers/olucb.md, "Findings beyond the
 verdicts").
 
-Paper 000 (OnlineUCB; Theorem 3.2, Corollary 3.6, Algorithm 2): the hidden ``1/epsilon^3``
+olucb (OnlineUCB; Theorem 3.2, Corollary 3.6, Algorithm 2): the hidden ``1/epsilon^3``
 dependence through the clipping constant ``G``, the privacy of releasing both ``x~`` and ``y~``,
 the lambda_min condition on a fixed arm set, and the combiner's lambda grid at practical
 horizons. Each finding is computed from the library's calibration functions and from the
@@ -133,7 +133,7 @@ def _at_horizon(df: pd.DataFrame) -> pd.DataFrame:
 
 
 def calibration_finding(tables: dict[str, pd.DataFrame]) -> Finding:
-    """The calibrations of paper 000 (docs/papers/olucb.md, "Calibration"): what was tuned, on
+    """The calibrations of olucb (docs/papers/olucb.md, "Calibration"): what was tuned, on
     what, and the choice."""
     rows = []
     for cid, tab in sorted(tables.items()):
@@ -166,7 +166,7 @@ def olucb_findings(
     sweeps: pd.DataFrame | None,
     calibrations: dict[str, pd.DataFrame] | None = None,
 ):
-    """The calibration and the audit findings of paper 000: Corollary 3.6's epsilon-dependence,
+    """The calibration and the audit findings of olucb: Corollary 3.6's epsilon-dependence,
     Theorem 3.2's two releases, lambda_min on a fixed arm set, Algorithm 2's lambda grid."""
     out = [calibration_finding(calibrations)] if calibrations else []
     return out + [

@@ -1,6 +1,6 @@
 """Robustness of a failed ordering claim to the constants a paper leaves open (issue 19).
 
-Paper 000 (OnlineUCB) reports OnlineUCB far below LinUCB-LDP in Sec. 5, Figure 1; the audit
+olucb (OnlineUCB) reports OnlineUCB far below LinUCB-LDP in Sec. 5, Figure 1; the audit
 finds it above at epsilon = 0.2 and 1 (claims ``olucb.fig1.eps{0.2,1}.beats_ldp`` FAIL). The
 paper fixes neither the radius scale, nor the clipping constant G of Algorithm 1 beyond its
 order (Cor. 3.6), nor the online learner's step size, so the negative finding could hinge on

@@ -1,4 +1,4 @@
-"""Paper 002 (op24): Azize and Basu, the complexity of joint differential privacy in linear
+"""op24 (op24): Azize and Basu, the complexity of joint differential privacy in linear
 contextual bandits (docs/papers/op24.md).
 
 A figure-less study (:mod:`dpbandits.papers.study`): its bounds are audited by dedicated
@@ -39,9 +39,9 @@ def write_verdicts(results, claims, parameters, max_detectable, expected, output
     rows, verdicts = Op24Audit(
         frame, claims, parameters["fit_points"], parameters["fit_checkpoints"], max_detectable
     ).run()
-    write(rows, outputs["verdicts_csv"], outputs["verdicts_md"], "Paper 002: verdict rows",
+    write(rows, outputs["verdicts_csv"], outputs["verdicts_md"], "op24: verdict rows",
           VERDICT_SEMANTICS)  # fmt: skip
-    write(verdicts, outputs["claims_csv"], outputs["claims_md"], "Paper 002: claim verdicts",
+    write(verdicts, outputs["claims_csv"], outputs["claims_md"], "op24: claim verdicts",
           VERDICT_SEMANTICS)  # fmt: skip
     return verdicts
 
@@ -59,7 +59,7 @@ def write_table(name, claims, inputs, outputs, tier, scale) -> None:
     table, frame = table1(
         claims, read_csv_table(inputs["verdicts_csv"]), read_csv_table(inputs["claims_csv"])
     )
-    table["footnotes"].append(f"Tier {tier}, scale {scale} (README, paper 002).")
+    table["footnotes"].append(f"Tier {tier}, scale {scale} (README, op24).")
     write(table, frame, outputs["csv"], outputs["md"], outputs["tex"])
 
 

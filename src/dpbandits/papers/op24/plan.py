@@ -1,4 +1,4 @@
-"""The run plan of the open-problem audit (paper 002; ``config/experiments/op24.yaml``, the
+"""The run plan of the open-problem audit (op24; ``config/experiments/op24.yaml``, the
 experiments of docs/papers/op24.md): which simulation jobs exist at a tier and scale, and what
 each computes.
 
@@ -124,7 +124,7 @@ def run_megabytes(run: Run) -> int:
     ``trials x checkpoints x privacy values x horizons x`` :data:`ROW_BYTES`, and the working set
     of its largest cell (bytes, float64 and int64 entries of 8 bytes; ``n`` trials):
 
-    * OP-E1 (:func:`~dpbandits.engine.minimax.op_e1_cell`, all trials at once, at the largest
+    * OP-E1 (:func:`~dpbandits.papers.op24.cells.op_e1_cell`, all trials at once, at the largest
       horizon ``T``), in :func:`~dpbandits.engine.episodic.episode_regret`: the ``n x K`` arm
       means, the episode log of :func:`~dpbandits.engine.episodic.run_adac_ucb` (4 arrays of
       ``n`` per step), its copy and two ``(steps, n)`` temporaries, ``8 n (K + 10 S)`` with
@@ -137,7 +137,7 @@ def run_megabytes(run: Run) -> int:
       their active copy, the reduced coordinates and the Gram-Schmidt copy, ``32 K d``; J2's
       action set is first built from a list of ``K`` tuples, ``K (48 + 8 d)`` bytes beside its
       array;
-    * OP-E3 (:func:`~dpbandits.engine.minimax.op_e3_cell`, chunks of ``c = min(n, max(1,
+    * OP-E3 (:func:`~dpbandits.papers.op24.cells.op_e3_cell`, chunks of ``c = min(n, max(1,
       OP_E3_CHUNK_BYTES // B))`` trials, ``B = 8 T_max K (d + 1)`` the decision sets and
       uniforms of one trial): the chunk's trials and their stacked copies (``2 c B``); for
       JDP-LinUCB, after the stacking, the chunk and the tree-noise tables of an inner chunk of
@@ -157,8 +157,8 @@ def run_megabytes(run: Run) -> int:
     -------
     int
     """
-    from dpbandits.engine.minimax import OP_E3_CHUNK_BYTES
     from dpbandits.mechanisms.packing import n_entries
+    from dpbandits.papers.op24.cells import OP_E3_CHUNK_BYTES
     from dpbandits.sizes import CHUNK_BYTES
 
     n, K, d = run.trials, run.K, run.d

@@ -9,8 +9,8 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
-from dpbandits.engine.minimax import OP_E3_DELTA
 from dpbandits.mechanisms.zcdp import zcdp_to_dp
+from dpbandits.papers.op24.cells import OP_E3_DELTA
 from dpbandits.plotting import (
     bold_headers,
     close,

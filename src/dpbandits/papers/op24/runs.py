@@ -16,9 +16,9 @@ from pathlib import Path
 import numpy as np
 import pyarrow as pa
 
-from dpbandits.engine.minimax import op_e1_cell, op_e2_cell, op_e3_cell
 from dpbandits.io import write_csv_table, write_result
 from dpbandits.joblog import progress
+from dpbandits.papers.op24.cells import op_e1_cell, op_e2_cell, op_e3_cell
 from dpbandits.papers.op24.plan import Run
 
 log = logging.getLogger("dpbandits")
@@ -32,7 +32,7 @@ SEEDS = (
     "instance SeedSequence([2002, exp, inst, K, d, T, trial]); "
     "rewards [..., alg, privacy_index, 1]; privacy noise [..., alg, privacy_index, 2]; OP-E3 "
     "contexts [2002, 3, ctx, K, d, T_max, trial, 3] and reward uniforms [..., 4] "
-    "(dpbandits.envs.minimax)"
+    "(dpbandits.papers.op24.streams)"
 )
 
 

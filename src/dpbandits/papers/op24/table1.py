@@ -1,4 +1,4 @@
-"""Table 1 of paper 002 (Azize and Basu 2024's rho-zCDP bounds) as the paper states it, from the
+"""Table 1 of op24 (Azize and Basu 2024's rho-zCDP bounds) as the paper states it, from the
 claims registry, with the measured columns of OP-E1 / OP-E2 (verdict rows of :mod:`.op24`)."""
 
 from __future__ import annotations
@@ -96,7 +96,7 @@ def table1(claims: list[dict], rows: pd.DataFrame, claim_verdicts: pd.DataFrame)
             }
         )
     table = {
-        "title": "Table 1 of paper 002 (rho-zCDP regret bounds, Azize and Basu 2024) with the "
+        "title": "Table 1 of op24 (rho-zCDP regret bounds, Azize and Basu 2024) with the "
         "measured exponents of OP-E1 / OP-E2",
         "columns": PAPER_COLUMNS,
         "footnotes": [

@@ -1,7 +1,7 @@
-"""Verdicts of the open-problem audit (paper 002; docs/papers/op24.md#verdicts) from the OP-E1..E3
+"""Verdicts of the open-problem audit (op24; docs/papers/op24.md#verdicts) from the OP-E1..E3
 results, one row per (claim, rule, configuration, privacy value), and per-claim verdicts.
 
-Semantics. Paper 002's Table 1 and Section 3 state *minimax* bounds. A single instance family
+Semantics. op24's Table 1 and Section 3 state *minimax* bounds. A single instance family
 can therefore only be consistent or inconsistent with an upper bound's growth (R-UP-T, R-EXC-T,
 R-RHO, R-SCALE: SUPPORTED / CONTRADICTED / INCONCLUSIVE / PRE-ASYMPTOTIC); a lower bound is
 checked only through its non-private term on the standard hard families (R-LB-CONS: CONSISTENT /
@@ -39,10 +39,6 @@ import pandas as pd
 from dpbandits.audit.minimax_rules import (
     MAX_DETECTABLE,
     RuleResult,
-    aggregate,
-    claim_robustness,
-    combine,
-    combine_rules,
     fit_regime,
     level_saturated,
     refit_robustness,
@@ -55,12 +51,14 @@ from dpbandits.audit.minimax_rules import (
     rule_up_t,
 )
 from dpbandits.bound_claims import leading_term, t_secant_exponent, term_of, term_value
-from dpbandits.engine.minimax import OP_E3_DELTA
+from dpbandits.papers.op24.cells import OP_E3_DELTA
 
-NOT_RUN = "NOT-RUN"
+from .claims import NOT_RUN, claim_verdicts
+
 #: Largest difference between a T-slope from separate runs and from checkpoints ([R8];
 #: docs/papers/op24.md#tiers).
 CHECKPOINT_TOLERANCE = 0.05
+
 VERDICT_SEMANTICS = (
     "Shared vocabulary (verdict; the rule's own word in rule_verdict). Minimax bounds: an "
     "instance family can only be consistent (SUPPORTED) with an upper bound's growth in T, rho, K "
@@ -78,11 +76,13 @@ VERDICT_SEMANTICS = (
     "on these contexts, not the complexity of the problem. NOT-RUN: the configuration belongs to "
     "the full tier."
 )
+
 COLUMNS = (
     "claim_id", "rule", "experiment", "instance", "K", "d", "T_max", "privacy_kind", "privacy",
     "statistic", "ci_low", "ci_high", "claimed", "C_impl", "verdict", "rule_verdict", "regime",
     "detectable_excess", "robustness", "reason", "note",
 )  # fmt: skip
+
 #: Reasons of rows that are not rate fits (no claimed exponent, so no detectable excess).
 NON_RATE_REASONS = {
     NOT_RUN: "not run at this tier ({note}): no verdict",
@@ -480,7 +480,7 @@ class Op24Audit:
         self.gap("op.s3.gap", "C1")
         self.exc_t("op.s3.adac_oful", "OP-E3", "C1", "adac_oful")
         self.jdp_lower_ratio("op.s3.jdp.lower", "C1")
-        # full tier: Q3 (the last open question of paper 002, Sec. 3), descriptive only
+        # full tier: Q3 (the last open question of op24, Sec. 3), descriptive only
         if (self.df["instance"] == "C2").any():
             self.gap("op.q3", "C2")
             self.exc_t("op.q3", "OP-E3", "C2", "adac_oful", exponent_of="op.s3.adac_oful")
@@ -493,110 +493,6 @@ def _bound(claim: dict, values: dict) -> float:
     """The claim's bound with ``rho = inf`` dropping the privacy term (``inf^-0.5 = 0``)."""
     terms = [term_value(t, values) for t in claim["terms"]]
     return {"sum": sum, "max": max, "min": min}[claim["combine"]](terms)
-
-
-def _lower_aggregate(verdicts) -> str:
-    """R-LB-CONS in its own words: INCONSISTENT if any value is; PRE-ASYMPTOTIC if every value
-    is saturated; else CONSISTENT (saturated values left out)."""
-    used = [v for v in verdicts if v != NOT_RUN]
-    if not used:
-        return NOT_RUN
-    if "INCONSISTENT" in used:
-        return "INCONSISTENT"
-    return "PRE-ASYMPTOTIC" if all(v == "PRE-ASYMPTOTIC" for v in used) else "CONSISTENT"
-
-
-def _shared(verdicts) -> str:
-    """Shared verdict of a rule or claim from shared per-value verdicts (NOT-RUN left out)."""
-    used = [v for v in verdicts if v != NOT_RUN]
-    return combine(used) if used else NOT_RUN
-
-
-def claim_verdicts(rows: pd.DataFrame, claims: list[dict]) -> pd.DataFrame:
-    """One row per claim: per rule the aggregated verdict, and the claim's verdict.
-
-    ``verdict`` is shared: a rule's values aggregate with
-    :func:`~dpbandits.audit.minimax_rules.combine` (a violation wins; untestable values left out
-    unless every value is, then ``untestable``; ``consistent`` when every testable value is), and
-    a claim aggregates its rules with :func:`~dpbandits.audit.minimax_rules.combine_rules`
-    (NOT-RUN rules left out; ``consistent`` only when every rule is, so a claim whose T-exponent
-    fits are all saturated is never consistent). ``rule_verdict`` keeps
-    the own words' aggregate (:func:`~dpbandits.audit.minimax_rules.aggregate`; R-LB-CONS:
-    INCONSISTENT wins). ``op.s2.price_negligible`` is consistent only if the R-EXC-T verdicts of
-    both Table 1 upper bounds are. Descriptive rules report their per-value labels; claims
-    without experiments are NOT-AUDITED. ``robustness`` of a violated claim:
-    :func:`~dpbandits.audit.minimax_rules.claim_robustness` of its rows.
-    """
-    out = []
-    per_rule: dict[tuple[str, str], str] = {}
-    own: dict[tuple[str, str], str] = {}
-    if "rule_verdict" not in rows.columns:
-        rows = rows.assign(rule_verdict=rows["verdict"])
-    if "robustness" not in rows.columns:
-        rows = rows.assign(robustness="")
-    for (cid, rule), sub in rows.groupby(["claim_id", "rule"], sort=False):
-        v, w = list(sub["verdict"]), list(sub["rule_verdict"])
-        if rule in ("R-GAP-T", "R-GAP-EPS", "NOT-AUDITED", "R8-CHECKPOINTS"):
-            per_rule[cid, rule] = own[cid, rule] = ", ".join(sorted(set(v)))
-            continue
-        per_rule[cid, rule] = _shared(v)
-        if rule == "R-LB-CONS":
-            own[cid, rule] = _lower_aggregate(w)
-        elif all(x == NOT_RUN for x in w):
-            own[cid, rule] = NOT_RUN
-        else:
-            own[cid, rule] = aggregate([x for x in w if x != NOT_RUN])
-    for claim in claims:
-        cid = claim["id"]
-        rules = {r: v for (c, r), v in per_rule.items() if c == cid}
-        audit = claim["audit"]
-        own_verdict = None
-        if cid == "op.s2.price_negligible":
-            keys = [(c, "R-EXC-T") for c in ("op.t1.finite.upper", "op.t1.linear.upper")]
-            parts = [per_rule.get(k, NOT_RUN) for k in keys]
-            words = [own.get(k, NOT_RUN) for k in keys]
-            verdict = combine_rules(parts) if NOT_RUN not in parts else NOT_RUN
-            own_verdict = aggregate(words) if NOT_RUN not in words else NOT_RUN
-            rules = {"R-EXC-T (finite, linear)": " / ".join(parts)}
-        elif audit.get("rule") in ("NOT-AUDITED", "DESCRIPTIVE"):
-            verdict = audit["rule"]
-            if audit["rule"] == "DESCRIPTIVE":
-                rules = {
-                    "C1: R-GAP-T (JDP-LinUCB)": per_rule.get(("op.s3.gap", "R-GAP-T"), NOT_RUN),
-                    "C1: R-EXC-T (AdaC-OFUL)": per_rule.get(
-                        ("op.s3.adac_oful", "R-EXC-T"), NOT_RUN
-                    ),
-                }
-                if cid == "op.q3":
-                    rules["C2: R-GAP-T (JDP-LinUCB)"] = per_rule.get((cid, "R-GAP-T"), NOT_RUN)
-                    rules["C2: R-EXC-T (AdaC-OFUL)"] = per_rule.get((cid, "R-EXC-T"), NOT_RUN)
-        elif claim["kind"] == "regret_lower":
-            verdict = rules.get("R-LB-CONS", NOT_RUN)
-            own_verdict = own.get((cid, "R-LB-CONS"), NOT_RUN)
-        elif cid == "op.s3.gap":
-            verdict = "DESCRIPTIVE"
-        else:
-            live = [r for r, v in rules.items() if v != NOT_RUN and not r.startswith("R-GAP")]
-            verdict = combine_rules([rules[r] for r in live]) if live else NOT_RUN
-            own_verdict = aggregate([own[cid, r] for r in live]) if live else NOT_RUN
-        if cid == "op.s2.price_negligible":
-            mine = rows[rows["claim_id"].isin([k[0] for k in keys]) & (rows["rule"] == "R-EXC-T")]
-        else:
-            mine = rows[rows["claim_id"] == cid]
-        out.append(
-            {
-                "claim_id": cid,
-                "kind": claim["kind"],
-                "where": claim["where"],
-                "claimed": claim["latex"],
-                "rules": "; ".join(f"{r}: {v}" for r, v in rules.items()) or "-",
-                "verdict": verdict,
-                "rule_verdict": verdict if own_verdict is None else own_verdict,
-                "robustness": claim_robustness(mine, verdict),
-                "notes": claim.get("notes", ""),
-            }
-        )
-    return pd.DataFrame(out)
 
 
 __all__ = ["COLUMNS", "NOT_RUN", "Op24Audit", "VERDICT_SEMANTICS", "claim_verdicts"]

@@ -1,4 +1,4 @@
-"""Paper 001 (plasso): Shukla, differentially private high-dimensional bandits
+"""plasso (plasso): Shukla, differentially private high-dimensional bandits
 (docs/papers/plasso.md).
 
 A figure-less study (:mod:`dpbandits.papers.study`): its claimed rates are audited by dedicated
@@ -35,16 +35,17 @@ def write_verdicts(results, claims, parameters, max_detectable, expected, output
     from dpbandits.io import read_results
     from dpbandits.tables import write_table as write
 
-    from .verdicts import VERDICT_SEMANTICS, PlassoAudit, constants_table
+    from .statements import constants_table
+    from .verdicts import VERDICT_SEMANTICS, PlassoAudit
 
     runs = read_results(results["runs"], required=("trial",), expect=expected)
     episodes = read_results(results["episodes"], required=("trial",), expect=expected)
     rows, verdicts = PlassoAudit(
         runs, episodes, claims, parameters["fit_points"], max_detectable
     ).run()
-    write(rows, outputs["rows_csv"], outputs["rows_md"], "Paper 001: verdict rows",
+    write(rows, outputs["rows_csv"], outputs["rows_md"], "plasso: verdict rows",
           VERDICT_SEMANTICS)  # fmt: skip
-    write(verdicts, outputs["claims_csv"], outputs["claims_md"], "Paper 001: claim verdicts",
+    write(verdicts, outputs["claims_csv"], outputs["claims_md"], "plasso: claim verdicts",
           VERDICT_SEMANTICS)  # fmt: skip
     e1 = runs[runs["experiment"] == "PL-E1"]
     T_max, first = int(e1["T"].max()), e1.iloc[0]
@@ -54,7 +55,7 @@ def write_verdicts(results, claims, parameters, max_detectable, expected, output
     )  # fmt: skip
     write(
         consts, outputs["constants_csv"], outputs["constants_md"],
-        f"Paper 001: constants at T = {T_max} (Algorithms 1-2)",
+        f"plasso: constants at T = {T_max} (Algorithms 1-2)",
         "Budget split, SVT scale and threshold, TBAP noise of the longest episode (m = s0).",
     )  # fmt: skip
     return verdicts

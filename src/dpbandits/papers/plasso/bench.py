@@ -22,7 +22,7 @@ def _task(run) -> tuple[str, float, int]:
 
 
 def run(root: Path, options=None, workers: int = 2) -> None:
-    """Time the core tier of the PrivateLASSO audit (paper 001, every PL-E1 run of
+    """Time the core tier of the PrivateLASSO audit (plasso, every PL-E1 run of
     docs/papers/plasso.md) in ``workers`` processes against the budget of 6 minutes on 2 cores."""
     from dpbandits.papers.plasso.plan import load_plan
 

@@ -23,7 +23,7 @@ STUDY = Study(
         "claims": ("audit/plasso_claims", "The verdict of every claim of the paper."),
         "constants": (
             "tables/plasso_constants",
-            "The algorithm's constants in force in the runs (Algorithms 1-2 of paper 001).",
+            "The algorithm's constants in force in the runs (Algorithms 1-2 of plasso).",
         ),
     },
     figures={

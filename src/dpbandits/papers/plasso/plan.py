@@ -1,4 +1,4 @@
-"""The run plan of the PrivateLASSO audit (paper 001; ``config/experiments/plasso.yaml``, tiers
+"""The run plan of the PrivateLASSO audit (plasso; ``config/experiments/plasso.yaml``, tiers
 in docs/papers/plasso.md): which simulation jobs exist at a tier and scale.
 
 A *run* is one simulation job: one (experiment, family, d, K, s0, algorithm) with all its eps

@@ -1,4 +1,4 @@
-"""Verdicts of the PrivateLASSO audit (paper 001; docs/papers/plasso.md#verdicts) from the
+"""Verdicts of the PrivateLASSO audit (plasso; docs/papers/plasso.md#verdicts) from the
 PL-E1 / PL-E2 results: one row per (claim, rule, family, configuration, algorithm, eps), one
 aggregate row per (claim, rule, family), and one verdict per claim.
 
@@ -57,27 +57,27 @@ from dpbandits.audit.minimax_rules import (
 )
 from dpbandits.audit.rates import _slopes, bootstrap_means
 from dpbandits.bound_claims import bound_value, t_secant_exponent, term_value
-from dpbandits.policies.private_lasso import (
-    episode_length,
-    episode_starts,
-    lambda_t,
-    plasso_constants,
-)
 
 #: Tolerances of the T, eps and d exponent checks: the shared rules' (a tolerance at or above the
 #: 0.1 power a ``consistent`` verdict needs could never give one; docs/papers/plasso.md).
 TAU_T = TAU_EPS = TAU_D = minimax_rules.TAU_T
+
 #: R-DIM: CONTRADICTED when the d-slope surely exceeds this (docs/papers/plasso.md, "Decisions
 #: recorded from the code").
 DIM_CONTRADICTED = 0.5
+
 #: K and s0 scans: claimed slopes on ln(K - 1) and ln s0 (the explicit bounds of Theorems 2-3)
 #: and their tolerances (docs/papers/plasso.md, "Decisions recorded from the code").
 SCAN_CLAIMS = {"K": (1.0, 0.15), "s0": (1.5, 0.3)}
+
 #: Support diagnostics use the episodes starting at or after this round (4 lambda_t < theta_min
 #: from t ~ 2^9 with lambda0 = 0.2; docs/papers/plasso.md, "Decisions recorded from the code").
 SUPPORT_FROM = 2**9
+
 NOT_RUN = "NOT-RUN"
+
 BASE = {"d": 100, "K": 2, "s0": 5}
+
 VERDICT_SEMANTICS = (
     "Shared vocabulary (verdict; the rule's own word in rule_verdict). Upper bounds (Theorems 2, "
     "3): consistent (SUPPORTED) when the 95% bootstrap interval of the regret's T-slope ends at or "
@@ -93,24 +93,27 @@ VERDICT_SEMANTICS = (
     "assumptions (reported, not verdicts). NOT-AUDITED: privacy and accuracy claims, covered by "
     "unit tests. NOT-RUN: the configuration belongs to the full tier."
 )
+
 COLUMNS = (
     "claim_id", "rule", "role", "family", "d", "K", "s0", "algorithm", "eps", "T_max",
     "statistic", "ci_low", "ci_high", "claimed", "C_impl", "verdict", "rule_verdict", "regime",
     "detectable_excess", "robustness", "reason", "note",
 )  # fmt: skip
+
 #: Reasons of rows that are not rate fits (no claimed exponent, so no detectable excess).
 NON_RATE_REASONS = {
     NOT_RUN: "not run at this tier ({note}): no verdict",
     "R-LB-INFO": "information only: ratio to the minimax lower bound ({note}), not a rate fit",
     "R-SUPP": "diagnostic: support recovery per episode ({note}), not a rate fit",
 }
+
 CLAIM_COLUMNS = (
     "claim_id", "kind", "where", "claimed", "rules", "verdict", "rule_verdict", "robustness",
     "notes",
 )  # fmt: skip
 
 
-def _fmt_eps(eps: float) -> str:
+def fmt_eps(eps: float) -> str:
     return "inf" if math.isinf(eps) else f"{eps:g}"
 
 
@@ -245,10 +248,10 @@ class PlassoAudit:
             diff = R - R_ref
             boot = bootstrap_means(diff[:, None], N_BOOT, rng)[:, 0]
             if level_saturated(R.mean(), U.mean()):
-                notes.append(f"{_fmt_eps(eps)}: saturated")
+                notes.append(f"{fmt_eps(eps)}: saturated")
                 n_sat += 1
             elif np.percentile(boot, 2.5) <= 0:
-                notes.append(f"{_fmt_eps(eps)}: excess CI not above 0")
+                notes.append(f"{fmt_eps(eps)}: excess CI not above 0")
             else:
                 usable.append(eps)
                 E.append(diff)
@@ -281,7 +284,7 @@ class PlassoAudit:
                 verdict = "CONTRADICTED"
             else:
                 verdict = "INCONCLUSIVE"
-            used = ", ".join(_fmt_eps(e) for e in usable)
+            used = ", ".join(fmt_eps(e) for e in usable)
             res = RuleResult("R-EPS", verdict, s, lo, hi, -1.0, f"usable eps: {used}. {note}")
             regime = fit_regime(means, caps, over="eps")
             res = judge(
@@ -490,7 +493,7 @@ def family_aggregates(rows: pd.DataFrame) -> pd.DataFrame:
                & rows["rule"].isin(["R-UP-T", "R-SHAPE"])]  # fmt: skip
     for (cid, rule, fam, role), sub in sel.groupby(["claim_id", "rule", "family", "role"]):
         sat = [
-            _fmt_eps(e) for e, v in zip(sub["eps"], sub["regime"], strict=True) if v == "saturated"
+            fmt_eps(e) for e, v in zip(sub["eps"], sub["regime"], strict=True) if v == "saturated"
         ]
         verdict = combine(sub["verdict"])
         out.append(
@@ -573,166 +576,8 @@ def claim_verdicts(rows: pd.DataFrame, agg: pd.DataFrame, claims: dict) -> pd.Da
     return pd.DataFrame(out, columns=list(CLAIM_COLUMNS))
 
 
-def _slopes_text(rows, cid, family) -> str:
-    per = rows[(rows["claim_id"] == cid) & (rows["rule"] == "R-UP-T") & (rows["family"] == family)
-               & (rows["algorithm"] == "private_lasso") & (rows["eps"] < math.inf)]  # fmt: skip
-    groups: dict[str, list[str]] = {}
-    for r in per.itertuples():
-        if math.isnan(r.statistic):
-            groups.setdefault(r.verdict, []).append(f"ε = {_fmt_eps(r.eps)}")
-        else:
-            sat = " (saturated)" if r.regime == "saturated" else ""
-            groups.setdefault(r.verdict, []).append(
-                f"ε = {_fmt_eps(r.eps)}: {r.statistic:.2f} [{r.ci_low:.2f}, {r.ci_high:.2f}]{sat}"
-            )
-    order = ("untestable", "exceeds", "inconclusive", "consistent")
-    return "; ".join(f"{v} at {', '.join(groups[v])}" for v in order if v in groups)
-
-
-def plain_statements(rows: pd.DataFrame, claims: pd.DataFrame) -> str:
-    """One Markdown bullet per claim saying what the simulations show, in words, with the
-    fitted exponents (the report page's summary)."""
-    out = []
-    verdict = claims.set_index("claim_id")["verdict"]
-    for cid in claims["claim_id"]:
-        v = verdict[cid]
-        text = ""
-        if cid in ("plasso.thm2", "plasso.thm3"):
-            agg = rows[(rows["claim_id"] == cid) & (rows["algorithm"] == "aggregate")]
-            parts = []
-            for a in agg.itertuples():
-                tag = " (control: violates the margin condition)" if a.role == "control" else ""
-                parts.append(
-                    f"family {a.family}{tag}: {a.verdict} against the effective exponent "
-                    f"{a.claimed:.3f} + {TAU_T} — T-slopes {_slopes_text(rows, cid, a.family)}"
-                )
-            eps_rows = rows[(rows["claim_id"] == cid) & (rows["rule"] == "R-EPS")
-                            & (rows["algorithm"] == "private_lasso")]  # fmt: skip
-            for r in eps_rows.itertuples():
-                if math.isnan(r.statistic):
-                    parts.append(f"R-EPS on {r.family}: {r.verdict} ({r.note})")
-                else:
-                    parts.append(
-                        f"R-EPS on {r.family}: the excess over PrivateLASSO(∞) at T_max falls "
-                        f"like ε^{r.statistic:.2f} [{r.ci_low:.2f}, {r.ci_high:.2f}] against the "
-                        f"claimed ε^-1 ({r.verdict})"
-                    )
-            text = "; ".join(parts)
-        elif cid == "plasso.thm2.shape":
-            text = "R_ε(T) / R_∞(T) on F1: T-slopes " + "; ".join(
-                f"ε = {_fmt_eps(r.eps)}: " + (
-                    r.verdict if math.isnan(r.statistic)
-                    else f"{r.statistic:.2f} [{r.ci_low:.2f}, {r.ci_high:.2f}] ({r.verdict})")
-                for r in rows[(rows["claim_id"] == cid) & (rows["role"] == "verdict")
-                              & (rows["algorithm"] == "private_lasso")].itertuples()
-            ) + " (claim: no growth, slope <= 0.10)"  # fmt: skip
-        elif cid == "plasso.thm4":
-            flags = rows[(rows["claim_id"] == cid) & (rows["role"] == "verdict")]
-            text = "; ".join(f"{r.family}: {r.verdict} — {r.note}" for r in flags.itertuples())
-        elif cid == "plasso.lem4":
-            sup = rows[(rows["claim_id"] == cid) & (rows["algorithm"] == "private_lasso")]
-            text = (
-                f"share of episodes (t_l >= {SUPPORT_FROM}, runs at T_max) with S inside S_l: "
-                + "; ".join(
-                    f"{r.family} ε = {_fmt_eps(r.eps)}: {r.statistic:.2f}" for r in sup.itertuples()
-                )
-            )
-        elif cid == "plasso.intro.dim":
-            dim = rows[(rows["claim_id"] == cid) & (rows["rule"] == "R-DIM")]
-            text = "; ".join(
-                r.note if math.isnan(r.statistic) else f"{r.algorithm} ε = {_fmt_eps(r.eps)}: " + (
-                    r.note if math.isnan(r.statistic)
-                    else f"slope in ln d {r.statistic:.2f} [{r.ci_low:.2f}, {r.ci_high:.2f}] "
-                    f"against {r.claimed:.3f} ({r.verdict})")
-                for r in dim.itertuples()
-            )  # fmt: skip
-        else:
-            text = (
-                "not testable by regret simulation; "
-                "tests/papers/plasso/test_private_lasso.py checks it"
-            )
-        out.append(f"- **{cid}: {v}** — {text}.")
-    return "\n".join(out)
-
-
-def laplace_finding(rows: pd.DataFrame, family: str = "F1") -> str:
-    """The predicted finding (docs/papers/plasso.md#verdicts), checked on the data:
-    PrivateLASSO's regret grows faster than ``ln^3 T`` at intermediate eps because the Laplace
-    scale ``xi`` of the sparse vector step does not shrink with t, and the svt-noise-off
-    ablation at the same eps does not. Returns a Markdown paragraph that says whether the data
-    bear it out."""
-    r = rows[(rows["claim_id"] == "plasso.thm2") & (rows["rule"] == "R-UP-T")
-             & (rows["family"] == family)]  # fmt: skip
-    abl = r[r["algorithm"] == "svt_noise_off"]
-    if abl.empty:
-        return "The svt-noise-off ablation was not run: the Laplace finding cannot be checked."
-    lines, borne = [], []
-    for a in abl.itertuples():
-        pl = r[(r["algorithm"] == "private_lasso") & (r["eps"] == a.eps)]
-        if pl.empty:
-            continue
-        p = pl.iloc[0]
-        lines.append(
-            f"ε = {_fmt_eps(a.eps)}: PrivateLASSO T-slope {p.statistic:.2f} "
-            f"[{p.ci_low:.2f}, {p.ci_high:.2f}] ({p.verdict}); svt-noise-off "
-            f"{a.statistic:.2f} [{a.ci_low:.2f}, {a.ci_high:.2f}] ({a.verdict}); "
-            f"claim ln³T: {p.claimed:.3f} + {TAU_T}"
-        )
-        # a saturated slope (untestable) cannot bear the finding out
-        borne.append(p.verdict == "exceeds" and a.verdict != "exceeds")
-    head = (
-        "**Borne out.** " if borne and all(borne) else
-        "**Partly borne out.** " if any(borne) else "**Not borne out.** "
-    )  # fmt: skip
-    text = (
-        "Prediction (docs/papers/plasso.md, Verdicts): the Laplace scale ξ of the sparse-vector "
-        "step (Algorithm 2) is constant in t (the paper never states the LASSO coordinates' "
-        "sensitivity, so ξ implicitly assumes sensitivity 1), so while ξ is not negligible "
-        "against θ_min = 1/√s0 every episode drops a true coordinate with a t-independent "
-        "probability and the regret grows like a power of T instead of ln³T; switching the "
-        "Laplace noise off (same ε, TBAP noise kept) removes the growth. "
-    )
-    verdict = (
-        "On family " + family + ": " + "; ".join(lines) + ". This is a finding about the "
-        "paper's constants (the SVT calibration of Algorithm 2 at the audited ε), not a "
-        "statement about what a differentially private sparse bandit can achieve."
-    )
-    return head + text + verdict
-
-
-def constants_table(grid, T: int, d: int, s0: int, K: int, parameters: dict) -> pd.DataFrame:
-    """The constants table for one instance (``plasso_constants``, docs/papers/plasso.md): per
-    eps the budget split of Algorithm 1, line 2, the SVT scale ``xi`` and ``Gamma`` of
-    Algorithm 2, the threshold coefficient ``4 Gamma sqrt(s_bar)`` (times ``lambda_t``),
-    ``rho_ep`` and ``sigma_B / Delta`` for the longest episode, plus ``s_bar``, ``c_max``,
-    ``alpha`` and Lemma 4's ``s1`` (analysis quantities, reported only)."""
-    params = {k: v for k, v in parameters.items() if k != "sigma"}
-    n_last = max(episode_length(start, T) for start in episode_starts(T))
-    depth = math.ceil(math.log2(n_last)) if n_last > 1 else 0
-    out = []
-    for eps in grid:
-        c = plasso_constants(T, d, s0, K, eps, **params)
-        sigma_over_delta = c.sigma_B(s0, n_last) / c.tbap_delta(s0)
-        # Lemma 4's s1 = max_l s_{1,l} over the episodes with data (t_l >= 2) [R8]; NaN when
-        # a bracket is not positive (Gamma < 0 when eps > 1 - delta, Algorithm 2 [R10]).
-        s1 = max(c.s1_episode(lambda_t(t, c.lambda0, d)) for t in episode_starts(T)[1:])
-        out.append(
-            {
-                "eps": eps, "eps1 = eps2": c.eps1, "xi": c.xi, "Gamma": c.Gamma,
-                "4 Gamma sqrt(s_bar)": 4 * c.Gamma * math.sqrt(c.s_bar), "rho_ep": c.rho_ep,
-                f"sigma_B / Delta (D = {depth})": sigma_over_delta, "s_bar": c.s_bar,
-                "c_max": c.c_max, "alpha": c.alpha, "s1": s1, "n_L": c.n_L,
-                "delta1 = delta2": c.delta1,
-            }
-        )  # fmt: skip
-    return pd.DataFrame(out)
-
-
 __all__ = [
     "COLUMNS",
-    "constants_table",
-    "laplace_finding",
-    "plain_statements",
     "PlassoAudit",
     "VERDICT_SEMANTICS",
     "aggregate_upper",

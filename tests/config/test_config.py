@@ -15,7 +15,7 @@ from dpbandits.config import (
 )
 from dpbandits.policies import POLICIES
 
-from .conftest import ROOT, SCHEMAS
+from ..conftest import ROOT, SCHEMAS
 
 EXP_SCHEMA = SCHEMAS / "experiment.schema.yaml"
 CFG_SCHEMA = SCHEMAS / "config.schema.yaml"

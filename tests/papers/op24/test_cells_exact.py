@@ -1,7 +1,9 @@
-"""Tests that kill mutants left alive in engine/minimax.py (docs/mutation.md).
+"""The OP-E1 and OP-E3 cells agree exactly with the engines they wrap (derived from mutants left
+alive in papers/op24/cells.py, docs/mutation.md).
 
 The OP-E1 and OP-E3 cells (docs/papers/op24.md) are thin drivers: keyed streams of
-:mod:`dpbandits.envs.minimax` into the engines. Here each cell is checked exactly against the
+:mod:`dpbandits.papers.op24.streams`
+into the engines. Here each cell is checked exactly against the
 engine it wraps, called directly on the same streams: which stream feeds which draw, AdaC-OFUL's
 branch of OP-E3 (episode counts at the checkpoints), random play's reference regret, and that the
 chunking of trials (a memory bound only) does not change any number.
@@ -12,12 +14,12 @@ import math
 import numpy as np
 import pytest
 
-from dpbandits.engine import minimax
 from dpbandits.engine.adac_oful import max_episodes, run_adac_oful
 from dpbandits.engine.episodic import episode_regret, run_adac_ucb
 from dpbandits.engine.fresh_linucb import simulate_fresh
-from dpbandits.engine.minimax import op_e1_cell, op_e3_cell
-from dpbandits.envs.minimax import (
+from dpbandits.papers.op24 import cells
+from dpbandits.papers.op24.cells import op_e1_cell, op_e3_cell
+from dpbandits.papers.op24.streams import (
     algorithm_streams,
     contextual_trial,
     finite_means,
@@ -101,7 +103,7 @@ def test_op_e3_regret_unif_is_random_plays_regret_summed_over_rounds():
 )
 def test_op_e3_results_do_not_depend_on_the_chunk_size(monkeypatch, algorithm, privacy, index):
     whole = op_e3_cell(CTX, K, D, T_MAX, algorithm, privacy, index, TRIALS, CPS)
-    monkeypatch.setattr(minimax, "OP_E3_CHUNK_BYTES", 1)
+    monkeypatch.setattr(cells, "OP_E3_CHUNK_BYTES", 1)
     single = op_e3_cell(CTX, K, D, T_MAX, algorithm, privacy, index, TRIALS, CPS)
     for key in whole:
         np.testing.assert_array_equal(single[key], whole[key])

@@ -24,8 +24,8 @@ import math
 
 import numpy as np
 
-from ..normals import standard_normal
-from .contextual import unit_sphere
+from ...envs.contextual import unit_sphere
+from ...normals import standard_normal
 
 ROOT = 2002
 INSTANCES = {"I1": 1, "I1b": 2, "I2": 3, "I3": 4, "J1": 5, "J2": 6, "J3": 7, "C1": 8, "C2": 9}

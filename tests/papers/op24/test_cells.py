@@ -4,7 +4,7 @@ import math
 
 import numpy as np
 
-from dpbandits.engine.minimax import op_e1_cell, op_e2_cell, rho_index_of
+from dpbandits.papers.op24.cells import op_e1_cell, op_e2_cell, rho_index_of
 
 GRID = [1e-5, 3e-5, 1e-4, 3e-4, 1e-3, 3e-3, 1e-2, 1e-1, 1.0]
 

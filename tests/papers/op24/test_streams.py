@@ -5,7 +5,7 @@ import math
 import numpy as np
 import pytest
 
-from dpbandits.envs.minimax import (
+from dpbandits.papers.op24.streams import (
     algorithm_streams,
     context_streams,
     decision_sets,

@@ -1,7 +1,7 @@
 """Cells of the open-problem audit (docs/papers/op24.md): OP-E1 and OP-E2 take one
 (instance, K or d, T, privacy value) with all its trials, every horizon a separate run [R8];
 OP-E3 takes one (context family, K, d, algorithm, privacy value) over ``T_max`` with the regret at
-checkpoints. All randomness comes from the keyed streams of :mod:`dpbandits.envs.minimax`.
+checkpoints. All randomness comes from the keyed streams of :mod:`.streams`.
 """
 
 from __future__ import annotations
@@ -10,7 +10,14 @@ import math
 
 import numpy as np
 
-from ..envs.minimax import (
+from ...engine.adac_oful import run_adac_oful
+from ...engine.episodic import episode_regret, run_adac_ucb
+from ...engine.fresh_linucb import simulate_fresh
+from ...engine.gope import gope_regret, run_adac_gope
+from ...policies.base import Setting
+from ...policies.jdp import JDPTree
+from ...policies.linucb import LinUCB
+from .streams import (
     algorithm_streams,
     contextual_trial,
     finite_means,
@@ -19,13 +26,6 @@ from ..envs.minimax import (
     linear_K,
     uniform_play_regret,
 )
-from ..policies.base import Setting
-from ..policies.jdp import JDPTree
-from ..policies.linucb import LinUCB
-from .adac_oful import run_adac_oful
-from .episodic import episode_regret, run_adac_ucb
-from .fresh_linucb import simulate_fresh
-from .gope import gope_regret, run_adac_gope
 
 #: OP-E3 algorithms and the privacy parameter each is indexed by (docs/papers/op24.md).
 OP_E3_ALGORITHMS = {"linucb": None, "jdp_linucb": "eps", "adac_oful": "rho"}
@@ -158,7 +158,7 @@ def op_e3_cell(
 
 
 def rho_index_of(rho: float, grid: list[float]) -> int:
-    """Position (1-based) of ``rho`` in its grid, 0 for ``inf`` (stream keys of envs/minimax.py)."""
+    """Position (1-based) of ``rho`` in its grid, 0 for ``inf`` (stream keys of :mod:`.streams`)."""
     if math.isinf(rho):
         return 0
     return grid.index(rho) + 1

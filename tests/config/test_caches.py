@@ -1,4 +1,5 @@
-"""The workflow parse's two caches (dpbandits.config): parsed YAML files and passed validations.
+"""The workflow parse's two caches: parsed YAML files (dpbandits.config.yamlfile) and passed
+validations (dpbandits.config.validation).
 
 Both must be invisible: the same data as without them, every error found again, a change of
 the file or schema never served from the cache.
@@ -9,7 +10,7 @@ from __future__ import annotations
 import pytest
 
 from dpbandits import config
-from dpbandits.config import ConfigError, check_schema, load_yaml
+from dpbandits.config import ConfigError, check_schema, load_yaml, validation, yamlfile
 
 SCHEMA = {
     "type": "object",
@@ -22,9 +23,9 @@ SCHEMA = {
 def fresh_caches(tmp_path, monkeypatch):
     """Each test starts with empty caches in its own working directory."""
     monkeypatch.chdir(tmp_path)
-    config._valid_keys.cache_clear()
+    validation.valid_keys.cache_clear()
     yield
-    config._valid_keys.cache_clear()
+    validation.valid_keys.cache_clear()
 
 
 def test_cached_yaml_is_the_same_data_and_a_fresh_copy(tmp_path, monkeypatch):
@@ -37,7 +38,7 @@ def test_cached_yaml_is_the_same_data_and_a_fresh_copy(tmp_path, monkeypatch):
     first = load_yaml(f)
     assert list((tmp_path / config.YAML_CACHE).glob("*.pickle"))  # stored
     with monkeypatch.context() as m:  # every type the safe loader makes comes back from the cache
-        m.setattr(config.yaml, "load", lambda *a, **k: pytest.fail("parsed again"))
+        m.setattr(yamlfile.yaml, "load", lambda *a, **k: pytest.fail("parsed again"))
         second = load_yaml(f)
     assert second == first and second is not first
     second["a"].append(3)  # the anchor's sharing is kept, the cache is not changed
@@ -66,12 +67,12 @@ def test_yaml_errors_are_found_again_after_a_cached_good_version(tmp_path):
 def test_a_passed_validation_is_remembered_and_a_failing_one_is_not(tmp_path):
     check_schema({"trials": 5}, SCHEMA, "x.yaml")
     assert (tmp_path / config.VALID_CACHE).exists()
-    key = config._validation_key({"trials": 5}, SCHEMA)
-    assert key in config._valid_keys()
+    key = validation._validation_key({"trials": 5}, SCHEMA)
+    assert key in validation.valid_keys()
     for _ in range(2):
         with pytest.raises(ConfigError, match="trials = 0: must be >= 1"):
             check_schema({"trials": 0}, SCHEMA, "x.yaml")
-    assert config._validation_key({"trials": 0}, SCHEMA) not in config._valid_keys()
+    assert validation._validation_key({"trials": 0}, SCHEMA) not in validation.valid_keys()
 
 
 @pytest.mark.parametrize(
@@ -84,7 +85,9 @@ def test_a_passed_validation_is_remembered_and_a_failing_one_is_not(tmp_path):
 )
 def test_no_other_data_or_schema_is_served_from_the_cache(data, schema):
     check_schema({"trials": 5}, SCHEMA, "x.yaml")  # cached as valid
-    assert config._validation_key(data, schema) != config._validation_key({"trials": 5}, SCHEMA)
+    assert validation._validation_key(data, schema) != validation._validation_key(
+        {"trials": 5}, SCHEMA
+    )
     with pytest.raises(ConfigError):
         check_schema(data, schema, "x.yaml")
 
@@ -110,17 +113,17 @@ def test_a_damaged_cache_entry_is_parsed_again(tmp_path):
 
 
 def test_each_cache_keeps_only_its_newest_entries(tmp_path, monkeypatch):
-    monkeypatch.setattr(config, "CACHE_ENTRIES", 3)
+    monkeypatch.setattr(yamlfile, "CACHE_ENTRIES", 3)
     for n in range(6):
         f = tmp_path / f"f{n}.yaml"
         f.write_text(f"trials: {n + 1}\n")
         load_yaml(f)
         check_schema({"trials": n + 1}, SCHEMA, "x.yaml")
     assert len(list((tmp_path / config.YAML_CACHE).glob("*.pickle"))) == 3
-    kept = list(config._valid_keys())
-    assert kept == [config._validation_key({"trials": n}, SCHEMA) for n in (4, 5, 6)]
-    config._valid_keys.cache_clear()
-    assert list(config._valid_keys()) == kept  # the file holds the same, oldest first
+    kept = list(validation.valid_keys())
+    assert kept == [validation._validation_key({"trials": n}, SCHEMA) for n in (4, 5, 6)]
+    validation.valid_keys.cache_clear()
+    assert list(validation.valid_keys()) == kept  # the file holds the same, oldest first
 
 
 def test_cache_writes_replace_whole_files_or_leave_nothing(tmp_path):

@@ -1,0 +1,35 @@
+# Paper 000's own rules, included through the registry (dpbandits.papers.Paper.rules) after the
+# shared ones, whose names (EXPERIMENTS, RESULTS, LOGS, ...) they use.
+
+
+# On demand only (not in `all`): robustness of the failed Figure 1 ordering of paper 000
+# (OnlineUCB below LinUCB-LDP) to the constants the paper leaves open; issue 19.
+if "olucb" in EXPERIMENTS and "robustness" in EXPERIMENTS["olucb"].data:
+
+    rule olucb_robustness:
+        input:
+            calibrations=sorted(
+                {
+                    EXPERIMENTS["olucb"].calibration(cid).path
+                    for cid in ("c_beta", "fair_ldp")
+                }
+            ),
+        output:
+            csv=f"{RESULTS}/audit/olucb_robustness.csv",
+            md=f"{RESULTS}/audit/olucb_robustness.md",
+        log:
+            f"{LOGS}/audit/olucb_robustness.log",
+        benchmark:
+            f"{BENCH}/audit/olucb_robustness.tsv"
+        conda:
+            CONDA_ENV
+        threads: 1
+        resources:
+            mem_mb=2048,
+            runtime=30,
+        params:
+            code=code_fingerprint("workflow/scripts/olucb_robustness.py"),  # reruns when the library code changes
+            config_file="config/experiments/olucb.yaml",
+            schema=f"{SCHEMAS}/experiment.schema.yaml",
+        script:
+            "../../../../workflow/scripts/olucb_robustness.py"

@@ -1,0 +1,183 @@
+"""Lower bounds on the epsilon of a release at its delta: from the privacy loss of the shuffled
+Gaussian protocol's statistics (the maximum and the likelihood-ratio sum of the users' reports),
+composed over the rounds; a lower bound above the label makes a row VIOLATED.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+
+import numpy as np
+
+from .accounting import pmf_pair_pld
+from .release import LOWER_INTERVAL, Release, delivered_epsilon
+
+
+def lower_epsilon(release: Release, delta: float, upper: float | None = None) -> tuple[float, str]:
+    """A lower bound on the true epsilon at ``delta`` of the mechanism the release describes,
+    and how it is obtained; ``nan`` with the reason (``extra["no_lower"]`` or the default) where
+    none is known.
+
+    * not private: ``inf`` (the release's notes say which pair has no finite epsilon);
+    * ``extra["lower_at"]``: the release's own lower bound (e.g. exact count distributions of a
+      pair of neighbouring inputs, :func:`vec_release`);
+    * ``tight`` (a realizable pair attains the certified bound): the upper bound itself;
+    * shuffled Gaussian messages (``shuffle_n``): :func:`shuffled_gaussian_lower`, a
+      post-processing of the shuffled multisets.
+
+    ``upper``: :func:`delivered_epsilon` at ``delta`` if the caller has it (not recomputed).
+    """
+    if not release.private:
+        return math.inf, "no finite epsilon (a pair of inputs is told apart, see notes)"
+    if "lower_at" in release.extra:
+        return float(release.extra["lower_at"](delta)), release.extra.get("lower_method", "")
+    if release.shuffle_n and "shuffle_parts" in release.extra:
+        return shuffled_gaussian_lower(release.extra["shuffle_parts"], release.shuffle_n, delta)
+    if release.tight and not release.shuffle_n:
+        eps = delivered_epsilon(release, delta)[0] if upper is None else upper
+        return eps, "exact: a neighbouring pair attains it"
+    return math.nan, "none known: " + (
+        release.extra.get("no_lower")
+        or "no pair of inputs is known to attain the sensitivity the certificate uses"
+    )
+
+
+#: Bins of the maximum statistic in :func:`shuffled_gaussian_lower` (a finer grid can only
+#: raise the bound: binning is a post-processing).
+MAX_STAT_BINS = 2000
+
+
+def _max_stat_pair(r: float, n: int) -> tuple[np.ndarray, np.ndarray]:
+    """Binned distributions of ``max_i <w, m_i>`` over ``n`` shuffled unit-variance Gaussian
+    messages, all at 0 (``D0``: every user holds the first input) or one at ``r`` (``D1``).
+
+    The grid stays where both distributions have representable mass (``|tau| <= 37`` about each
+    mean), tail masses come from survival functions, and a bin empty under either distribution
+    is merged into the next: a coarser binning, still a post-processing."""
+    from scipy.special import log_ndtr
+
+    lo, hi = max(-9.0, r - 37.0), min(r + 9.0, 37.0)
+    tau = np.linspace(lo, max(hi, lo + 1.0), MAX_STAT_BINS + 1)
+    out = []
+    for logF in (n * log_ndtr(tau), log_ndtr(tau - r) + (n - 1) * log_ndtr(tau)):
+        F, S = np.exp(logF), -np.expm1(logF)
+        mid = np.where(F[1:] < 0.5, F[1:] - F[:-1], S[:-1] - S[1:])
+        out.append(np.maximum(np.concatenate([[F[0]], mid, [S[-1]]]), 0.0))
+    p, q = out
+    keep_p, keep_q, acc_p, acc_q = [], [], 0.0, 0.0
+    for a, b in zip(p, q, strict=True):
+        acc_p, acc_q = acc_p + a, acc_q + b
+        if acc_p > 0 and acc_q > 0:
+            keep_p.append(acc_p)
+            keep_q.append(acc_q)
+            acc_p = acc_q = 0.0
+    if keep_p:
+        keep_p[-1] += acc_p
+        keep_q[-1] += acc_q
+    return np.array(keep_p), np.array(keep_q)
+
+
+#: Levels of the quantised likelihood ratio in :func:`_lr_sum_pair` (a finer grid can only raise
+#: the bound: quantising each message is a post-processing).
+LR_SUM_LEVELS = 1000
+
+#: Half-width, in standard deviations about the shifted and unshifted means, of the range in which
+#: :func:`_lr_sum_pair` quantises the likelihood ratio; beyond it the ratio is clipped.
+LR_SUM_RANGE = 4.0
+
+#: Largest batch for which :func:`shuffled_gaussian_lower` convolves the likelihood-ratio sum
+#: (exact convolutions cost ``n^2`` times :data:`LR_SUM_LEVELS`); in larger batches the sum of the
+#: ratios is close to the sum of the messages (a central limit), whose bound is computed anyway.
+LR_SUM_MAX_N = 64
+
+#: Largest whitened distance at which the likelihood-ratio sum is convolved: beyond it the
+#: largest message decides the optimal test (and the ratio's range overflows a float).
+LR_SUM_MAX_R = 6.0
+
+
+def _lr_sum_pair(r: float, n: int) -> tuple[np.ndarray, np.ndarray]:
+    """Distributions of ``sum_i h(<w, m_i>)`` over ``n`` shuffled unit-variance Gaussian
+    messages, all at 0 (``D0``) or one at ``r`` (``D1``), where ``h`` is the single message's
+    likelihood ratio ``exp(r y - r^2 / 2)``, clipped to its values at ``y = -W`` and ``y = r + W``
+    (``W`` = :data:`LR_SUM_RANGE`) and rounded down to one of :data:`LR_SUM_LEVELS` equal steps
+    (its index).
+
+    The optimal statistic of a shuffled multiset with one shifted message is the sum of the
+    messages' likelihood ratios; ``h`` is a function of one message, so the sum of its values is a
+    post-processing of the multiset and its distribution an exact convolution of ``h``'s pmf
+    (``n`` copies under ``D0``; ``n - 1`` and one shifted under ``D1``).
+    """
+    from scipy.special import ndtr
+
+    W = LR_SUM_RANGE
+    g_lo, g_hi = math.exp(-r * W - r * r / 2), math.exp(r * (r + W) - r * r / 2)
+    levels = np.linspace(g_lo, g_hi, LR_SUM_LEVELS + 1)
+    y = (np.log(levels) + r * r / 2) / r  # message values where h steps up
+    q = np.diff(np.concatenate([[0.0], ndtr(y), [1.0]]))
+    p = np.diff(np.concatenate([[0.0], ndtr(y - r), [1.0]]))
+    rest = np.ones(1)
+    for _ in range(n - 1):
+        rest = np.convolve(rest, q)
+    P, Q = np.convolve(rest, p), np.convolve(rest, q)
+    keep = (P > 0) | (Q > 0)
+    return P[keep] / P.sum(), Q[keep] / Q.sum()
+
+
+@functools.lru_cache(maxsize=1024)
+def shuffled_gaussian_lower(parts: tuple[float, ...], n: int, delta: float) -> tuple[float, str]:
+    """Lower bound on the epsilon of ``n`` users' Gaussian messages shuffled, one multiset per
+    part (CZ22 Algorithm 1 shuffles the vector and the matrix messages separately).
+
+    ``parts``: the whitened distances ``||m1 - m0|| / sigma`` of the differing user's messages in
+    each part for a pair of neighbouring inputs the universe contains. Two post-processings of the
+    shuffled multisets, each a valid lower bound; the larger is returned:
+
+    * the sum of each multiset (all users' statistics plus ``N(0, n sigma^2)`` per entry): a
+      Gaussian mechanism of ratio ``||r|| / sqrt(n)`` (exact, :func:`gaussian_epsilon`);
+    * the largest projection of each multiset on its difference direction, every other user
+      holding the first input: the parts' maxima are independent, their binned distributions are
+      composed by privacy loss distributions rounded down (a lower bound of the binned pair's
+      epsilon, itself a post-processing);
+    * the sum of each multiset's quantised likelihood ratios (:func:`_lr_sum_pair`), the same
+      pair, composed the same way: close to the optimal test where the messages are noisy
+      (small ``r``), where the maximum is weak.
+    """
+    from .accounting import gaussian_epsilon
+
+    total = math.sqrt(sum(r * r for r in parts))
+    summed = gaussian_epsilon(math.sqrt(n), total, delta)
+    found = {
+        "largest projection": _composed_lower([_max_stat_pair(r, n) for r in parts], delta),
+        "sum of quantised likelihood ratios": _composed_lower(
+            [_lr_sum_pair(r, n) for r in parts if 0 < r <= LR_SUM_MAX_R]
+            if n <= LR_SUM_MAX_N
+            else [],
+            delta,
+        ),
+    }
+    name, best = max(found.items(), key=lambda kv: kv[1])
+    if summed >= best:
+        return summed, f"Gaussian mechanism of the shuffled batch's sum (n = {n})"
+    return best, f"{name} per shuffled multiset, others at the first input (n = {n})"
+
+
+def _composed_lower(pairs: list[tuple[np.ndarray, np.ndarray]], delta: float) -> float:
+    """Epsilon at ``delta`` of independent pmf pairs composed (losses rounded down): a lower bound
+    of the composed mechanism's epsilon; the largest single pair's where dp-accounting cannot
+    compose (a pmf without finite losses)."""
+    from .pld_arrays import epsilon_for_delta
+
+    if not pairs:
+        return 0.0
+    plds = [pmf_pair_pld(p, q, pessimistic=False, interval=LOWER_INTERVAL) for p, q in pairs]
+    best = max(epsilon_for_delta(one, delta) for one in plds)  # each part alone is a bound
+    if len(plds) > 1 and math.isfinite(best):
+        try:
+            dist = plds[0]
+            for one in plds[1:]:
+                dist = dist.compose(one)
+            best = max(best, epsilon_for_delta(dist, delta))
+        except IndexError:  # dp-accounting cannot compose a pmf without finite losses
+            pass
+    return best
