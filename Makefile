@@ -91,7 +91,7 @@ test-e2e: $(STAMP) browser
 slurm-test: $(STAMP)
 	bash workflow/slurm/check.sh
 
-# AUTHORS_SCRIPT=path also times paper 003's public script (dpbandits.authors_script).
+# AUTHORS_SCRIPT=path also times paper 003's public script (dpbandits.dev.authors_script).
 AUTHORS_SCRIPT ?=
 bench: $(STAMP)
 	$(BIN)/dpb bench $(if $(AUTHORS_SCRIPT),--authors-script $(AUTHORS_SCRIPT))

@@ -10,9 +10,10 @@ import time
 from snakemake.utils import min_version
 
 from dpbandits.report_captions import workflow_description
-from dpbandits import rate_limit, worker
+from dpbandits.runtime import rate_limit
+from dpbandits.runtime import worker
 from dpbandits.config import exit_if_unreadable
-from dpbandits.run_summary import build_summary
+from dpbandits.runtime.run_summary import build_summary
 
 min_version("9.0")
 # Snakemake's process keeps what it imported, and then the rules and configuration this file
@@ -56,13 +57,13 @@ for _paper in PAPERS.values():
 
 
 _STARTED = time.time()
-# the run's warm worker (dpbandits.worker), started by onstart in local runs
+# the run's warm worker (dpbandits.runtime.worker), started by onstart in local runs
 _WORKER = []
 
 
 onstart:
     gc.freeze()  # the DAG's jobs, kept until the run ends (see gc.freeze() at the top)
-    # Snakemake's default job-rate limit only costs a local run time (dpbandits.rate_limit)
+    # Snakemake's default job-rate limit only costs a local run time (dpbandits.runtime.rate_limit)
     rate_limit.drop(workflow)
     if worker.wanted(workflow, config.get("warm_worker", True)):
         sources = [
@@ -77,7 +78,7 @@ onerror:
 
 onsuccess:
     worker.stop(_WORKER.pop() if _WORKER else None)
-    # what this run wrote and where (dpbandits.run_summary), and the command of the HTML report
+    # what this run wrote and where (dpbandits.runtime.run_summary), and the command of the HTML report
     meta = "--report-metadata workflow/report/metadata.yaml"
     if config["scale"] == "paper":
         command = (

@@ -5,7 +5,7 @@ from pathlib import Path
 import pytest
 
 # First, before anything imports NumPy: dpbandits pins NumPy's and OpenBLAS's instruction sets,
-# so the tests see the numbers of any x86-64 CPU with AVX2 (dpbandits.cpu).
+# so the tests see the numbers of any x86-64 CPU with AVX2 (dpbandits.runtime.cpu).
 import dpbandits  # noqa: F401
 
 ROOT = Path(__file__).resolve().parents[1]

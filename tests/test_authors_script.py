@@ -9,8 +9,8 @@ import json
 import numpy as np
 import pytest
 
-from dpbandits.authors_script import SCRIPT_CLASSES, SCRIPT_NAMES, load_script, time_script
 from dpbandits.cli import main
+from dpbandits.dev.authors_script import SCRIPT_CLASSES, SCRIPT_NAMES, load_script, time_script
 from dpbandits.envs import script_instances
 
 STAND_IN = """

@@ -1,5 +1,6 @@
-"""The pin of NumPy's and OpenBLAS's instruction sets (dpbandits.cpu): what it sets, that the
-test session and a fresh process run pinned, and that on an AVX-512 CPU it changes results."""
+"""The pin of NumPy's and OpenBLAS's instruction sets (dpbandits.runtime.cpu): what it sets,
+that the test session and a fresh process run pinned, and that on an AVX-512 CPU it changes
+results."""
 
 import os
 import subprocess
@@ -8,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from dpbandits import cpu
+from dpbandits.runtime import cpu
 
 AVX2 = {"fpu", "sse4_2", "avx", "avx2", "fma"}
 

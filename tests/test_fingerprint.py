@@ -64,7 +64,7 @@ ENTRIES = [
         # the pages' helpers: every job that writes a page or a table of claims, not the
         # simulations (the warm worker warms the page exporter by name, without importing it)
         ("pages.py", {1, 2, 3, 4}),
-        ("cpu.py", {0, 1, 2, 3, 4}),  # the instruction-set pin: every number of every job
+        ("runtime/cpu.py", {0, 1, 2, 3, 4}),  # the instruction-set pin: every number of every job
     ],
 )
 def test_an_edit_changes_the_fingerprints_of_the_jobs_that_load_it(package, module, changed):

@@ -2,7 +2,7 @@
 
 import pytest
 
-from dpbandits.joblog import job_log, progress
+from dpbandits.runtime.joblog import job_log, progress
 
 
 def test_progress_is_written_to_the_job_log_as_lines(tmp_path):

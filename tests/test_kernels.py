@@ -1,5 +1,5 @@
-"""The notebook jobs' kernel manager (dpbandits.kernels): jupyter_client's, without its waits on
-a clock, and the same notebook outputs.
+"""The notebook jobs' kernel manager (dpbandits.runtime.notebook_kernels): jupyter_client's,
+without its waits on a clock, and the same notebook outputs.
 
 The client's ready handshake is checked against scripted channels (what it reads, when it asks
 again, when it gives up), with jupyter_client's own method on the same script as the contrast
@@ -17,7 +17,8 @@ import pytest
 from jupyter_client.asynchronous import AsyncKernelClient
 from jupyter_client.manager import AsyncKernelManager, KernelManager
 
-from dpbandits import kernels, notebooks
+from dpbandits import notebooks
+from dpbandits.runtime import notebook_kernels as kernels
 
 SILENCE = Empty  # a scripted get_msg that times out
 

@@ -21,7 +21,7 @@ from dpbandits.front_page import write_front_page
 from dpbandits.io import write_csv_table
 from dpbandits.notebooks import render_html
 from dpbandits.pages import claim_rows_table, scale_banner
-from dpbandits.run_summary import build_summary
+from dpbandits.runtime.run_summary import build_summary
 from dpbandits.textsafe import md_text
 
 HOSTILE = '<script>alert("x")</script> *bold* <iframe src=x></iframe> [l](javascript:x) $x$'

@@ -1,4 +1,4 @@
-"""Snakemake's default job-rate limit, turned off in local runs (dpbandits.rate_limit)."""
+"""Snakemake's default job-rate limit, turned off in local runs (dpbandits.runtime.rate_limit)."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ import pytest
 from snakemake.cli import get_argument_parser
 from snakemake.settings.types import MaxJobsPerTimespan
 
-from dpbandits import rate_limit
+from dpbandits.runtime import rate_limit
 
 
 def _workflow(limit: str, local: bool = True, main: bool = True):
@@ -66,7 +66,7 @@ def test_no_limiter_nothing_to_do():
 
 
 SNAKEFILE = """
-from dpbandits import rate_limit
+from dpbandits.runtime import rate_limit
 
 onstart:
     if config["drop"]:

@@ -8,7 +8,7 @@ import pytest
 
 from dpbandits.config import load_experiment
 from dpbandits.report_captions import caption_file, entries, figure_entries
-from dpbandits.run_summary import build_summary
+from dpbandits.runtime.run_summary import build_summary
 
 from .conftest import ROOT, SCHEMAS
 

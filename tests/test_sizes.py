@@ -1,4 +1,4 @@
-"""A job's memory is known before it runs (dpbandits.sizes; issue 20, class 7).
+"""A job's memory is known before it runs (dpbandits.runtime.job_memory; issue 20, class 7).
 
 The estimate must cover what jobs really use: the peaks below were measured (``max_rss`` of
 ``benchmarks/sim/**.tsv``) on the paper-scale build of 2026-11-24; the estimate must lie above
@@ -12,7 +12,7 @@ import tracemalloc
 import pytest
 
 from dpbandits.config import ConfigError, load_experiment, load_yaml
-from dpbandits.sizes import MIN_JOB_MB, declared_mb
+from dpbandits.runtime.job_memory import MIN_JOB_MB, declared_mb
 
 from .conftest import ROOT, SCHEMAS
 

@@ -1,4 +1,4 @@
-"""The warm worker (dpbandits.worker): a job handed to it behaves as the same job run cold.
+"""The warm worker (dpbandits.runtime.worker): a job handed to it behaves as the same job run cold.
 
 A real worker process serves a folder of tiny job scripts; clients are separate processes that
 call ``hand_off`` as a job script does. Byte-identity of real jobs, warm against cold, is
@@ -16,12 +16,12 @@ from pathlib import Path
 
 import pytest
 
-from dpbandits import worker
+from dpbandits.runtime import worker
 
 JOB = textwrap.dedent(
     """
     import os, sys, time
-    from dpbandits.worker import hand_off
+    from dpbandits.runtime.worker import hand_off
 
     hand_off(snakemake, __file__)
     with open("ran.txt", "w") as f:  # relative: the client's working directory
@@ -141,8 +141,8 @@ def test_a_job_runs_in_a_child_of_the_worker_with_the_clients_directory_env_and_
     reason="glibc's allocator settings: Linux with glibc only",
 )
 def test_a_jobs_large_arrays_come_from_the_heap(served, tmp_path):
-    """The worker starts with :data:`dpbandits.worker.ALLOCATOR_ENV`, so a job it forks takes a
-    64-MiB array from the heap (reused after it is freed), not from a fresh mmap."""
+    """The worker starts with :data:`dpbandits.runtime.worker.ALLOCATOR_ENV`, so a job it forks
+    takes a 64-MiB array from the heap (reused after it is freed), not from a fresh mmap."""
     folder, _, _ = served
     client = _client(folder, tmp_path, "malloc")
     _, err = client.communicate(timeout=60)
@@ -213,7 +213,7 @@ def test_the_worker_exits_when_its_snakemake_is_gone(tmp_path):
         [
             sys.executable,
             "-c",
-            "import os, sys; from dpbandits import worker; "
+            "import os, sys; from dpbandits.runtime import worker; "
             f"worker.start([{str(tmp_path)!r}], {str(tmp_path / 'worker.log')!r}, wait=30); "
             f"print(os.environ[worker.SOCKET_ENV])",
         ],

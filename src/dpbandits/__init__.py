@@ -14,10 +14,10 @@ cpu         the same numbers on every x86-64 CPU (NumPy's and OpenBLAS's instruc
 
 from importlib.metadata import PackageNotFoundError, version
 
-from dpbandits import cpu
+from dpbandits.runtime import cpu
 
 # Before NumPy is imported: the same vector instructions on every x86-64 CPU with AVX2, so the
-# same numbers (dpbandits.cpu; DPBANDITS_NATIVE_SIMD=1 opts out).
+# same numbers (dpbandits.runtime.cpu; DPBANDITS_NATIVE_SIMD=1 opts out).
 cpu.pin()
 
 try:

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import os
 
-from dpbandits.worker import THREAD_VARS  # no numpy: the variables are set before it loads
+from dpbandits.runtime.worker import THREAD_VARS  # no numpy: the variables are set before it loads
 
 # Every benchmark job runs single-threaded, as Snakemake runs a job with ``threads: 1`` (it sets
 # these variables for each job); set before numpy is first imported.
@@ -21,7 +21,7 @@ from pathlib import Path
 import numpy as np
 
 from dpbandits.audit.fits import bootstrap_means
-from dpbandits.authors_script import load_script
+from dpbandits.dev.authors_script import load_script
 from dpbandits.engine import checkpoint_rounds, simulate
 from dpbandits.engine.private_lasso import simulate_cell as private_lasso_cell
 from dpbandits.envs import make_instances, script_instances
@@ -154,7 +154,7 @@ def main(argv: list[str] | None = None) -> int:
         type=Path,
         help="the authors' public experiment script of the paper whose panel the bench times, "
         "timed on the reference loop's reduced workload (not part of the project; "
-        "dpbandits.authors_script)",
+        "dpbandits.dev.authors_script)",
     )
     b.add_argument(
         "--only",

@@ -30,7 +30,7 @@ import hashlib
 import json
 from pathlib import Path
 
-from .cache_files import write_atomically
+from dpbandits.runtime.atomic_files import write_atomically
 
 #: Package root (the imported package: a temporary copy on PYTHONPATH is fingerprinted too).
 PACKAGE = Path(__file__).resolve().parent
@@ -48,13 +48,13 @@ NOT_IN_JOBS = (
     "compare.py",
     "dev/*.py",
     "papers/*/bench.py",
-    "authors_script.py",
-    "reference_loops.py",
+    "dev/authors_script.py",
+    "dev/reference_loops.py",
     "learners/maler_reference.py",
     "page_check.py",
     "report_captions.py",
-    "run_summary.py",
-    "rate_limit.py",
+    "runtime/run_summary.py",
+    "runtime/rate_limit.py",
 )
 
 

@@ -167,8 +167,8 @@ def _replace_atomically(path: Path, write: Callable[[Path], object]) -> None:
 
     The folder is created if needed; leftovers of a killed job (``.<name>.*.tmp``) are removed
     first, and the temporary file is removed if ``write`` fails. (Not
-    :func:`dpbandits.cache_files.write_atomically`: that one is best effort, for caches, and
-    leaves its files readable by their owner only.)
+    :func:`dpbandits.runtime.atomic_files.write_atomically`: that one is best effort, for caches,
+    and leaves its files readable by their owner only.)
     """
     path.parent.mkdir(parents=True, exist_ok=True)
     for stale in path.parent.glob(f".{path.name}.*.tmp"):  # left by a killed job

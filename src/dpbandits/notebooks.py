@@ -14,8 +14,8 @@ import os
 import tempfile
 from pathlib import Path
 
-from dpbandits import worker
 from dpbandits.config import ConfigError
+from dpbandits.runtime import worker
 
 
 def declared_parameters(notebook: str | Path) -> list[str]:
@@ -71,12 +71,12 @@ def execute(notebook: str | Path, output: str | Path, parameters: dict) -> None:
     The parameters are checked first (:func:`check_parameters`). The kernel is
     :data:`KERNEL_NAME`, whose kernelspec (``sys.executable -m ipykernel_launcher``; in a job
     that the run's warm worker runs, a kernel forked from that worker,
-    :func:`dpbandits.worker.kernel_argv`) is written to a temporary directory put first on
+    :func:`dpbandits.runtime.worker.kernel_argv`) is written to a temporary directory put first on
     ``JUPYTER_PATH`` for the call.
     """
     import papermill as pm
 
-    from dpbandits.kernels import Manager
+    from dpbandits.runtime.notebook_kernels import Manager
 
     check_parameters(notebook, parameters)
     _register_translator()
@@ -158,7 +158,8 @@ def _exporter():
 def warm_up_html() -> None:
     """Render a small notebook and discard the page: what every page needs first (the exporter's
     templates, the sanitiser's CSS selectors and regular expressions) is then compiled in this
-    process, and in the processes it forks (the warm worker's jobs, :mod:`dpbandits.worker`)."""
+    process, and in the processes it forks (the warm worker's jobs,
+    :mod:`dpbandits.runtime.worker`)."""
     import nbformat.v4 as nbf
 
     nb = nbf.new_notebook()

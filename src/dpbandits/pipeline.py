@@ -9,11 +9,12 @@ from pathlib import Path
 
 import numpy as np
 
+from dpbandits.runtime.joblog import progress
+
 from .config import Cell
 from .engine import checkpoint_rounds, simulate
 from .envs import HORIZON_DEPENDENT, make_instances, reward_tables
 from .io import read_csv_rows, result_table, write_csv_table, write_result
-from .joblog import progress
 from .policies import POLICIES
 from .seeds import noise_generator, noise_spawn_key
 

@@ -4,8 +4,8 @@ Every results file (parquet metadata, key ``provenance``), every table's Markdow
 claim audit's front page carry :func:`provenance`, so a number found later can be traced to the
 commit (and whether the work tree had uncommitted changes), to the library versions that
 computed it and to whether NumPy's and OpenBLAS's vector instructions were pinned to AVX2
-(:mod:`dpbandits.cpu`; a native run on an AVX-512 CPU gives other numbers). It is computed once
-per process.
+(:mod:`dpbandits.runtime.cpu`; a native run on an AVX-512 CPU gives other numbers). It is
+computed once per process.
 """
 
 from __future__ import annotations
@@ -17,14 +17,15 @@ import subprocess
 from importlib import metadata
 from pathlib import Path
 
-from . import __version__, cpu
+from . import __version__
+from .runtime import cpu
 
 #: Distributions whose versions can change a number.
 NUMERICAL = ("numpy", "numba", "scipy", "scikit-learn", "dp-accounting", "pyarrow", "pandas")
 
 
 def instruction_sets(environ: dict | None = None, flags: set[str] | None = None) -> dict:
-    """How this process's vector instructions were chosen (:mod:`dpbandits.cpu`).
+    """How this process's vector instructions were chosen (:mod:`dpbandits.runtime.cpu`).
 
     Returns
     -------

@@ -13,8 +13,8 @@ import hashlib
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from dpbandits.cache_files import write_atomically
 from dpbandits.papers import papers
+from dpbandits.runtime.atomic_files import write_atomically
 from dpbandits.textsafe import rst_text
 
 #: Report category of each registered paper (:mod:`dpbandits.papers`) and of the two audits.

@@ -7,7 +7,7 @@ from dpbandits.audit import scoreboard as sb
 from dpbandits.audit.fits import VERDICT_ORDER
 from dpbandits.audit.ordering import VERDICTS as ORDERING_VERDICTS
 from dpbandits.io import write_csv_table
-from dpbandits.run_summary import STATUS_ORDER, scoreboard_lines
+from dpbandits.runtime.run_summary import STATUS_ORDER, scoreboard_lines
 
 
 def test_every_rate_and_ordering_verdict_has_a_status():

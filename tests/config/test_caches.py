@@ -127,7 +127,7 @@ def test_each_cache_keeps_only_its_newest_entries(tmp_path, monkeypatch):
 
 
 def test_cache_writes_replace_whole_files_or_leave_nothing(tmp_path):
-    from dpbandits.cache_files import write_atomically
+    from dpbandits.runtime.atomic_files import write_atomically
 
     target = tmp_path / "sub" / "cache.json"
     assert write_atomically(target, b"[1]") and target.read_bytes() == b"[1]"

@@ -7,7 +7,6 @@ import math
 import numpy as np
 import pytest
 
-from dpbandits.design import g_optimal_design
 from dpbandits.engine.gope import (
     GOPE_DESIGN_FACTOR,
     gope_regret,
@@ -17,6 +16,7 @@ from dpbandits.engine.gope import (
     release,
     run_adac_gope,
 )
+from dpbandits.g_optimal import g_optimal_design
 
 D = 5
 J1 = np.vstack([np.eye(D), -np.eye(D)])

@@ -6,13 +6,13 @@ import math
 import numpy as np
 import pytest
 
+from dpbandits.dev.reference_loops import reference_adac_oful
 from dpbandits.engine.adac_oful import (
     OfulConstants,
     gamma_width,
     max_episodes,
     run_adac_oful,
 )
-from dpbandits.reference_loops import reference_adac_oful
 
 C = OfulConstants()
 

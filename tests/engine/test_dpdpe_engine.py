@@ -16,7 +16,6 @@ import numpy as np
 import pytest
 from scipy.stats import ks_2samp
 
-from dpbandits.design import g_optimal_design, support_cap
 from dpbandits.engine.phased import (
     _width,
     dpdpe_aggregate,
@@ -27,6 +26,7 @@ from dpbandits.engine.phased import (
     run_dppe,
     run_metrics,
 )
+from dpbandits.g_optimal import g_optimal_design, support_cap
 from dpbandits.mechanisms.shuffle_sum import (
     analyze_scalar,
     analyze_vector,

@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 from dpbandits.audit.ordering import paired_below
+from dpbandits.dev.reference_loops import reference_run
 from dpbandits.engine import checkpoint_rounds, draw_raw, simulate
 from dpbandits.envs import (
     bernoulli_reward_table,
@@ -18,7 +19,6 @@ from dpbandits.envs import (
     script_instances,
 )
 from dpbandits.policies import POLICIES, Quirks, Setting, make_policy
-from dpbandits.reference_loops import reference_run
 from dpbandits.result_columns import METRICS
 from dpbandits.seeds import noise_generator
 

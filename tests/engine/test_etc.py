@@ -5,12 +5,12 @@ import numpy as np
 import pytest
 
 from dpbandits.config import resolve_schedule
+from dpbandits.dev.reference_loops import reference_run
 from dpbandits.engine import checkpoint_rounds, simulate
 from dpbandits.envs import bernoulli_reward_table, script_instances
 from dpbandits.envs.linear import FixedArmInstances
 from dpbandits.policies import Setting, make_policy
 from dpbandits.policies.etc import explore_rounds
-from dpbandits.reference_loops import reference_run
 from dpbandits.result_columns import METRICS
 from dpbandits.seeds import noise_generator
 

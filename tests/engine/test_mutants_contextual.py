@@ -10,11 +10,11 @@ below 1, and with the targets capped at ``T`` the bonus, not the offset, decides
 import numpy as np
 import pytest
 
+from dpbandits.dev.reference_loops import reference_contextual
 from dpbandits.engine import draw_raw, simulate
 from dpbandits.engine.combiner import BASE_PLAY_METRICS
 from dpbandits.envs import make_instances
 from dpbandits.policies import Setting, make_policy
-from dpbandits.reference_loops import reference_contextual
 from dpbandits.seeds import noise_generator
 
 T, N, D, K = 300, 2, 3, 5

@@ -4,7 +4,7 @@ mutants run with numba's JIT off).
 ``run_combiner`` is Algorithm 2 of paper 000 (the Private Bandit Combiner) over bases that are
 each an Algorithm 1, and Algorithm 7 (doubling OnlineUCB) alone. On the same seeds it must choose
 the same base and play the same arm as the literal reference loop
-(:func:`dpbandits.reference_loops.reference_combiner`) in every round, so the regret, each
+(:func:`dpbandits.dev.reference_loops.reference_combiner`) in every round, so the regret, each
 base's play count, the active set and the refused eliminations are identical. The instance is
 tiny (T = 300, so M = 3 bases; two trials, d = 3) so that the file also runs quickly
 interpreted. ``base_shares`` is checked by hand.
@@ -13,11 +13,11 @@ interpreted. ``base_shares`` is checked by hand.
 import numpy as np
 import pytest
 
+from dpbandits.dev.reference_loops import reference_combiner
 from dpbandits.engine import checkpoint_rounds, draw_raw, simulate
 from dpbandits.engine.combiner import base_shares
 from dpbandits.envs import bernoulli_reward_table, paper_text_instances
 from dpbandits.policies import Setting, make_policy
-from dpbandits.reference_loops import reference_combiner
 from dpbandits.seeds import noise_generator
 
 T, D, K, N = 300, 3, 8, 2

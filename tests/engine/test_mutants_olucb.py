@@ -3,7 +3,7 @@ mutants run with numba's JIT off).
 
 ``run_onlineucb`` is Algorithm 1 of paper 000 (docs/papers/olucb.md) with rank-one updates of
 the confidence set. On the same seeds it must play the same arm as the literal reference loop
-(:func:`dpbandits.reference_loops.reference_onlineucb`) in every round, so the regret is
+(:func:`dpbandits.dev.reference_loops.reference_onlineucb`) in every round, so the regret is
 identical; the learner's prediction, the radius and the coverage flag agree to rounding. The
 instance is tiny (T = 200, two trials, d = 3) so that the file also runs quickly interpreted.
 """
@@ -11,10 +11,10 @@ instance is tiny (T = 200, two trials, d = 3) so that the file also runs quickly
 import numpy as np
 import pytest
 
+from dpbandits.dev.reference_loops import reference_onlineucb
 from dpbandits.engine import checkpoint_rounds, draw_raw, simulate
 from dpbandits.envs import bernoulli_reward_table, paper_text_instances
 from dpbandits.policies import Setting, make_policy
-from dpbandits.reference_loops import reference_onlineucb
 from dpbandits.seeds import noise_generator
 
 T, D, K, N = 200, 3, 8, 2

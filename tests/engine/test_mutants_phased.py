@@ -11,7 +11,6 @@ import math
 import numpy as np
 import pytest
 
-from dpbandits.design import g_optimal_design
 from dpbandits.engine import phased
 from dpbandits.engine.phased import (
     Run,
@@ -25,6 +24,7 @@ from dpbandits.engine.phased import (
     run_dppe,
     run_metrics,
 )
+from dpbandits.g_optimal import g_optimal_design
 from dpbandits.mechanisms.shuffle_sum import count_ones, scalar_params, vector_params
 from dpbandits.policies import Setting, make_policy
 from dpbandits.policies.dpdpe import dpdpe_width, pe_sigma_noise, sigma_nc, sigma_nl

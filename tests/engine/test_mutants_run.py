@@ -5,12 +5,12 @@ import time
 import numpy as np
 import pytest
 
+from dpbandits.dev.reference_loops import reference_contextual, reference_run
 from dpbandits.engine import checkpoint_rounds, draw_raw, simulate
 from dpbandits.engine.phased import run_dpdpe, run_dppe, run_metrics
 from dpbandits.envs import bernoulli_reward_table, reward_tables, script_instances
 from dpbandits.envs.linear import fixed_sphere_instances, make_instances
 from dpbandits.policies import Setting, make_policy
-from dpbandits.reference_loops import reference_contextual, reference_run
 from dpbandits.result_columns import METRICS
 from dpbandits.seeds import environment_generator, noise_generator
 

@@ -6,10 +6,10 @@ import math
 import numpy as np
 import pytest
 
+from dpbandits.dev.reference_loops import _Server
 from dpbandits.engine import draw_raw, noise_table
 from dpbandits.mechanisms import tree
 from dpbandits.policies import Quirks, Setting, make_policy
-from dpbandits.reference_loops import _Server
 
 
 def test_u10_standin_counts():

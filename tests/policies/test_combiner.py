@@ -6,12 +6,12 @@ import math
 import numpy as np
 import pytest
 
+from dpbandits.dev.reference_loops import reference_combiner, reference_onlineucb, reference_run
 from dpbandits.engine import checkpoint_rounds, draw_raw, simulate
 from dpbandits.engine.combiner import BASE_PLAY_METRICS, base_shares
 from dpbandits.envs import bernoulli_reward_table, make_instances, paper_text_instances
 from dpbandits.policies import Setting, make_policy
 from dpbandits.policies.combiner import base_lambdas, dominated_bases, epoch_of, kappa, n_bases
-from dpbandits.reference_loops import reference_combiner, reference_onlineucb, reference_run
 from dpbandits.seeds import noise_generator
 
 SETTING = Setting(T=20000, d=5, epsilon=1.0, delta=0.1)

@@ -15,7 +15,7 @@ from dpbandits.envs.linear import script_instances
 from dpbandits.policies import POLICIES, Setting, make_policy, runs_on
 from dpbandits.policies.linucb import LinUCB
 from dpbandits.privacy.cell_releases import RELEASES, cell_release
-from dpbandits.sizes import BASE_MB, PHASED_BASE_MB, job_memory_mb
+from dpbandits.runtime.job_memory import BASE_MB, PHASED_BASE_MB, job_memory_mb
 
 FIXED, FRESH, SPARSE = frozenset({"fixed"}), frozenset({"fresh"}), frozenset({"sparse"})
 BOTH = frozenset({"fixed", "fresh"})

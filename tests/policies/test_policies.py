@@ -6,11 +6,11 @@ import math
 import numpy as np
 import pytest
 
+from dpbandits.dev.reference_loops import reference_run
 from dpbandits.engine import checkpoint_rounds, draw_raw, simulate
 from dpbandits.envs import bernoulli_reward_table, script_instances
 from dpbandits.mechanisms.zcdp import dp_to_zcdp
 from dpbandits.policies import POLICIES, Quirks, Setting, make_policy
-from dpbandits.reference_loops import reference_run
 from dpbandits.seeds import noise_generator
 
 L = math.sqrt(2)

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from dpbandits.audit import privacy as pa
-from dpbandits.design import support_cap
+from dpbandits.g_optimal import support_cap
 from dpbandits.mechanisms.tree import n_levels, released_nodes
 from dpbandits.mechanisms.vec import VecParams
 from dpbandits.privacy import binomial_shift, lower_bounds

@@ -18,9 +18,9 @@ import pandas as pd
 import pytest
 import yaml
 
-from dpbandits import rate_limit
 from dpbandits.compare import comparable
 from dpbandits.io import read_metadata, read_results
+from dpbandits.runtime import rate_limit
 
 from ..conftest import ROOT
 
@@ -245,8 +245,8 @@ def test_quick_build_of_the_dpdpe_figures_and_tables(project):
 
 
 def test_rebuilds_are_byte_identical_with_any_cores_warm_or_cold(project):
-    """The same files from one job at a time in the warm worker (dpbandits.worker, the default
-    of a local run) and from two at a time, each a cold process (``warm_worker=false``)."""
+    """The same files from one job at a time in the warm worker (dpbandits.runtime.worker, the
+    default of a local run) and from two at a time, each a cold process (``warm_worker=false``)."""
     targets = [
         f"results/quick/sim/cz22/cz22_fig1{p}/r1/{s}.parquet"
         for p in "ab"

@@ -30,7 +30,7 @@ for _name, _exp in EXPERIMENTS.items():
                 CONDA_ENV
             threads: 1
             resources:
-                mem_mb=job_mem_mb(_cells),  # from its size (dpbandits.sizes)
+                mem_mb=job_mem_mb(_cells),  # from its size (dpbandits.runtime.job_memory)
                 runtime=30,
             params:
                 **settings_params("cell", [c.as_dict() for c in _cells], _cells),

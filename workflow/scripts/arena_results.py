@@ -4,9 +4,9 @@
 # `snakemake` is injected by Snakemake's script directive.
 # ruff: noqa: F821, E402
 
-from dpbandits.worker import hand_off
+from dpbandits.runtime.worker import hand_off
 
-hand_off(snakemake, __file__)  # in a local run: run in the warm worker (dpbandits.worker)
+hand_off(snakemake, __file__)  # in a local run: run in the warm worker (dpbandits.runtime.worker)
 
 import pandas as pd
 
@@ -18,7 +18,7 @@ from dpbandits.arena.page import write_page
 from dpbandits.arena.plots import frontier_figure
 from dpbandits.arena.spec import load_arena_for_job
 from dpbandits.io import read_csv_table, read_results
-from dpbandits.joblog import job_log
+from dpbandits.runtime.joblog import job_log
 from dpbandits.tables import write_table
 
 with job_log(snakemake.log[0]) as log:

@@ -4,9 +4,9 @@ final rows (with each instance's saturation cap) for the audit page."""
 # `snakemake` is injected by Snakemake's script directive.
 # ruff: noqa: F821, E402
 
-from dpbandits.worker import hand_off
+from dpbandits.runtime.worker import hand_off
 
-hand_off(snakemake, __file__)  # in a local run: run in the warm worker (dpbandits.worker)
+hand_off(snakemake, __file__)  # in a local run: run in the warm worker (dpbandits.runtime.worker)
 
 import numpy as np
 import pandas as pd
@@ -15,7 +15,7 @@ from dpbandits.audit.controls import CONTROL_COLUMNS
 from dpbandits.audit.rates import evaluate_rate_claims
 from dpbandits.audit.sweeps import read_sweeps, write_finals
 from dpbandits.claims import load_claims
-from dpbandits.joblog import job_log
+from dpbandits.runtime.joblog import job_log
 from dpbandits.tables import write_table
 
 with job_log(snakemake.log[0]) as log:

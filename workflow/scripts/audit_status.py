@@ -7,9 +7,9 @@ page and ``scoreboard.csv`` (the concatenation of these files) all read it.
 # `snakemake` is injected by Snakemake's script directive.
 # ruff: noqa: F821, E402
 
-from dpbandits.worker import hand_off
+from dpbandits.runtime.worker import hand_off
 
-hand_off(snakemake, __file__)  # in a local run: run in the warm worker (dpbandits.worker)
+hand_off(snakemake, __file__)  # in a local run: run in the warm worker (dpbandits.runtime.worker)
 
 from dpbandits.audit import scoreboard
 from dpbandits.audit.overview import claim_overview
@@ -17,9 +17,9 @@ from dpbandits.audit.privacy_claims import privacy_claim_status
 from dpbandits.bound_claims import load_bound_registry
 from dpbandits.claims import load_registry
 from dpbandits.io import read_csv_table, write_csv_table
-from dpbandits.joblog import job_log
 from dpbandits.pages import claim_statement
 from dpbandits.papers import paper
+from dpbandits.runtime.joblog import job_log
 
 with job_log(snakemake.log[0]):
     p = snakemake.params

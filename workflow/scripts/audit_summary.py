@@ -7,9 +7,9 @@ recomputed here.
 # `snakemake` is injected by Snakemake's script directive.
 # ruff: noqa: F821, E402
 
-from dpbandits.worker import hand_off
+from dpbandits.runtime.worker import hand_off
 
-hand_off(snakemake, __file__)  # in a local run: run in the warm worker (dpbandits.worker)
+hand_off(snakemake, __file__)  # in a local run: run in the warm worker (dpbandits.runtime.worker)
 
 import os
 
@@ -18,7 +18,7 @@ import pandas as pd
 from dpbandits.audit import scoreboard
 from dpbandits.audit.overview import write_index
 from dpbandits.io import read_csv_table, write_csv_table
-from dpbandits.joblog import job_log
+from dpbandits.runtime.joblog import job_log
 
 with job_log(snakemake.log[0]):
     p, inp, out = snakemake.params, snakemake.input, snakemake.output

@@ -5,12 +5,12 @@ docs/papers/<prefix>.md)."""
 # `snakemake` is injected by Snakemake's script directive.
 # ruff: noqa: F821, E402
 
-from dpbandits.worker import hand_off
+from dpbandits.runtime.worker import hand_off
 
-hand_off(snakemake, __file__)  # in a local run: run in the warm worker (dpbandits.worker)
+hand_off(snakemake, __file__)  # in a local run: run in the warm worker (dpbandits.runtime.worker)
 
-from dpbandits.joblog import job_log
 from dpbandits.papers import communication_module
+from dpbandits.runtime.joblog import job_log
 from dpbandits.tables import write_table
 
 with job_log(snakemake.log[0]) as log:

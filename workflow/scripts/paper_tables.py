@@ -3,14 +3,14 @@
 # `snakemake` is injected by Snakemake's script directive.
 # ruff: noqa: F821, E402
 
-from dpbandits.worker import hand_off
+from dpbandits.runtime.worker import hand_off
 
-hand_off(snakemake, __file__)  # in a local run: run in the warm worker (dpbandits.worker)
+hand_off(snakemake, __file__)  # in a local run: run in the warm worker (dpbandits.runtime.worker)
 
 from dpbandits.audit.paper_tables import render, write
 from dpbandits.claims import load_registry
 from dpbandits.io import read_results
-from dpbandits.joblog import job_log
+from dpbandits.runtime.joblog import job_log
 
 with job_log(snakemake.log[0]):
     registry = load_registry(snakemake.input.claims, snakemake.params.claims_schema)

@@ -3,13 +3,13 @@
 # `snakemake` is injected by Snakemake's script directive.
 # ruff: noqa: F821, E402
 
-from dpbandits.worker import hand_off
+from dpbandits.runtime.worker import hand_off
 
-hand_off(snakemake, __file__)  # in a local run: run in the warm worker (dpbandits.worker)
+hand_off(snakemake, __file__)  # in a local run: run in the warm worker (dpbandits.runtime.worker)
 
 from dpbandits.audit.privacy import empirical_table
-from dpbandits.joblog import job_log
 from dpbandits.privacy.cases import all_cases
+from dpbandits.runtime.joblog import job_log
 from dpbandits.tables import write_table
 
 NOTE = (

@@ -9,13 +9,13 @@ has (``dpbandits.notebooks.execute``).
 # `snakemake` is injected by Snakemake's script directive.
 # ruff: noqa: F821, E402
 
-from dpbandits.worker import hand_off
+from dpbandits.runtime.worker import hand_off
 
-hand_off(snakemake, __file__)  # in a local run: run in the warm worker (dpbandits.worker)
+hand_off(snakemake, __file__)  # in a local run: run in the warm worker (dpbandits.runtime.worker)
 
-from dpbandits.joblog import job_log
 from dpbandits.notebooks import execute, render_html
 from dpbandits.pages import scale_banner
+from dpbandits.runtime.joblog import job_log
 
 with job_log(snakemake.log[0]) as log:
     parameters = dict(snakemake.params.parameters)

@@ -5,13 +5,13 @@ byte-reproducible)."""
 # `snakemake` is injected by Snakemake's script directive.
 # ruff: noqa: F821, E402
 
-from dpbandits.worker import hand_off
+from dpbandits.runtime.worker import hand_off
 
-hand_off(snakemake, __file__)  # in a local run: run in the warm worker (dpbandits.worker)
+hand_off(snakemake, __file__)  # in a local run: run in the warm worker (dpbandits.runtime.worker)
 
 from dpbandits.config import Cell
-from dpbandits.joblog import job_log
 from dpbandits.pipeline import read_calibrations, read_shared, run_cells, write_timings
+from dpbandits.runtime.joblog import job_log
 from dpbandits.settings_params import unflatten
 
 with job_log(snakemake.log[0]):

@@ -5,13 +5,13 @@ tables, among them one verdict per claim."""
 # `snakemake` is injected by Snakemake's script directive.
 # ruff: noqa: F821, E402
 
-from dpbandits.worker import hand_off
+from dpbandits.runtime.worker import hand_off
 
-hand_off(snakemake, __file__)  # in a local run: run in the warm worker (dpbandits.worker)
+hand_off(snakemake, __file__)  # in a local run: run in the warm worker (dpbandits.runtime.worker)
 
 from dpbandits.bound_claims import load_bound_registry
-from dpbandits.joblog import job_log
 from dpbandits.papers import paper
+from dpbandits.runtime.joblog import job_log
 
 with job_log(snakemake.log[0]) as log:
     p = snakemake.params

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 from dpbandits.config import MAX_JOB_MB, Cell, ConfigError, check_schema, load_yaml
 from dpbandits.privacy.matching import matched_name
-from dpbandits.sizes import instance_megabytes
+from dpbandits.runtime.job_memory import instance_megabytes
 
 EXPERIMENT = "arena"
 #: Words for the settings a contestant declares (the reason of a not-run row).
@@ -185,8 +185,8 @@ def _check_arms(sid: str, suite: dict, d: int, max_job_mb: int, path: str) -> No
 
 def _check_memory(cell: Cell, max_job_mb: int, path: str) -> None:
     """Refuse a contestant's cell whose job would need more than ``max_job_mb`` (the estimate of
-    :mod:`dpbandits.sizes`), naming the suite, the contestant and the sizes; or whose policy
-    cannot be built (a batch size that does not divide T, an epsilon whose calibration
+    :mod:`dpbandits.runtime.job_memory`), naming the suite, the contestant and the sizes; or whose
+    policy cannot be built (a batch size that does not divide T, an epsilon whose calibration
     overflows)."""
     try:
         need = cell.memory_mb()
@@ -201,8 +201,8 @@ def _check_memory(cell: Cell, max_job_mb: int, path: str) -> None:
             f"{path}: suites.{cell.figure} (contestant {cell.series}, calibration "
             f"{cell.configuration}): T = {cell.T}, trials = {cell.trials}, K = {cell.K}, "
             f"d = {cell.d}, checkpoints = {cell.checkpoints}: the job would need about {need} MiB "
-            f"(dpbandits.sizes), above max_job_mb = {max_job_mb} MiB; reduce T, trials or "
-            "checkpoints, or raise max_job_mb in config/config.yaml"
+            f"(dpbandits.runtime.job_memory), above max_job_mb = {max_job_mb} MiB; reduce T, "
+            "trials or checkpoints, or raise max_job_mb in config/config.yaml"
         )
 
 

@@ -40,7 +40,8 @@ import math
 
 import pandas as pd
 
-from ..joblog import progress
+from dpbandits.runtime.joblog import progress
+
 from ..privacy import releases as rel
 from ..privacy.cell_releases import cell_accounting_key, cell_release
 

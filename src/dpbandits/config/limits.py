@@ -26,8 +26,8 @@ _MEMORY_MB: dict[str, int] = {}
 
 def job_mem_mb(cells) -> int:
     """``mem_mb`` a job declares for simulating ``cells`` one after the other
-    (:func:`dpbandits.sizes.declared_mb` of the largest estimate)."""
-    from ..sizes import declared_mb
+    (:func:`dpbandits.runtime.job_memory.declared_mb` of the largest estimate)."""
+    from dpbandits.runtime.job_memory import declared_mb
 
     need = 0
     for c in cells:
@@ -63,9 +63,10 @@ def check_shape(cell: Cell, max_job_mb: int, where: str) -> None:
 
     Building a cell's policy or probing its instances allocates the ``K x d`` arm array (and,
     for some calibrations, a population of instances), so this comes first: the least memory
-    any engine needs, :func:`dpbandits.sizes.instance_megabytes`, against ``max_job_mb``.
+    any engine needs, :func:`dpbandits.runtime.job_memory.instance_megabytes`, against
+    ``max_job_mb``.
     """
-    from ..sizes import instance_megabytes
+    from dpbandits.runtime.job_memory import instance_megabytes
 
     need = instance_megabytes(cell.K, cell.d)
     if need > max_job_mb:
@@ -78,15 +79,16 @@ def check_shape(cell: Cell, max_job_mb: int, where: str) -> None:
 
 def check_cell(cell: Cell, policy: Policy, max_job_mb: int, where: str) -> None:
     """Refuse a cell whose job would need more memory than ``max_job_mb`` (the estimate of
-    :mod:`dpbandits.sizes` is in the message) or whose instances cannot be built; the estimate
-    comes first, so that nothing the size forbids is allocated."""
+    :mod:`dpbandits.runtime.job_memory` is in the message) or whose instances cannot be built; the
+    estimate comes first, so that nothing the size forbids is allocated."""
     need = _MEMORY_MB[cell.config_hash()] = cell.memory_mb(policy)
     if need > max_job_mb:
         raise ConfigError(
             f"{where}: T = {cell.T}, trials = {cell.trials}, K = {cell.K}, d = {cell.d}, "
             f"checkpoints = {cell.checkpoints}: the job would need about {need} MiB "
-            f"(dpbandits.sizes), above max_job_mb = {max_job_mb} MiB; reduce T, trials or "
-            "checkpoints, or raise max_job_mb in config/config.yaml if the machine has the memory"
+            f"(dpbandits.runtime.job_memory), above max_job_mb = {max_job_mb} MiB; reduce T, "
+            "trials or checkpoints, or raise max_job_mb in config/config.yaml if the machine has "
+            "the memory"
         )
     try:
         _probe_instances(

@@ -181,8 +181,9 @@ class Cell:
         return settings_hash(self.as_dict())
 
     def memory_mb(self, policy: Policy | None = None) -> int:
-        """Estimated peak memory (MiB) of simulating this cell (:mod:`dpbandits.sizes`)."""
-        from ..sizes import job_memory_mb
+        """Estimated peak memory (MiB) of simulating this cell
+        (:mod:`dpbandits.runtime.job_memory`)."""
+        from dpbandits.runtime.job_memory import job_memory_mb
 
         pol = self.policy(search=False) if policy is None else policy
         return job_memory_mb(

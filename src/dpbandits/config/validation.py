@@ -464,7 +464,7 @@ def valid_keys() -> dict:
 def remember_valid(key: str) -> None:
     """Add ``key`` to the cache file atomically, keeping the :data:`yamlfile.CACHE_ENTRIES` newest
     (parallel parses may race; a lost key only costs one more validation)."""
-    from ..cache_files import write_atomically
+    from dpbandits.runtime.atomic_files import write_atomically
 
     keys = valid_keys()
     keys.pop(key, None)

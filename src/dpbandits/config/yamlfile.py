@@ -210,7 +210,7 @@ def _parse_cached(raw: bytes):
     import hashlib
     import os
 
-    from ..cache_files import write_atomically
+    from dpbandits.runtime.atomic_files import write_atomically
 
     h = hashlib.sha256(raw)
     h.update(_module_source())

@@ -89,11 +89,11 @@ def bench_adac_oful(trials: int = 20, T: int = 100_000, ref_trials: int = 2, ref
     """Time AdaC-OFUL as the arena's fresh point at d = 10 runs it (20 trials, T = 10^5, K = 10
     arms a round, the zCDP calibration's rho at (1, 0.1)) with the compiled engine, the fresh
     arms drawn beforehand and not timed, and a reduced workload with the literal reference loop
-    (:func:`dpbandits.reference_loops.reference_adac_oful`); per round per trial."""
+    (:func:`dpbandits.dev.reference_loops.reference_adac_oful`); per round per trial."""
+    from dpbandits.dev.reference_loops import reference_adac_oful
     from dpbandits.engine.adac_oful import run_adac_oful
     from dpbandits.envs.contextual import fresh_sphere_instances
     from dpbandits.mechanisms.zcdp import dp_to_zcdp
-    from dpbandits.reference_loops import reference_adac_oful
 
     K, d = 10, 10
     rho = dp_to_zcdp(1.0, 0.1)
@@ -135,7 +135,7 @@ def bench_shuffle_accounting(d: int = 10, query: float = 1e-5) -> None:
     epsilons must be equal."""
     from dp_accounting.pld import privacy_loss_distribution as pld
 
-    from dpbandits.design import support_cap
+    from dpbandits.g_optimal import support_cap
     from dpbandits.mechanisms.shuffle_sum import vector_params
     from dpbandits.privacy import releases as rel
 

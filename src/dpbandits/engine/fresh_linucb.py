@@ -24,9 +24,10 @@ from dataclasses import dataclass
 import numpy as np
 from numba import njit
 
+from dpbandits.runtime.job_memory import CHUNK_BYTES
+
 from ..mechanisms.packing import n_entries
 from ..policies.base import Policy
-from ..sizes import CHUNK_BYTES
 from .kernels import (
     ARGMAX_RTOL,
     argmax_first,

@@ -6,9 +6,9 @@ only its own rewards and releases its least-squares estimate once through a Gaus
 Phase ``l`` (``beta_l = 2^{-l}``, active set ``A_l``, confidence ``delta_c = 1/T``):
 
 1. one active action left: play it until ``T``;
-2. span basis of ``A_l`` (:func:`dpbandits.design.span_basis`), coordinates ``x_a``;
+2. span basis of ``A_l`` (:func:`dpbandits.g_optimal.span_basis`), coordinates ``x_a``;
 3. a design ``pi`` with ``g(pi) <= 1.1 d_l`` (:data:`GOPE_DESIGN_FACTOR`) by the library's
-   routine :func:`dpbandits.design.g_optimal_design` (DP-DPE's, there run to ``2 d_l``): the
+   routine :func:`dpbandits.g_optimal.g_optimal_design` (DP-DPE's, there run to ``2 d_l``): the
    plain Frank-Wolfe stops at the same ``1.1 d_l``; where it would then prune weights below
    ``1e-4/|A_l|``, the shared routine bounds the support by ``4 d ln ln d + 16`` instead. ``c_l``
    uses the achieved ``g(pi)``;
@@ -37,7 +37,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..design import g_optimal_design
+from dpbandits.g_optimal import g_optimal_design
 
 #: Stopping rule of the phase design, ``g(pi) <= 1.1 d_l`` (step 3 above).
 GOPE_DESIGN_FACTOR = 1.1

@@ -3,7 +3,7 @@
 :func:`draw_raw` is the only place that consumes a trial's noise generator, in a fixed layout,
 so the engine and the reference loop see the same numbers. :func:`noise_table` turns the raw
 draws into the noise in force at each refresh (vectorised); the reference rebuilds the same
-quantity round by round, literally (see :mod:`dpbandits.reference_loops`).
+quantity round by round, literally (see :mod:`dpbandits.dev.reference_loops`).
 """
 
 from __future__ import annotations

@@ -18,9 +18,10 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from dpbandits.runtime.job_memory import CHUNK_BYTES
+
 from ..policies.base import Policy
 from ..seeds import environment_generator
-from ..sizes import CHUNK_BYTES
 from .result import SimulationResult, check_inputs
 
 #: What the engine records: the pseudo-regret (the op24 kernels track nothing else per round).

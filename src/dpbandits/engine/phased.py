@@ -20,7 +20,8 @@ from dataclasses import dataclass
 import numpy as np
 from numba import njit
 
-from ..design import Design, g_optimal_design
+from dpbandits.g_optimal import Design, g_optimal_design
+
 from ..mechanisms.shuffle_sum import analyze_scalar, analyze_vector, count_ones, scalar_params
 from ..normals import standard_normal
 
@@ -40,7 +41,7 @@ _CACHE_LIMIT = 4096
 
 
 def cached_design(X: np.ndarray, active: np.ndarray) -> Design:
-    """:func:`~dpbandits.design.g_optimal_design` of ``X[active]``, memoised on the active set
+    """:func:`~dpbandits.g_optimal.g_optimal_design` of ``X[active]``, memoised on the active set
     (the design is a deterministic function of the actions)."""
     key = (X.shape, hash(X.tobytes()), active.tobytes())
     design = _DESIGNS.get(key)

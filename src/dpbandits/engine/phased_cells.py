@@ -8,10 +8,11 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from dpbandits.runtime.job_memory import CHUNK_BYTES
+
 from ..policies.base import Policy
 from ..policies.dpdpe import DPPE
 from ..seeds import environment_generator
-from ..sizes import CHUNK_BYTES
 from .phased import PHASED_METRICS, run_dpdpe, run_dppe, run_metrics
 from .result import SimulationResult, check_inputs
 

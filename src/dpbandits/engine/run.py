@@ -25,7 +25,7 @@ from dpbandits.learners.maler import n_experts
 from dpbandits.policies.base import Policy
 from dpbandits.policies.combiner import stacked_tables
 from dpbandits.result_columns import METRICS
-from dpbandits.sizes import CHUNK_BYTES
+from dpbandits.runtime.job_memory import CHUNK_BYTES
 
 #: Metrics an engine records on top of :data:`METRICS`.
 EXTRA_METRICS = {"onlineucb": OLUCB_METRICS, "combiner": COMBINER_METRICS}

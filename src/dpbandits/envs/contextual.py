@@ -25,7 +25,8 @@ from typing import ClassVar
 
 import numpy as np
 
-from ..cache_files import write_atomically
+from dpbandits.runtime.atomic_files import write_atomically
+
 from ..normals import standard_normal
 
 FAMILY = "fresh_sphere"

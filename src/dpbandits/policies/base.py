@@ -23,8 +23,9 @@ from typing import ClassVar
 
 import numpy as np
 
+from dpbandits.runtime.job_memory import BASE_MB, bytes_per_trial
+
 from ..mechanisms.gaussian import entry_scales
-from ..sizes import BASE_MB, bytes_per_trial
 from .confidence import script_width
 
 CALIBRATIONS = ("experiment", "theory")
@@ -141,7 +142,7 @@ class Policy:
     #: (:data:`dpbandits.privacy.cell_releases.RELEASES`); None: no description.
     release: ClassVar[str | None] = None
     #: Interpreter, libraries and compiled kernels of a job running it (MiB,
-    #: :func:`dpbandits.sizes.job_memory_mb`).
+    #: :func:`dpbandits.runtime.job_memory.job_memory_mb`).
     base_mb: ClassVar[int] = BASE_MB
 
     #: Theory defaults (docs/papers/cz22.md): sub-Gaussian constant, ||theta*||, feature bound.
@@ -226,7 +227,7 @@ class Policy:
         return self.release
 
     def trial_bytes(self, K: int) -> int:
-        """Working memory (bytes) of one trial on ``K`` arms (:func:`dpbandits.sizes.
+        """Working memory (bytes) of one trial on ``K`` arms (:func:`dpbandits.runtime.job_memory.
         bytes_per_trial` of its noise scheme)."""
         s = self.setting
         return bytes_per_trial(self.scheme, s.T, K, s.d, self.n_refresh, self.n_batches)

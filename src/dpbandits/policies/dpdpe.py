@@ -20,7 +20,9 @@ from __future__ import annotations
 
 import math
 
-from ..design import support_cap
+from dpbandits.g_optimal import support_cap
+from dpbandits.runtime.job_memory import PHASED_BASE_MB
+
 from ..mechanisms.gaussian import classic_gaussian_sigma
 from ..mechanisms.shuffle_sum import (
     hoeffding_proxy,
@@ -28,7 +30,6 @@ from ..mechanisms.shuffle_sum import (
     scalar_params,
     vector_params,
 )
-from ..sizes import PHASED_BASE_MB
 from .base import Policy
 
 PRIVATIZERS = ("none", "central", "local", "shuffle")

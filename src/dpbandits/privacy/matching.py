@@ -197,14 +197,14 @@ def _search_key(cell) -> str:
 
 
 def _disk() -> dict:
-    from ..cache_files import read_json_cache
+    from dpbandits.runtime.atomic_files import read_json_cache
 
     return read_json_cache(DISK_CACHE)
 
 
 def _remember(key: str, entry: dict) -> None:
     """Add one search to the disk cache (best effort: a failed write loses the entry only)."""
-    from ..cache_files import merge_json_cache
+    from dpbandits.runtime.atomic_files import merge_json_cache
 
     merge_json_cache(DISK_CACHE, {key: entry})
 

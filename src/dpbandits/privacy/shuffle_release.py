@@ -12,7 +12,8 @@ from pathlib import Path
 
 import numpy as np
 
-from ..design import support_cap
+from dpbandits.g_optimal import support_cap
+
 from ..mechanisms.shuffle_sum import scalar_params, vector_params
 from ..policies.dpdpe import pe_sigma_noise, sigma_nl
 from .accounting import Component, pmf_pair_pld
@@ -92,7 +93,7 @@ def shuffle_sum_certificate(prm, delta: float, lo: float, hi: float, coords: int
 def support_sizes(d: int) -> tuple[int, ...]:
     """Support sizes ``s`` at which DP-DPE's shuffle protocol is evaluated: the engine calibrates
     each phase with the support of its design over the active arms, from 1 (one arm left) to the
-    cap ``floor(S)`` (``S = 4 d ln ln d + 16``, :func:`dpbandits.design.support_cap`): the powers
+    cap ``floor(S)`` (``S = 4 d ln ln d + 16``, :func:`dpbandits.g_optimal.support_cap`): the powers
     of 2 below the cap, and the cap (a grid: the largest epsilon over it, not over every size)."""
     cap = int(math.floor(support_cap(d)))
     out, s = {cap}, 1
@@ -179,7 +180,7 @@ def _shuffle_part_epsilon(key: tuple, label: str, delta: float) -> float:
     them."""
     name = _part_key(key, label, delta)
     if name not in _PARTS:
-        from ..cache_files import read_json_cache
+        from dpbandits.runtime.atomic_files import read_json_cache
 
         _PARTS.update(read_json_cache(PART_CACHE))
     if name in _PARTS:
@@ -200,7 +201,7 @@ def flush_part_cache() -> None:
     """Add this process's new part certificates to :data:`PART_CACHE` (best effort: a failed or
     concurrent write loses entries of the cache only). Called after each whole certificate and
     after each matched search."""
-    from ..cache_files import merge_json_cache
+    from dpbandits.runtime.atomic_files import merge_json_cache
 
     if _NEW and merge_json_cache(PART_CACHE, _NEW):
         _NEW.clear()

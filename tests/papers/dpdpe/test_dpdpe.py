@@ -13,7 +13,7 @@ import math
 import numpy as np
 import pytest
 
-from dpbandits.design import g_optimal_design, span_basis, support_cap
+from dpbandits.g_optimal import g_optimal_design, span_basis, support_cap
 from dpbandits.mechanisms.shuffle_sum import (
     analyze_scalar,
     analyze_vector,
@@ -186,8 +186,8 @@ def test_sigma_n_bounds_the_privacy_noise_of_the_scores(algorithm):
     Tolerance: per action the sample variance of R = 3000 draws is within 5 standard errors,
     5 sqrt(2/(R - 1)) = 12.9 % relative, of its expectation; the max over actions is at least
     the sample variance of the action attaining the exact maximum."""
-    from dpbandits.design import g_optimal_design
     from dpbandits.engine.phased import _width, dpdpe_aggregate, phase_estimate
+    from dpbandits.g_optimal import g_optimal_design
 
     rng = np.random.default_rng(5)
     k, d, h, n, reps = 12, 3, 64.0, 20, 3000

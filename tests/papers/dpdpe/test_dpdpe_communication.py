@@ -6,7 +6,7 @@ import math
 import numpy as np
 import pytest
 
-from dpbandits.design import support_cap
+from dpbandits.g_optimal import support_cap
 from dpbandits.mechanisms.shuffle_sum import vector_params
 from dpbandits.papers.dpdpe.communication import (
     analytic_costs,

@@ -12,6 +12,7 @@ import pytest
 
 from dpbandits.claims import load_claims
 from dpbandits.config import load_experiment
+from dpbandits.dev.reference_loops import reference_contextual
 from dpbandits.engine import checkpoint_rounds, draw_raw, simulate
 from dpbandits.envs import make_instances, paper_text_instances, reward_tables, script_instances
 from dpbandits.envs.contextual import optimal_arm_lambda_min, unit_sphere
@@ -27,7 +28,6 @@ from dpbandits.policies.onlineucb import (
     perturbation,
     ucb_index,
 )
-from dpbandits.reference_loops import reference_contextual
 from dpbandits.seeds import noise_generator
 
 from ...conftest import ROOT, SCHEMAS

@@ -6,6 +6,7 @@ import math
 import numpy as np
 import pytest
 
+from dpbandits.dev.reference_loops import argmax_ties
 from dpbandits.engine import simulate
 from dpbandits.engine.fresh_linucb import (
     _floor_eigenvalues,
@@ -21,7 +22,6 @@ from dpbandits.policies.base import Setting
 from dpbandits.policies.confidence import linucb_sqrt_beta
 from dpbandits.policies.jdp import JDPTree
 from dpbandits.policies.linucb import LinUCB
-from dpbandits.reference_loops import argmax_ties
 
 from ...engine.test_adac_oful import _contexts as _trials  # unit actions and theta*, uniforms
 

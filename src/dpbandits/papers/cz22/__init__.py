@@ -26,5 +26,5 @@ def bench_workload(root, options) -> None:
 
 
 #: ``dpb bench --authors-script PATH`` times the authors' public script beside this paper's
-#: Figure 1 panel (:func:`dpbandits.authors_script.time_script`).
+#: Figure 1 panel (:func:`dpbandits.dev.authors_script.time_script`).
 BENCH_TIMES_AUTHORS_SCRIPT = True

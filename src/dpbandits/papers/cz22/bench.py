@@ -13,15 +13,15 @@ from multiprocessing import get_context
 from pathlib import Path
 
 from dpbandits.audit.rates import evaluate_rate_claims
-from dpbandits.authors_script import time_script
 from dpbandits.claims import load_claims
+from dpbandits.dev.authors_script import time_script
 from dpbandits.dev.bench import paper_experiment, record
+from dpbandits.dev.reference_loops import reference_run
 from dpbandits.engine import checkpoint_rounds, draw_raw, simulate
 from dpbandits.envs import bernoulli_reward_table, reward_tables, script_instances
 from dpbandits.io import read_results
 from dpbandits.pipeline import run_cells
 from dpbandits.policies import Quirks, Setting, make_policy
-from dpbandits.reference_loops import reference_run
 from dpbandits.seeds import noise_generator
 
 #: The series of Figure 1 (configuration R1).
@@ -52,7 +52,7 @@ def panel(
 ) -> None:
     """Time the engine on one Figure 1 panel and the reference loop on a reduced workload, and
     the authors' public script on the same reduced workload when its path is given
-    (:mod:`dpbandits.authors_script`)."""
+    (:mod:`dpbandits.dev.authors_script`)."""
     inst = script_instances(trials, 100, d)
     cps = checkpoint_rounds(T, 200)
     print(

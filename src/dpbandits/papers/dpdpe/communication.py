@@ -29,7 +29,7 @@ from fractions import Fraction
 import numpy as np
 import pandas as pd
 
-from dpbandits.design import support_cap
+from dpbandits.g_optimal import support_cap
 from dpbandits.mechanisms.shuffle_sum import vector_params
 from dpbandits.regret_stats import loglog_slope
 

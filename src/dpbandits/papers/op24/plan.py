@@ -133,7 +133,7 @@ def run_megabytes(run: Run) -> int:
       less: means, gaps, estimates, two count tables, two index temporaries and the log,
       ``8 n (7 K + 4 S)``;
     * OP-E2 (one trial at a time): in the G-optimal design
-      (:func:`dpbandits.design.g_optimal_design`) the ``K x d`` actions (``K = 2^d`` on J2),
+      (:func:`dpbandits.g_optimal.g_optimal_design`) the ``K x d`` actions (``K = 2^d`` on J2),
       their active copy, the reduced coordinates and the Gram-Schmidt copy, ``32 K d``; J2's
       action set is first built from a list of ``K`` tuples, ``K (48 + 8 d)`` bytes beside its
       array;
@@ -144,10 +144,10 @@ def run_megabytes(run: Run) -> int:
       :func:`~dpbandits.engine.fresh_linucb.simulate_fresh` (``c B + c' 8 T_max E``,
       ``E = d + d (d + 1) / 2``).
 
-    Not counted: the interpreter and its libraries (about 0.4-0.8 GB, :mod:`dpbandits.sizes`),
-    the random generators, list over-allocation, the parquet encoding and further
-    temporaries. This is a lower estimate (rounded down, too): a run above a job's memory
-    cannot fit. Integer arithmetic throughout, so no size of the plan overflows it.
+    Not counted: the interpreter and its libraries (about 0.4-0.8 GB,
+    :mod:`dpbandits.runtime.job_memory`), the random generators, list over-allocation, the parquet
+    encoding and further temporaries. This is a lower estimate (rounded down, too): a run above a
+    job's memory cannot fit. Integer arithmetic throughout, so no size of the plan overflows it.
 
     Parameters
     ----------
@@ -159,7 +159,7 @@ def run_megabytes(run: Run) -> int:
     """
     from dpbandits.mechanisms.packing import n_entries
     from dpbandits.papers.op24.cells import OP_E3_CHUNK_BYTES
-    from dpbandits.sizes import CHUNK_BYTES
+    from dpbandits.runtime.job_memory import CHUNK_BYTES
 
     n, K, d = run.trials, run.K, run.d
     cells = len(run.privacy) * len(run.horizons)

@@ -17,9 +17,9 @@ import numpy as np
 import pyarrow as pa
 
 from dpbandits.io import write_csv_table, write_result
-from dpbandits.joblog import progress
 from dpbandits.papers.op24.cells import op_e1_cell, op_e2_cell, op_e3_cell
 from dpbandits.papers.op24.plan import Run
+from dpbandits.runtime.joblog import progress
 
 log = logging.getLogger("dpbandits")
 

@@ -24,9 +24,9 @@ import pyarrow as pa
 from dpbandits.engine.private_lasso import simulate_cell
 from dpbandits.envs.sparse import EXPERIMENTS, FAMILIES, ROOT
 from dpbandits.io import write_csv_table, write_result
-from dpbandits.joblog import progress
 from dpbandits.papers.plasso.plan import Run
 from dpbandits.policies.private_lasso import plasso_constants
+from dpbandits.runtime.joblog import progress
 
 log = logging.getLogger("dpbandits")
 

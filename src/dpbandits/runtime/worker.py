@@ -14,7 +14,7 @@ started cold, so every output is the same (the seeds are the only source of rand
 smoke test, whose cluster jobs run cold).
 
 A notebook job's Jupyter kernel is forked from the worker too: inside such a job the kernelspec
-runs ``python -m dpbandits.worker kernel`` (:func:`kernel_argv`), a client that asks the
+runs ``python -m dpbandits.runtime.worker kernel`` (:func:`kernel_argv`), a client that asks the
 worker for a child running ipykernel (with the two settings a fresh kernel makes before the
 notebook's imports, :func:`_run_kernel`), instead of a fresh interpreter importing ipykernel,
 pandas, Matplotlib and the pipeline again.
@@ -53,6 +53,8 @@ import tempfile
 import time
 from pathlib import Path
 
+#: The worker's module (``python -m`` runs the worker and its kernel clients).
+MODULE = "dpbandits.runtime.worker"
 #: Environment variable naming the worker's socket (set by :func:`start` for the run's jobs).
 SOCKET_ENV = "DPBANDITS_WORKER"
 #: Thread counts of the worker's libraries: those of a ``threads: 1`` job (Snakemake sets them).
@@ -159,7 +161,7 @@ def _delegate(path: str, request: dict, interrupt: bool) -> int | None:
     while True:
         reply = _recv_exact(sock, _REPLY.size)
         if reply is None:
-            print("dpbandits.worker: the warm worker ended before the job did", file=sys.stderr)
+            print(f"{MODULE}: the warm worker ended before the job did", file=sys.stderr)
             os._exit(1)
         kind, value = _REPLY.unpack(reply)
         if kind == b"P":
@@ -172,7 +174,7 @@ def kernel_argv() -> list[str]:
     """The command of a notebook's Jupyter kernel: forked from the warm worker inside a job the
     worker runs (:func:`kernel_client`), else ``python -m ipykernel_launcher``."""
     if _in_child and _serving:
-        return [sys.executable, "-m", "dpbandits.worker", "kernel", _serving,
+        return [sys.executable, "-m", MODULE, "kernel", _serving,
                 "-f", "{connection_file}"]  # fmt: skip
     return [sys.executable, "-m", "ipykernel_launcher", "-f", "{connection_file}"]
 
@@ -292,7 +294,7 @@ def start(sources: list[str | Path], log: str | Path, wait: float = 10.0) -> sub
     Path(log).parent.mkdir(parents=True, exist_ok=True)
     with open(log, "w") as out:
         proc = subprocess.Popen(
-            [sys.executable, "-m", "dpbandits.worker", path, str(os.getpid()), *map(str, sources)],
+            [sys.executable, "-m", MODULE, path, str(os.getpid()), *map(str, sources)],
             stdin=subprocess.DEVNULL,
             stdout=out,
             stderr=subprocess.STDOUT,
@@ -580,15 +582,15 @@ def _run_kernel(argv: list[str]) -> None:
 
 
 def main(argv: list[str]) -> None:
-    """``python -m dpbandits.worker SOCKET PARENT FOLDER...`` serves;
-    ``python -m dpbandits.worker kernel SOCKET -f CONNECTION_FILE`` is a notebook kernel."""
+    """``python -m dpbandits.runtime.worker SOCKET PARENT FOLDER...`` serves;
+    ``python -m dpbandits.runtime.worker kernel SOCKET -f CONNECTION_FILE`` is a notebook kernel."""
     if argv[0] == "kernel":
         kernel_client(argv[1], argv[2:])
     else:
         serve(argv[0], int(argv[1]), argv[2:])
 
 
-if __name__ == "__main__":  # run as dpbandits.worker, not __main__: hand_off sees _in_child
-    from dpbandits.worker import main as _main
+if __name__ == "__main__":  # run as dpbandits.runtime.worker, not __main__: hand_off sees _in_child
+    from dpbandits.runtime.worker import main as _main
 
     _main(sys.argv[1:])

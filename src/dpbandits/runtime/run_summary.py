@@ -91,7 +91,10 @@ STATUS_ORDER = ("supported", "contradicted", "inconclusive", "untestable", "not 
 def scoreboard_lines(path: str | Path) -> list[str]:
     """Per paper, the count of claims of each status, from a scoreboard CSV (none if absent;
     one line saying why if it does not match its content record)."""
-    from .io import CorruptResultError, read_csv_rows  # here: pyarrow only once a run is done
+    from dpbandits.io import (  # here: pyarrow only once a run is done
+        CorruptResultError,
+        read_csv_rows,
+    )
 
     path = Path(path)
     if not path.exists():

@@ -28,7 +28,7 @@ SNAKEMAKE_DEFAULT = (100, 1)
 #: What a run whose limit :func:`drop` turned off logs.
 MESSAGE = (
     "Local run: Snakemake's default job-rate limit (100 jobs a second, for clusters) is off "
-    "(dpbandits.rate_limit)."
+    "(dpbandits.runtime.rate_limit)."
 )
 
 

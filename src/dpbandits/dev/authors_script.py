@@ -21,7 +21,7 @@ from types import ModuleType
 
 import numpy as np
 
-from .envs import script_instances
+from dpbandits.envs import script_instances
 
 #: The script's class for each algorithm of the engine's Figure 1 panel (docs/papers/cz22.md).
 SCRIPT_CLASSES = {
