@@ -1,6 +1,9 @@
 """Adding a sixth paper is a registry line and its files (docs/adding-a-paper.md): a toy paper
-with one policy, one figure and one claim, registered in a temporary copy of the project, builds
-its target and gets its figure, tables, verdict and scoreboard row (marker e2e, about 1 min)."""
+with two policies (LinUCB and a new algorithm), one figure and one claim, registered in a
+temporary copy of the project, builds its target and gets its figure, tables, verdict and
+scoreboard row (marker e2e, about 1 min). The new algorithm is its policy module, its line in
+the policy registry and its name in the experiment schema: no engine, size or privacy module
+names it (each policy class states its own dispatch)."""
 
 import os
 import shutil
@@ -32,6 +35,7 @@ defaults:
 
 series:
   LinUCB: {algorithm: linucb}
+  Greedy: {algorithm: toy_greedy}
 
 primary: main
 configurations:
@@ -75,6 +79,26 @@ claims:
 
 REGISTRY_LINE = '        Paper("toy", "999", "A toy paper", "figures"),\n'
 
+#: The new algorithm: greedy LinUCB (confidence width 0), run by the fixed-arm engine.
+POLICY = """\
+\"\"\"Greedy LinUCB, the toy paper's algorithm (docs/adding-a-paper.md).\"\"\"
+
+import numpy as np
+
+from .linucb import LinUCB
+
+
+class ToyGreedy(LinUCB):
+    \"\"\"LinUCB with confidence width 0: it plays its least-squares estimate's best arm.\"\"\"
+
+    algorithm = "toy_greedy"
+    label = "Greedy (toy)"
+    calibrations = ("experiment",)
+
+    def _radius_at(self, t, L):
+        return np.zeros(np.shape(t))
+"""
+
 
 def _copy(dst: Path) -> None:
     for name in ("Snakefile", "workflow", "config", "notebooks", "environment.yml", "src"):
@@ -92,6 +116,27 @@ def _register(project: Path) -> None:
     anchor = "    )\n}\n"  # the end of the PAPERS tuple
     assert text.count(anchor) == 1
     registry.write_text(text.replace(anchor, REGISTRY_LINE + anchor))
+    _add_algorithm(project)
+
+
+def _add_algorithm(project: Path) -> None:
+    """A new algorithm: its module, its entry in the policy registry (the import and the class),
+    its name in the experiment schema."""
+    policies = project / "src/dpbandits/policies"
+    (policies / "toy_greedy.py").write_text(POLICY)
+    registry = policies / "__init__.py"
+    text = registry.read_text()
+    anchor = "        ExploreThenCommit,\n"
+    assert text.count(anchor) == 1
+    text = text.replace(anchor, anchor + "        ToyGreedy,\n")
+    imports = "from .vec import SDPVec, SDPVecRU\n"
+    assert text.count(imports) == 1
+    text = text.replace(imports, imports + "from .toy_greedy import ToyGreedy\n")
+    registry.write_text(text)
+    schema = project / "workflow/schemas/experiment.schema.yaml"
+    text = schema.read_text()
+    assert text.count("oracle_ols, etc]") == 1
+    schema.write_text(text.replace("oracle_ols, etc]", "oracle_ols, etc, toy_greedy]"))
 
 
 def _snakemake(project: Path, *args: str) -> subprocess.CompletedProcess:
@@ -119,6 +164,12 @@ def test_a_toy_paper_registered_in_a_copy_builds_its_target(tmp_path):
     results = project / "results/quick"
     assert (results / "figures/toy_fig1.png").stat().st_size > 0
     assert (results / "notebooks/toy_fig1.html").stat().st_size > 0
+    # the new algorithm ran on the same instances: greedy play is not LinUCB's
+    sims = results / "sim/toy/toy_fig1a/main"
+    greedy = pd.read_parquet(sims / "Greedy.parquet")
+    linucb = pd.read_parquet(sims / "LinUCB.parquet")
+    assert len(greedy) == len(linucb) > 0
+    assert not greedy["regret_pseudo"].equals(linucb["regret_pseudo"])
     claims = pd.read_csv(results / "tables/toy_claims.csv")
     final = claims[(claims["comparison"] == "all") & (claims["metric"] == "realized")]
     assert list(final["verdict"]) == ["PASS"]
