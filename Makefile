@@ -75,7 +75,7 @@ report: $(STAMP)
 
 # On every core, at most 8 (pytest-xdist; tests are handed out one at a time, idle workers take
 # waiting ones; each pipeline test runs Snakemake on 2 cores). One file alone:
-# .venv/bin/python -m pytest tests/test_cpu.py
+# .venv/bin/python -m pytest tests/runtime/test_cpu.py
 PYTEST_PARALLEL := -n auto --maxprocesses 8 --dist worksteal
 test: $(STAMP) browser
 	$(BIN)/python -m pytest $(PYTEST_PARALLEL)

@@ -24,7 +24,7 @@ without encryption".
 
 None of this changes what a notebook computes or records. nbclient takes only the messages
 whose parent is its own request, and the kernel's own shutdown (its ``shutdown_request``) is
-unchanged. tests/test_kernels.py runs notebooks through this manager and checks the behaviour
+unchanged. tests/runtime/test_notebook_kernels.py runs notebooks through this manager and checks the behaviour
 of each step.
 """
 

@@ -58,7 +58,7 @@ def _probe(**env_changes):
     """The PROBE's hash in a fresh process, with none of the pin's variables but env_changes."""
     env = {k: v for k, v in os.environ.items() if k not in cpu.pinned_environment(AVX2)}
     env.update(env_changes)
-    src = str(Path(cpu.__file__).parents[1])
+    src = str(Path(cpu.__file__).parents[2])
     res = subprocess.run(
         [sys.executable, "-c", PROBE, src], env=env, capture_output=True, text=True, check=True
     )

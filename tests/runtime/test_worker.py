@@ -238,7 +238,7 @@ def test_the_worker_imports_what_the_scripts_and_notebooks_import(tmp_path):
     ]
     (tmp_path / "c.ipynb").write_text(json.dumps({"cells": cells}))
     assert worker.imports_of([tmp_path]) == ["dpbandits.io", "numpy", "os.path", "pandas"]
-    root = Path(__file__).parents[1]
+    root = Path(__file__).parents[2]
     found = worker.imports_of([root / "workflow" / "scripts", root / "notebooks"])
     assert {"dpbandits.pipeline", "dpbandits.plotting"} <= set(found)
 

@@ -14,7 +14,7 @@ import pytest
 from dpbandits.config import ConfigError, load_experiment, load_yaml
 from dpbandits.runtime.job_memory import MIN_JOB_MB, declared_mb
 
-from .conftest import ROOT, SCHEMAS
+from ..conftest import ROOT, SCHEMAS
 
 #: (experiment, sweep or None, schedule or series, a predicate on the cell, measured peak MiB)
 MEASURED = [
