@@ -20,8 +20,8 @@ per-play tables + results
 
 The estimate must be at least a job's measured peak (``benchmarks/sim/**.tsv``, ``max_rss``,
 of a cold process: recalibrate with ``--config warm_worker=false``, as ``max_rss`` is otherwise
-the hand-off process's) and not far above it; tests/runtime/test_job_memory.py keeps representative jobs
-between 1x and 2x their peak.
+the hand-off process's) and not far above it; tests/runtime/test_job_memory.py keeps
+representative jobs between 1x and 2x their peak.
 """
 
 from __future__ import annotations
