@@ -23,9 +23,10 @@ from ..mechanisms.tree import (
 from ..mechanisms.zcdp import dp_to_zcdp
 from .base import CALIBRATIONS, Policy
 from .confidence import SS18Regularizer, ZCDPTreeRegularizer
+from .linucb import FreshArmCalibration
 
 
-class JDPTree(Policy):
+class JDPTree(FreshArmCalibration, Policy):
     """LinUCB-JDP on the true binary-tree mechanism.
 
     experiment: per-node ``s = sqrt(ln n) ln(2.5/delta)/epsilon``, ``Gamma = s sqrt(ln n) sqrt(d)``,
@@ -45,20 +46,6 @@ class JDPTree(Policy):
     options = {"L_tilde_sq": 2.0}
     #: ``delta_c`` of the op24 calibration's confidence statements (docs/papers/op24.md).
     OP24_DELTA_C = 0.01
-
-    @classmethod
-    def runs_on(cls, calibration: str) -> frozenset[str]:
-        """Fresh decision sets under ``op24`` (:mod:`dpbandits.engine.fresh_linucb`), else fixed
-        arm sets."""
-        return frozenset({"fresh" if calibration == "op24" else "fixed"})
-
-    def simulator(self) -> str:
-        """op24's engine under ``op24``."""
-        return "op24" if self.calibration == "op24" else self.engine
-
-    def release_family(self) -> str | None:
-        """op24's tree accounting (zCDP at the cell's delta) under ``op24``."""
-        return "op24_tree" if self.calibration == "op24" else self.release
 
     def _noise_multiplier(self) -> float:
         return 1.0

@@ -8,7 +8,27 @@ from .base import CALIBRATIONS, Policy
 from .confidence import TheoryRegularizer, linucb_sqrt_beta
 
 
-class LinUCB(Policy):
+class FreshArmCalibration:
+    """What the calibration ``op24`` changes in a LinUCB-type policy's dispatch (mixed into
+    :class:`LinUCB` and :class:`~dpbandits.policies.jdp.JDPTree`): fresh decision sets, op24's
+    engine and its tree accounting."""
+
+    @classmethod
+    def runs_on(cls, calibration: str) -> frozenset[str]:
+        """Fresh decision sets under ``op24`` (:mod:`dpbandits.engine.fresh_linucb`), else fixed
+        arm sets."""
+        return frozenset({"fresh" if calibration == "op24" else "fixed"})
+
+    def simulator(self) -> str:
+        """op24's engine under ``op24``."""
+        return "op24" if self.calibration == "op24" else self.engine
+
+    def release_family(self) -> str | None:
+        """op24's tree accounting (zCDP at the cell's delta) under ``op24``."""
+        return "op24_tree" if self.calibration == "op24" else self.release
+
+
+class LinUCB(FreshArmCalibration, Policy):
     """OFUL / LinUCB with exact statistics, refreshed every round.
 
     Calibrations
@@ -29,20 +49,6 @@ class LinUCB(Policy):
     calibrations = (*CALIBRATIONS, "op24")
     #: ``delta_c`` of the op24 calibration (docs/papers/op24.md).
     OP24_DELTA_C = 0.01
-
-    @classmethod
-    def runs_on(cls, calibration: str) -> frozenset[str]:
-        """Fresh decision sets under ``op24`` (:mod:`dpbandits.engine.fresh_linucb`), else fixed
-        arm sets."""
-        return frozenset({"fresh" if calibration == "op24" else "fixed"})
-
-    def simulator(self) -> str:
-        """op24's engine under ``op24``."""
-        return "op24" if self.calibration == "op24" else self.engine
-
-    def release_family(self) -> str | None:
-        """op24's tree accounting (zCDP at the cell's delta) under ``op24``."""
-        return "op24_tree" if self.calibration == "op24" else self.release
 
     def _calibrate(self) -> None:
         s = self.setting

@@ -24,8 +24,8 @@ without encryption".
 
 None of this changes what a notebook computes or records. nbclient takes only the messages
 whose parent is its own request, and the kernel's own shutdown (its ``shutdown_request``) is
-unchanged. tests/runtime/test_notebook_kernels.py runs notebooks through this manager and checks the behaviour
-of each step.
+unchanged. tests/runtime/test_notebook_kernels.py runs notebooks through this manager and checks
+the behaviour of each step.
 """
 
 from __future__ import annotations

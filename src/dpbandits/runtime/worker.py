@@ -563,8 +563,8 @@ def _run_kernel(argv: list[str]) -> None:
     to this kernel ...") into the build's output, once per notebook job; it is passed as the
     option a cold kernel would have read it as (its parent poller then watches the worker, the
     kernel's parent).
-    ``tests/runtime/test_worker.py`` and the figure test of ``tests/workflow/test_pipeline.py`` compare
-    warm kernels' outputs with cold ones'.
+    ``tests/runtime/test_worker.py`` and the figure test of ``tests/workflow/test_pipeline.py``
+    compare warm kernels' outputs with cold ones'.
     """
     os.environ.setdefault("MPLBACKEND", "module://matplotlib_inline.backend_inline")
     if "matplotlib" in sys.modules:
