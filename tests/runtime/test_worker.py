@@ -122,6 +122,18 @@ def _ran(cwd):
     return int(pid), int(ppid), value, rule
 
 
+def _wait_ran(cwd, timeout=30.0):
+    """:func:`_ran` once the job has written its whole line (the file exists, empty, between
+    its ``open`` and its ``write``)."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        path = cwd / "ran.txt"
+        if path.exists() and len(path.read_text().split()) == 4:
+            break
+        time.sleep(0.01)
+    return _ran(cwd)
+
+
 def test_a_job_runs_in_a_child_of_the_worker_with_the_clients_directory_env_and_streams(
     served, tmp_path
 ):
@@ -176,10 +188,7 @@ def _alive(pid):
 def test_a_killed_client_takes_its_job_down(served, tmp_path, sig):
     folder, _, _ = served
     client = _client(folder, tmp_path, "sleep")
-    deadline = time.monotonic() + 30
-    while not (tmp_path / "ran.txt").exists() and time.monotonic() < deadline:
-        time.sleep(0.01)
-    pid = _ran(tmp_path)[0]
+    pid = _wait_ran(tmp_path)[0]
     assert _alive(pid)
     client.send_signal(sig)
     client.communicate(timeout=30)
@@ -291,10 +300,7 @@ def test_a_worker_killed_with_sigkill_takes_its_jobs_down(tmp_path):
     path = os.environ[worker.SOCKET_ENV]
     try:
         client = _client(folder, tmp_path, "sleep", socket_path=path)
-        deadline = time.monotonic() + 30
-        while not (tmp_path / "ran.txt").exists() and time.monotonic() < deadline:
-            time.sleep(0.01)
-        job, parent, _, _ = _ran(tmp_path)
+        job, parent, _, _ = _wait_ran(tmp_path)
         assert parent == proc.pid and _alive(job)
         proc.kill()  # SIGKILL: no exit handler of the worker's runs
         proc.wait()

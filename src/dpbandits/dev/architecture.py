@@ -12,7 +12,7 @@ import ast
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 
-from ..fingerprint import PACKAGE, _module_file, _module_name, _scan_imports
+from ..fingerprint import PACKAGE, _imports, _module_file, _module_name
 
 #: Most lines a module may have.
 MAX_LINES = 600
@@ -29,7 +29,7 @@ def import_graph(package: Path = PACKAGE) -> dict[str, set[str]]:
     names = {f: _module_name(f) for f in files}
     graph: dict[str, set[str]] = {}
     for f in files:
-        found, docs = _scan_imports(f)
+        found, docs = _imports(f)
         targets = {_module_file(n) for n in found | docs}
         graph[names[f]] = {names[t] for t in targets if t in names and t != f}
     return graph
