@@ -57,13 +57,13 @@ pages: $(STAMP) browser
 # Builds everything, then compares it with the committed canonical run (make verify).
 reproduce: $(STAMP)
 	$(BIN)/snakemake --cores all
-	$(BIN)/python -m dpbandits.verify
+	$(BIN)/python -m dpbandits.checks.verify
 
 # The paper-scale results/ against canonical/ by value, one line per paper (docs/running.md).
 # RTOL=1e-6 across platforms.
 RTOL ?= 1e-9
 verify: $(STAMP)
-	$(BIN)/python -m dpbandits.verify --rtol $(RTOL)
+	$(BIN)/python -m dpbandits.checks.verify --rtol $(RTOL)
 
 quick: $(STAMP)
 	$(BIN)/snakemake --cores all --config scale=quick

@@ -465,3 +465,22 @@ def test_a_bound_term_that_overflows_is_refused_with_its_key(tmp_path):
     path = _write(tmp_path, "op24_claims.yaml", data)
     with pytest.raises(ConfigError, match=r"op24_claims.yaml: claims\.\d+\.terms\.\d+"):
         load_bound_registry(str(path), str(SCHEMAS / "bound_claims.schema.yaml"))
+
+
+def test_a_bound_claim_naming_an_experiment_outside_the_plan_is_refused(tmp_path):
+    """A claim's ``audit.experiment`` must be one of the study's declared experiments (or
+    unit-tests / none): a typo is refused with its key path; the committed registries pass."""
+    from dpbandits.bound_claims import load_bound_registry
+    from dpbandits.papers import paper
+
+    schema = str(SCHEMAS / "bound_claims.schema.yaml")
+    for prefix in ("op24", "plasso"):
+        experiments = paper(prefix).module.STUDY.experiments
+        load_bound_registry(str(ROOT / f"config/claims/{prefix}.yaml"), schema, experiments)
+    data = load_yaml(ROOT / "config/claims/op24.yaml")
+    i = next(i for i, c in enumerate(data["claims"]) if c["audit"]["experiment"] == "OP-E1")
+    data["claims"][i]["audit"]["experiment"] = "OP-E4"
+    path = _write(tmp_path, "op24_claims.yaml", data)
+    load_bound_registry(str(path), schema)  # without the plan's experiments: the schema's form
+    with pytest.raises(ConfigError, match=rf"claims\.{i}\.audit\.experiment = 'OP-E4'.*OP-E1"):
+        load_bound_registry(str(path), schema, ("OP-E1", "OP-E2", "OP-E3"))

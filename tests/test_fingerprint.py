@@ -174,7 +174,7 @@ _PAPER_JOBS = {  # the entries of each paper's own jobs (workflow/rules/*.smk)
     ],
     "olucb": [
         ("workflow/scripts/render_notebook.py", "notebooks/audit_report.ipynb"),
-        ("workflow/scripts/olucb_robustness.py",),
+        ("workflow/scripts/paper_job.py",),
     ],
     "dpdpe": [
         ("workflow/scripts/render_notebook.py", "notebooks/audit_report.ipynb"),

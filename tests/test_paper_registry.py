@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from dpbandits import report_captions as report
-from dpbandits import verify
+from dpbandits.checks import verify
 from dpbandits.config import ConfigError, load_yaml
 from dpbandits.papers import PAPERS, paper, papers, select
 

@@ -97,11 +97,30 @@ def leading_term(claim: dict, values: Mapping[str, float], T_lo: float, T_hi: fl
     return max(live, key=lambda t: t_secant_exponent(t, values, T_lo, T_hi))
 
 
-def load_bound_registry(path: str, schema: str) -> dict:
+#: Audit experiments every paper may name besides those of its own plan.
+GENERIC_EXPERIMENTS = ("unit-tests", "none")
+
+
+def load_bound_registry(path: str, schema: str, experiments=None) -> dict:
     """Load and validate a registry: the schema, unique ids, and every term evaluable (finite and
-    positive) at a reference point of the variables (so a typo in a term fails at load)."""
+    positive) at a reference point of the variables (so a typo in a term fails at load).
+
+    ``experiments`` (the study's :attr:`dpbandits.papers.study.Study.experiments`): when given,
+    every claim's ``audit.experiment`` must be one of them or of :data:`GENERIC_EXPERIMENTS`
+    (``ConfigError`` naming the claim's key path, the value and what is allowed).
+    """
     data = load_yaml(path)
     check_schema(data, schema, path)
+    if experiments is not None:
+        allowed = (*experiments, *GENERIC_EXPERIMENTS)
+        for i, claim in enumerate(data["claims"]):
+            named = claim["audit"]["experiment"]
+            for name in [named] if isinstance(named, str) else named:
+                if name not in allowed:
+                    raise ConfigError(
+                        f"{path}: claims.{i}.audit.experiment = {name!r}: not an experiment of "
+                        f"the paper's plan; allowed: {', '.join(allowed)}"
+                    )
     seen = set()
     point = {"T": 1e6, "K": 10, "d": 5, "rho": 0.1, "eps": 1.0, "delta": 0.01, "s0": 5, "sigma": 1}
     for i, claim in enumerate(data["claims"]):
@@ -119,6 +138,7 @@ def load_bound_registry(path: str, schema: str) -> dict:
 
 
 __all__ = [
+    "GENERIC_EXPERIMENTS",
     "bound_value",
     "evaluate",
     "leading_term",

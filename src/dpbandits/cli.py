@@ -18,115 +18,8 @@ import argparse
 import sys
 from pathlib import Path
 
-import numpy as np
-
-from dpbandits.audit.fits import bootstrap_means
 from dpbandits.dev.authors_script import load_script
-from dpbandits.engine import checkpoint_rounds, simulate
-from dpbandits.engine.private_lasso import simulate_cell as private_lasso_cell
-from dpbandits.envs import make_instances, script_instances
-from dpbandits.normals import MIN_COMPILED, standard_normal
 from dpbandits.papers import papers
-from dpbandits.policies import Quirks, Setting, make_policy
-from dpbandits.privacy.accounting import Component, composed_epsilon, pmf_pair_epsilon
-from dpbandits.seeds import noise_generator
-
-#: The LinUCB family's algorithms whose kernels :func:`warmup` compiles under the script's
-#: quirks (the shuffle, local and joint privacy variants of the engine's LinUCB).
-LINUCB_FAMILY = ("linucb", "jdp_standin", "sdp_amp", "sdp_vec", "ldp")
-
-
-def _linucb_family(T: int, d: int, epsilon: float):
-    setting = Setting(T=T, d=d, epsilon=epsilon, delta=0.1, B=20)
-    return [
-        make_policy(a, setting, "experiment", Quirks.from_fidelity("script")) for a in LINUCB_FAMILY
-    ]
-
-
-#: Cached kernels that only the tests call from Python (the batched Maler the learners' tests
-#: drive; the pipeline's OnlineUCB runs Maler inside its compiled round loop): :func:`warmup`
-#: leaves them to the tests (tests/test_warmup.py checks that it compiles every other one).
-TEST_ONLY_KERNELS = frozenset(
-    {"dpbandits.learners.maler._predict_all", "dpbandits.learners.maler._update_all"}
-)
-
-
-def cached_kernels() -> dict:
-    """Every ``njit(cache=True)`` function defined in a module of the package, by full name
-    (what :func:`warmup` must compile; tests/test_warmup.py)."""
-    import importlib
-    import pkgutil
-
-    from numba.core.registry import CPUDispatcher
-
-    import dpbandits
-
-    found = {}
-    for info in pkgutil.walk_packages(dpbandits.__path__, "dpbandits."):
-        module = importlib.import_module(info.name)
-        for name, obj in vars(module).items():
-            if isinstance(obj, CPUDispatcher) and obj.__module__ == info.name:
-                if type(obj._cache).__name__ != "NullCache":  # cache=True
-                    found[f"{info.name}.{name}"] = obj
-    return found
-
-
-def _warm_run(policy, instances, T: int) -> None:
-    simulate(
-        policy,
-        instances,
-        [0],
-        [noise_generator(0, "warmup", "p", policy.algorithm, 0)],
-        checkpoint_rounds(T, 2),
-    )
-
-
-def warmup() -> None:
-    """Compile (and cache) every numba kernel with a tiny run, with the argument types the
-    pipeline passes: a build after ``make install`` compiles nothing (tests/test_warmup.py: a
-    kernel missed here would be compiled inside the build's jobs, on their time)."""
-    inst = script_instances(1, 10, 3)
-    setting = Setting(T=40, d=3, epsilon=1.0, delta=0.1)
-    onlineucb = [
-        make_policy("onlineucb", setting),
-        make_policy("onlineucb", setting, radius_mode="oracle"),
-        make_policy("onlineucb_doubling", setting),
-        make_policy("combiner", setting),
-    ]
-    for policy in _linucb_family(40, 3, 1.0) + onlineucb:
-        for instances in (inst, make_instances("fresh_sphere", 1, 10, 3, 2)):
-            if instances.contextual and "fresh" not in policy.runs_on(policy.calibration):
-                continue
-            if instances.contextual and policy.opts.get("radius_mode") == "oracle":
-                continue
-            _warm_run(policy, instances, 40)
-    # the tree mechanism (LinUCB-JDP), DP-DPE's clients (the clipped reports' mean and the
-    # shuffle protocol's counts), the fresh-arm contestants (AdaC-OFUL under zCDP and LinUCB
-    # under the fresh-arm calibration; JDP-LinUCB runs the same kernels)
-    T = 200
-    small = Setting(T=T, d=3, epsilon=1.0, delta=0.1)
-    _warm_run(make_policy("jdp_tree", small, "experiment", Quirks.from_fidelity("script")), inst, T)
-    # explore-then-commit, the rate audit's planted contestant (every rate sweep of a fixed arm set)
-    _warm_run(make_policy("etc", Setting(T=T, d=3), explore=50), inst, T)
-    fixed = make_instances("fixed_sphere", 1, 10, 3, 2)
-    for algorithm in ("ldp_dpe", "sdp_dpe"):
-        policy = make_policy(algorithm, Setting(T=T, d=3, epsilon=1.0, delta=0.1, B=1, K=10))
-        _warm_run(policy, fixed, T)
-    fresh = make_instances("fresh_sphere", 1, 10, 3, 2)
-    for algorithm, calibration in (("adac_oful", "zcdp"), ("linucb", "op24")):
-        _warm_run(make_policy(algorithm, small, calibration), fresh, T)
-    # PrivateLASSO: the TBAP round kernel and the trust-region solver
-    private_lasso_cell("PL-E1", "F1", 10, 2, 2, 16, "private_lasso", 1e4, 3, 1)
-    # the rate audit's resampling, on a writable and on a read-only table (as read from parquet)
-    frozen = np.ones((2, 2))
-    frozen.flags.writeable = False
-    for Y in (np.ones((2, 2)), frozen):
-        bootstrap_means(Y, 2, np.random.default_rng(0))
-    # the privacy audit's compiled epsilon search: a dense composed PLD, a pair of pmfs
-    composed_epsilon([Component("laplace", 1.0, 1.0, 3)], 1e-5)
-    pmf_pair_epsilon(np.array([0.5, 0.5]), np.array([0.4, 0.6]), 1e-5, 2)
-    standard_normal(np.random.default_rng(0), MIN_COMPILED)  # the compiled normals
-    print("numba kernels compiled and cached")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -173,11 +66,13 @@ def main(argv: list[str] | None = None) -> int:
             load_script(args.authors_script)
         except (OSError, ValueError) as err:
             parser.error(str(err))
+    from dpbandits.dev.warmup import warmup
+
     if args.command == "warmup":
         warmup()
         return 0
     if args.command == "pages":
-        from dpbandits.page_check import check_build
+        from dpbandits.checks.browser import check_build
 
         found = check_build(args.root)
         print("\n".join(found) if found else f"every page under {args.root}/ reads: no problem")

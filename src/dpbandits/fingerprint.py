@@ -36,22 +36,22 @@ from dpbandits.runtime.atomic_files import write_atomically
 PACKAGE = Path(__file__).resolve().parent
 
 #: Modules that no job imports (paths relative to the package, ``fnmatch`` patterns): the
-#: command-line tools and their helpers (``dpb``, ``python -m dpbandits.verify``, the page
-#: check), the developer tools (the benchmark, with every paper's workload, loaded by name), the
-#: tests' slow reference loops, and what runs in Snakemake's own process while it reads the
-#: workflow or ends a run (captions, the run's summary, the job-rate setting). Every other module
-#: (this one too: the matched calibration's search cache keys on code fingerprints) must be in
-#: some job's closure (``tests/test_fingerprint.py``).
+#: command-line tools and their helpers (``dpb`` and the build checks of
+#: :mod:`dpbandits.checks`), the developer tools (the benchmark and the warm-up, with every
+#: paper's workload and warm-up, loaded by name), the tests' slow reference loops, and what runs
+#: in Snakemake's own process while it reads the workflow or ends a run (captions, the run's
+#: summary, the job-rate setting). Every other module (this one too: the matched calibration's
+#: search cache keys on code fingerprints) must be in some job's closure
+#: (``tests/test_fingerprint.py``).
 NOT_IN_JOBS = (
     "cli.py",
-    "verify.py",
-    "compare.py",
+    "checks/*.py",
     "dev/*.py",
     "papers/*/bench.py",
+    "papers/*/warmup.py",
     "dev/authors_script.py",
     "dev/reference_loops.py",
     "learners/maler_reference.py",
-    "page_check.py",
     "report_captions.py",
     "runtime/run_summary.py",
     "runtime/rate_limit.py",

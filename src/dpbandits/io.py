@@ -135,7 +135,7 @@ def write_result(path: str | Path, table: pa.Table, metadata: dict) -> None:
 
     The metadata also records :func:`dpbandits.provenance.provenance` (commit and library
     versions): the same build in the same environment gives the same bytes; another
-    environment gives the same values (:func:`dpbandits.compare.parquet_values`).
+    environment gives the same values (:func:`dpbandits.checks.compare.parquet_values`).
 
     A job killed while writing leaves at most a hidden ``.<name>.<pid>.tmp`` beside the output,
     never a partial output; the rerun removes such leftovers.

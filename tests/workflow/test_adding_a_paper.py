@@ -1,9 +1,12 @@
-"""Adding a sixth paper is a registry line and its files (docs/adding-a-paper.md): a toy paper
-with two policies (LinUCB and a new algorithm), one figure and one claim, registered in a
-temporary copy of the project, builds its target and gets its figure, tables, verdict and
-scoreboard row (marker e2e, about 1 min). The new algorithm is its policy module, its line in
-the policy registry and its name in the experiment schema: no engine, size or privacy module
-names it (each policy class states its own dispatch)."""
+"""Adding a sixth paper is a registry line and its files (docs/adding-a-paper.md).
+
+In a temporary copy of the project: a toy figure paper with two policies (LinUCB and a new
+algorithm), one figure and one claim, and a toy bounds paper (``toy_bounds/``: its package, plan,
+plan schema, claims, audit notebook and docs page, none of which exists in the project) are
+registered; both build their targets and get their figures, verdicts and scoreboard rows (marker
+e2e, about 1 min). The new algorithm is its policy module, its line in the policy registry and
+its name in the experiment schema: no engine, size or privacy module names it (each policy class
+states its own dispatch)."""
 
 import os
 import shutil
@@ -78,6 +81,9 @@ claims:
 """
 
 REGISTRY_LINE = '        Paper("toy", "999", "A toy paper", "figures"),\n'
+#: The toy bounds paper: every file it adds, laid out as in the project.
+BOUNDS_PAPER = Path(__file__).parent / "toy_bounds"
+BOUNDS_REGISTRY_LINE = '        Paper("toyb", "998", "A toy bounds paper", "bounds"),\n'
 
 #: The new algorithm: greedy LinUCB (confidence width 0), run by the fixed-arm engine.
 POLICY = """\
@@ -107,16 +113,34 @@ def _copy(dst: Path) -> None:
         (shutil.copytree if src.is_dir() else shutil.copy2)(src, dst / name)
 
 
+def _register_paper(project: Path, line: str) -> None:
+    """The paper's line in the registry (the end of the PAPERS tuple)."""
+    registry = project / "src/dpbandits/papers/__init__.py"
+    text = registry.read_text()
+    anchor = "    )\n}\n"
+    assert text.count(anchor) == 1
+    registry.write_text(text.replace(anchor, line + anchor))
+
+
 def _register(project: Path) -> None:
     """Exactly the steps of docs/adding-a-paper.md for a figure paper."""
     (project / "config/experiments/toy.yaml").write_text(EXPERIMENT)
     (project / "config/claims/toy.yaml").write_text(CLAIMS)
-    registry = project / "src/dpbandits/papers/__init__.py"
-    text = registry.read_text()
-    anchor = "    )\n}\n"  # the end of the PAPERS tuple
-    assert text.count(anchor) == 1
-    registry.write_text(text.replace(anchor, REGISTRY_LINE + anchor))
+    _register_paper(project, REGISTRY_LINE)
     _add_algorithm(project)
+
+
+def _register_bounds_paper(project: Path) -> None:
+    """The steps of docs/adding-a-paper.md for a paper without figures: its own files, each of
+    them new (no shared file is edited), and its registry line."""
+    files = [f for f in BOUNDS_PAPER.rglob("*") if f.is_file() and "__pycache__" not in f.parts]
+    assert len(files) == 6
+    for f in files:
+        target = project / f.relative_to(BOUNDS_PAPER)
+        assert not target.exists(), f"{target} exists in the project: not the paper's own file"
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(f, target)
+    _register_paper(project, BOUNDS_REGISTRY_LINE)
 
 
 def _add_algorithm(project: Path) -> None:
@@ -153,14 +177,15 @@ def _snakemake(project: Path, *args: str) -> subprocess.CompletedProcess:
     return proc
 
 
-def test_a_toy_paper_registered_in_a_copy_builds_its_target(tmp_path):
+def test_toy_papers_registered_in_a_copy_build_their_targets(tmp_path):
     project = tmp_path / "project"
     project.mkdir()
     _copy(project)
     _register(project)
+    _register_bounds_paper(project)
     # the selection is the config's (the other papers are left out to keep the test short)
-    config = ["--config", "scale=quick", "experiments=[toy]", "bound_audits=[]"]
-    _snakemake(project, "--cores", "2", "toy", *config)
+    config = ["--config", "scale=quick", "experiments=[toy]", "bound_audits=[toyb]"]
+    _snakemake(project, "--cores", "2", "toy", "toyb", *config)
     results = project / "results/quick"
     assert (results / "figures/toy_fig1.png").stat().st_size > 0
     assert (results / "notebooks/toy_fig1.html").stat().st_size > 0
@@ -174,12 +199,21 @@ def test_a_toy_paper_registered_in_a_copy_builds_its_target(tmp_path):
     final = claims[(claims["comparison"] == "all") & (claims["metric"] == "realized")]
     assert list(final["verdict"]) == ["PASS"]
     assert (results / "audit/toy.html").stat().st_size > 0
-    assert "Nothing to be done" in _snakemake(project, "-n", "toy", *config).stdout
-    # the cross-paper outputs include it: the scoreboard and the report's category
+    # the bounds paper: its run, its verdict, its figure drawn by its page
+    assert len(pd.read_parquet(results / "sim/toyb/random.parquet")) == 3 * 100
+    verdicts = pd.read_csv(results / "audit/toyb_claims.csv")
+    assert verdicts.set_index("claim_id").loc["toyb.prop1", "verdict"] == "SUPPORTED"
+    assert (results / "figures/toyb_regret.png").stat().st_size > 0
+    assert "toyb.prop1" in (results / "audit/toyb.html").read_text()  # its claim table
+    assert "Nothing to be done" in _snakemake(project, "-n", "toy", "toyb", *config).stdout
+    # the cross-paper outputs include both: the scoreboard and the report's categories
     _snakemake(project, "--cores", "2", "audit", *config)
-    board = pd.read_csv(results / "audit/scoreboard.csv")
-    assert board.set_index("claim_id").loc["toy.fig1.learns", "status"] == "supported"
+    board = pd.read_csv(results / "audit/scoreboard.csv").set_index("claim_id")
+    assert board.loc["toy.fig1.learns", "status"] == "supported"
+    assert board.loc["toyb.prop1", "status"] == "supported"
     # nothing else was edited: config.yaml selects every registered paper by default
-    assert "experiments" not in yaml.safe_load((project / "config/config.yaml").read_text())
-    rules = _snakemake(project, "--list-target-rules").stdout.split()
-    assert {"toy", "toy_fig1", "toy_tables", "toy_audit"} <= set(rules)
+    selection = yaml.safe_load((project / "config/config.yaml").read_text())
+    assert "experiments" not in selection and "bound_audits" not in selection
+    rules = set(_snakemake(project, "--list-target-rules").stdout.split())
+    assert {"toy", "toy_fig1", "toy_tables", "toy_audit"} <= rules
+    assert {"toyb", "toyb_audit", "toyb_verdicts", "toyb_regret"} <= rules

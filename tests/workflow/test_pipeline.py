@@ -18,7 +18,7 @@ import pandas as pd
 import pytest
 import yaml
 
-from dpbandits.compare import comparable
+from dpbandits.checks.compare import comparable
 from dpbandits.io import read_metadata, read_results
 from dpbandits.runtime import rate_limit
 
@@ -309,7 +309,7 @@ def test_a_configuration_that_repeats_the_primary_copies_its_results(project):
 @pytest.mark.e2e
 def test_quick_audit_builds_the_report(project):
     """The whole quick DAG (the default target): the audit's tables and pages, and every page
-    of the build read in headless Chromium offline (dpbandits.page_check)."""
+    of the build read in headless Chromium offline (dpbandits.checks.browser)."""
     built = snakemake(project, "--cores", "2", "--config", "scale=quick")
     res = project / "results/quick/audit"
     # the configuration's keys in another order (warm_worker set first) rerun nothing: the
@@ -318,7 +318,7 @@ def test_quick_audit_builds_the_report(project):
     assert "Nothing to be done" in again.stdout + again.stderr, again.stdout
     # the pages: no markup shown as text, no network request, every link resolving, every
     # claim's status the scoreboard's; the run's summary names the front page first
-    from dpbandits.page_check import MAIN_PAGES, check_build
+    from dpbandits.checks.browser import MAIN_PAGES, check_build
 
     assert check_build(project / "results/quick") == []
     for rel in MAIN_PAGES:
@@ -434,7 +434,7 @@ def test_quick_audit_builds_the_report(project):
     assert "Findings beyond the verdicts" in page and "epsilon_pair_joint" in page
     assert "olucb.fig1.eps1.beats_ldp" in page
     # determinism after deleting intermediates: one simulation of every paper and the tables that
-    # read it removed, then the tables rebuilt: the same results (dpbandits.compare: byte for
+    # read it removed, then the tables rebuilt: the same results (dpbandits.checks.compare: byte for
     # byte, the measured run times of the final-regret and claim tables aside)
     quick = project / "results/quick"
     papers = ("cz22", "olucb", "dpdpe")

@@ -91,7 +91,9 @@ try:
     for _name, _plan in STUDY_PLANS.items():
         paper(_name).module.STUDY.check(_name)
         _BOUND_CLAIMS[_plan.claims] = load_bound_registry(
-            _plan.claims, f"{SCHEMAS}/bound_claims.schema.yaml"
+            _plan.claims,
+            f"{SCHEMAS}/bound_claims.schema.yaml",
+            paper(_name).module.STUDY.experiments,
         )["claims"]
     # Every privacy claim's selectors against the rows the privacy audit will hold (their
     # identities, no accounting): a typo is refused now, not when the status job runs

@@ -14,7 +14,7 @@
 #
 # SLURM_TARGETS: the targets (default: the whole quick DAG, 181 jobs, about 35 min on 2 CPUs;
 # `smoke`: one simulation of every paper, one figure through papermill, a configuration whose
-# job copies another's results (paper 003's R2) and the privacy table, 15 jobs, about 4 min; or
+# job copies another's results (cz22's R2) and the privacy table, 15 jobs, about 4 min; or
 # a list of targets). Must run as root.
 set -euo pipefail
 
@@ -82,6 +82,6 @@ print(f"SLURM run: {run} jobs, {submitted} submitted to SLURM, {len(targets)} ta
 assert submitted > 0 and submitted + len(targets) == run, "not every job went through SLURM"
 EOF
 # the same results: every parquet and CSV file byte for byte, measured run times aside
-# (dpbandits.compare says which)
-"$PY" -m dpbandits.compare "$WORK/local" "$WORK/slurm"
+# (dpbandits.checks.compare says which)
+"$PY" -m dpbandits.checks.compare "$WORK/local" "$WORK/slurm"
 log "passed (work dir $WORK)"

@@ -63,7 +63,7 @@ def _paired_column_means(Y, idx, out):
     """``out[b, l]`` = the mean of ``Y[idx[b, :], l]``: the same bits as NumPy's
     ``Y[idx].mean(axis=1)`` for ``L >= 2`` columns, which adds the rows in order starting from
     the first (the reduced axis is not the innermost one, so no pairwise summation) and divides
-    by ``n`` (tests/audit/test_mutants_fits.py compares the two)."""
+    by ``n`` (tests/audit/test_fits.py compares the two)."""
     B, n = idx.shape
     L = Y.shape[1]
     for b in range(B):

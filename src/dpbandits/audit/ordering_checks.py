@@ -25,7 +25,7 @@ from .ordering import (
 from .ordering_data import COLUMNS, METRICS, OrderingData, unequal_privacy
 
 # The statistic of a ``faster: true`` row: a ratio of measured run times, not a function of the
-# seeds (dpbandits.compare leaves these rows out when two builds are compared).
+# seeds (dpbandits.checks.compare leaves these rows out when two builds are compared).
 WALL_TIME_STATISTIC = "wall seconds a / b"
 
 #: A ``faster: true`` row is decided only when the slower of the two series ran at least this

@@ -2,7 +2,7 @@
 
 Exactness (docs/papers/dpdpe.md): the regret depends only on the action schedule, and the reports a
 phase produces have closed forms, so nothing is simulated per round. Every identity is stated
-where it is used (I1-I9); ``tests/engine/test_dpdpe_engine.py`` compares each with a
+where it is used (I1-I9); ``tests/engine/test_phased.py`` compares each with a
 per-round, per-client simulation. A run is a loop over its (about log2 T) phases; each phase is
 vectorised over clients and actions. Designs depend only on the active set, so they are cached
 (exactly) across runs and cells of a job.

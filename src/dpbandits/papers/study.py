@@ -127,7 +127,10 @@ class Study:
         Resources of one simulation job (MB, minutes).
     canonical : dict
         Name -> (path below the results root, key columns, value columns) of each table whose
-        rows ``make verify`` compares with the canonical run (:mod:`dpbandits.verify`).
+        rows ``make verify`` compares with the canonical run (:mod:`dpbandits.checks.verify`).
+    experiments : tuple
+        Names of the plan's experiments (e.g. ``OP-E1``), the values a claim's
+        ``audit.experiment`` may take besides ``unit-tests`` and ``none``.
     """
 
     run_files: dict
@@ -136,6 +139,7 @@ class Study:
     page: str
     tables: dict = field(default_factory=dict)
     canonical: dict = field(default_factory=dict)
+    experiments: tuple = ()
     sim_mem_mb: int = 2048
     sim_runtime: int = 60
 

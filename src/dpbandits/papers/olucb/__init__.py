@@ -22,6 +22,32 @@ def claim_notes() -> dict[str, str]:
     return robustness_notes()
 
 
+def robustness_job(job, log) -> None:
+    """The rule ``olucb_robustness`` (``rules.smk``, through ``workflow/scripts/paper_job.py``):
+    the constants sweep of :mod:`.robustness` on the calibrations ``job.input.calibrations``,
+    its comparison table and verdict to ``job.output.csv`` / ``.md``."""
+    import time
+
+    from dpbandits.config import load_experiment
+    from dpbandits.pipeline import read_calibrations
+
+    from .robustness import classify, comparison_table, run_study, write_outputs
+
+    experiment = load_experiment(job.params.config_file, job.config, job.params.schema)
+    study = experiment.data["robustness"]
+    start = time.perf_counter()
+    finals = run_study(experiment, job.config, read_calibrations(job.input.calibrations))
+    table = comparison_table(finals, study["series"], study["reference"])
+    verdict = classify(table)
+    write_outputs(table, verdict, study, job.output.csv, job.output.md)
+    log.info(
+        "robustness: %s (reproducing: %s); %.1f s",
+        verdict["verdict"],
+        verdict["reproducing"],
+        time.perf_counter() - start,
+    )
+
+
 def bench_workload(root, options) -> None:
     """This paper's ``make bench`` workload (:mod:`.bench`; ``options``: ``dpb bench``'s
     arguments). Loaded by name: no job runs it, so it stays out of the jobs' code fingerprints

@@ -1,8 +1,8 @@
-# Paper 000's own rules, included through the registry (dpbandits.papers.Paper.rules) after the
+# olucb's own rules, included through the registry (dpbandits.papers.Paper.rules) after the
 # shared ones, whose names (EXPERIMENTS, RESULTS, LOGS, ...) they use.
 
 
-# On demand only (not in `all`): robustness of the failed Figure 1 ordering of paper 000
+# On demand only (not in `all`): robustness of the failed Figure 1 ordering of olucb
 # (OnlineUCB below LinUCB-LDP) to the constants the paper leaves open; issue 19.
 if "olucb" in EXPERIMENTS and "robustness" in EXPERIMENTS["olucb"].data:
 
@@ -28,8 +28,10 @@ if "olucb" in EXPERIMENTS and "robustness" in EXPERIMENTS["olucb"].data:
             mem_mb=2048,
             runtime=30,
         params:
-            code=code_fingerprint("workflow/scripts/olucb_robustness.py"),  # reruns when the library code changes
+            code=code_fingerprint("workflow/scripts/paper_job.py"),  # reruns when the library code changes
+            prefix="olucb",
+            job="robustness_job",
             config_file="config/experiments/olucb.yaml",
             schema=f"{SCHEMAS}/experiment.schema.yaml",
         script:
-            "../../../../workflow/scripts/olucb_robustness.py"
+            "../../../../workflow/scripts/paper_job.py"

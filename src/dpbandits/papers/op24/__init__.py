@@ -69,3 +69,11 @@ def privacy_rows(plan, account: bool = True) -> list[dict]:
     from .privacy import privacy_rows as rows
 
     return rows(plan, account)
+
+
+def warm_up() -> None:
+    """Compile the kernels only this paper's runs use (``dpb warmup``, :mod:`.warmup`). Loaded by
+    name: no job runs it, so it stays out of the jobs' code fingerprints."""
+    import importlib
+
+    importlib.import_module(f"{__name__}.warmup").run()

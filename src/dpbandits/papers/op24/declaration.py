@@ -7,6 +7,7 @@ from dpbandits.papers.study import Study
 #: The declaration the workflow builds the study from (workflow/rules/studies.smk).
 STUDY = Study(
     run_files={"results": ""},
+    experiments=("OP-E1", "OP-E2", "OP-E3"),
     canonical={
         "op24_verdicts": (
             "audit/op24_verdicts.csv",

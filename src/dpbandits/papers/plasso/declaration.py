@@ -7,6 +7,7 @@ from dpbandits.papers.study import Study
 #: The declaration the workflow builds the study from (workflow/rules/studies.smk).
 STUDY = Study(
     run_files={"runs": "", "episodes": "_episodes"},
+    experiments=("PL-E1", "PL-E2"),
     canonical={
         "plasso_rows": (
             "tables/plasso_claims.csv",

@@ -1,0 +1,95 @@
+"""The claim overview (docs/auditing.md; docs/mutation.md) gives one row per claim: a rate claim
+shows its summary row's verdict (``schedule == "all"``) and robustness, an ordering claim the
+verdict on the primary configuration, ``INCONCLUSIVE`` across configurations when another
+configuration differs, and under ``combined`` the common verdict of realized and pseudo-regret. The
+rate and ordering tables are written out by hand, with the columns the overview reads.
+"""
+
+import pandas as pd
+
+from dpbandits.audit.overview import claim_overview, plain_summary
+from dpbandits.audit.scoreboard import scoreboard
+
+
+def _claim(cid, check, **audit):
+    audit = {"experiment": "x", "check": check, **audit}
+    return {"id": cid, "kind": "rate" if check == "slope" else "ordering", "source": "s",
+            "algorithm": "A", "T_exp": "1/2", "eps_exp": None, "audit": audit}  # fmt: skip
+
+
+def _rates():
+    """One rate claim on schedule p: its summary (exceeds, robust), two T fits (the last one
+    consistent), a 1/epsilon fit and a T fit of the gap to the baseline."""
+    cols = ["claim_id", "schedule", "variable", "slope", "claimed", "verdict", "robustness"]
+    rows = [
+        ("x.r", "p", "T", 0.52, 0.5, "exceeds", "robust"),
+        ("x.r", "p", "T", 0.58, 0.5, "consistent", ""),
+        ("x.r", "p", "1/epsilon", 0.9, 0.5, "consistent", ""),
+        ("x.r", "p", "T (gap to linucb)", 0.3, 0.25, "consistent", ""),
+        ("x.r", "all", "", None, None, "exceeds", "robust"),
+    ]
+    return pd.DataFrame(rows, columns=cols)
+
+
+def _orderings(rows):
+    cols = ["claim_id", "configuration", "metric", "verdict"]
+    return pd.DataFrame(rows, columns=cols).assign(comparison="all")
+
+
+RATE_CLAIM = _claim("x.r", "slope", sweep="s", schedules=["p"])
+
+
+def test_a_rate_claim_shows_its_summary_verdict_and_robustness():
+    ov = claim_overview([RATE_CLAIM], _rates(), _orderings([]), "main").iloc[0]
+    assert ov["verdict"] == "exceeds" and ov["all_configurations"] == "exceeds"
+    assert ov["robustness"] == "robust"
+    assert ov["how"] == (
+        "sweep s: p. T: fitted 0.52 to 0.58 over 2 fit(s); 1/epsilon: fitted 0.90 to 0.90 over "
+        "1 fit(s); T (gap to linucb): fitted 0.30 to 0.30 over 1 fit(s)"
+    )
+
+
+def test_the_plain_summary_reports_only_the_plain_T_fits_of_a_schedule():
+    # the T rows have slopes 0.52 and 0.58 against 0.5; the 1/epsilon fit and the gap's T fit
+    # are other exponents and stay out
+    rates = _rates()
+    ov = claim_overview([RATE_CLAIM], rates, _orderings([]), "main")
+    lines = plain_summary(scoreboard([("p", ov)]), rates, "main").splitlines()
+    assert "- Schedule `p`: fitted T-exponents 0.52 to 0.58 across epsilon (claimed 0.5)." in lines
+    assert sum(line.startswith("- Schedule") for line in lines) == 1
+
+
+def test_combined_takes_the_common_verdict_of_realized_and_pseudo_regret():
+    claims = [_claim("x.o", "below"), _claim("x.q", "below")]
+    orderings = _orderings(
+        [
+            ("x.o", "main", "realized", "PASS"),
+            ("x.o", "main", "pseudo", "PASS"),
+            ("x.q", "main", "realized", "PASS"),
+            ("x.q", "main", "pseudo", "FAIL"),
+        ]
+    )
+    metric = "".join(["comb", "ined"])  # as read from a config file: built at run time
+    ov = claim_overview(claims, pd.DataFrame(), orderings, "main", metric=metric)
+    assert ov.set_index("claim_id")["verdict"].to_dict() == {"x.o": "PASS", "x.q": "INCONCLUSIVE"}
+
+
+def test_other_configurations_are_those_of_the_same_claim_except_the_one_shown():
+    # x.a: PASS on the primary "main", FAIL on "zeta" (sorted after "main"): INCONCLUSIVE across
+    # configurations. x.b is checked on "main" only: no other configuration, its verdict stands
+    claims = [_claim("x.a", "below"), _claim("x.b", "below")]
+    orderings = _orderings(
+        [
+            ("x.a", "main", "realized", "PASS"),
+            ("x.a", "zeta", "realized", "FAIL"),
+            ("x.b", "main", "realized", "PASS"),
+        ]
+    )
+    ov = claim_overview(claims, pd.DataFrame(), orderings, "main").set_index("claim_id")
+    assert ov.loc["x.a", "verdict"] == "PASS"
+    assert ov.loc["x.a", "all_configurations"] == "INCONCLUSIVE"
+    assert ov.loc["x.a", "how"].endswith(
+        "; other configurations: zeta FAIL (the verdict depends on the configuration)"
+    )
+    assert ov.loc["x.b", "all_configurations"] == "PASS"
+    assert ov.loc["x.b", "how"] == "figure data (below, realized regret, configuration main)"

@@ -1,0 +1,68 @@
+"""The shuffled sums' releases (privacy/shuffle_release.py): the exact count distribution of the
+shuffle protocol, the scale invariance of DP-DPE's shuffle view, and its privatizer and width
+names read at run time (compared by value; docs/mutation.md)."""
+
+import math
+from dataclasses import replace
+
+import numpy as np
+import pytest
+from scipy.stats import binom
+
+from dpbandits.mechanisms.shuffle_sum import scalar_params
+from dpbandits.policies import Setting, make_policy
+from dpbandits.privacy.shuffle_release import count_pmf_pair, dpdpe_release
+
+
+def test_count_pmf_pair_is_exact_for_a_few_trials():
+    # N = n b = 2 binomial trials: the +-14 sd window covers every count, so each distribution
+    # is the exact law of floor(z) + Bernoulli(frac z) + Binomial(N, p) (total mass 1)
+    prm = replace(scalar_params(100.0, 0.5, 1, 0.3), b=2, p=0.3)
+    N = prm.n * prm.b
+    assert N == 2
+    p_lo, p_hi = count_pmf_pair(prm, -0.2, 0.25)
+    for y, got in ((-0.2, p_lo), (0.25, p_hi)):
+        z = (y + prm.shift) * prm.g / prm.scale
+        f, q = math.floor(z), z - math.floor(z)
+        law = np.convolve([1.0 - q, q], binom.pmf(np.arange(N + 1), N, prm.p))
+        want = {f + k: v for k, v in enumerate(law) if v > 0}
+        assert set(got) == set(want)
+        assert all(got[k] == pytest.approx(want[k], rel=1e-12) for k in want)
+        assert sum(got.values()) == pytest.approx(1.0, rel=1e-12)
+
+
+# DP-DPE's shuffle view (paper 004): a setting where it is not 0 at the query delta
+_DPE = Setting(T=2**14, d=2, epsilon=30.0, delta=0.01, K=2)
+_QUERY = 1e-6
+
+
+def _dpe_epsilon(policy):
+    return dpdpe_release(policy).extra["epsilon_at"](_QUERY)
+
+
+def test_dpdpe_shuffle_view_does_not_depend_on_the_reward_unit():
+    # reports clipped to [-B, B]^s and encoded on [-B sqrt s, B sqrt s] (Eq. 19, Delta2 =
+    # B sqrt s): z = (y + Delta2) g / (2 Delta2) is invariant under y, B -> c y, c B, and g, b, p
+    # do not depend on B. c = 2 is exact in floating point.
+    one = _dpe_epsilon(make_policy("sdp_dpe", _DPE))
+    two = _dpe_epsilon(make_policy("sdp_dpe", _DPE, reward_bound=2.0))
+    assert one > 0.05 and two == pytest.approx(one, rel=1e-12)
+
+
+def test_dpdpe_shuffle_names_read_at_run_time_are_compared_by_value():
+    # a privatizer or width name built at run time (e.g. read from a configuration file) gives
+    # the same accounting as the literal: the same function of the same arguments (computing the
+    # s1 view's epsilon takes seconds, so the release's accounting calls are compared)
+    def accounting(**opts):
+        f = dpdpe_release(make_policy("sdp_dpe", _DPE, **opts)).extra["epsilon_at"]
+        return f.func, f.args
+
+    literal = accounting()
+    assert accounting(width="faithful") == literal
+    s1 = accounting(width="s1")
+    assert s1 != literal  # eps_hat = eps: the s1 diagnostic is another protocol
+    assert accounting(width="".join(["s", "1"])) == s1
+    policy = make_policy("sdp_dpe", _DPE)
+    policy.privatizer = "".join(["shu", "ffle"])
+    f = dpdpe_release(policy).extra["epsilon_at"]
+    assert (f.func, f.args) == literal
