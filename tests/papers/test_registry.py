@@ -11,7 +11,7 @@ from dpbandits.checks import verify
 from dpbandits.config import ConfigError, load_yaml
 from dpbandits.papers import PAPERS, paper, papers, select
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.mark.parametrize("prefix", list(PAPERS))
