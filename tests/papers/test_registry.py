@@ -97,3 +97,22 @@ def test_a_hook_of_a_paper_without_a_package_is_none():
     assert paper("cz22").hook("claim_notes") is None  # a package without that hook
     toy = Paper(**{**paper("cz22").__dict__, "prefix": "toy"})
     assert toy.hook("claim_notes") is None
+
+
+def test_every_papers_own_rules_name_a_conda_environment_that_exists():
+    """A conda path is relative to the file that holds the rule: a paper's rules.smk sits four
+    levels below the project, not in workflow/rules/ (planted: the shared rules' relative path
+    does not resolve from there)."""
+    import re
+
+    checked = 0
+    for p in papers():
+        if p.rules is None:
+            continue
+        here = Path(p.rules).parent
+        for path in re.findall(r'conda:\s*\n(?:\s*#.*\n)*\s*"([^"]+)"', Path(p.rules).read_text()):
+            assert (here / path).resolve() == (ROOT / "environment.yml").resolve(), (p.rules, path)
+            checked += 1
+        assert "CONDA_ENV" not in Path(p.rules).read_text(), p.rules
+    assert checked >= 1
+    assert not (here / "../../environment.yml").resolve().is_file()  # the shared rules' path

@@ -88,3 +88,18 @@ def test_the_constants_sweep_outside_the_default_build_is_stated_not_established
     monkeypatch.setattr(robustness, "IN_DEFAULT_BUILD", True)
     assert olucb.claim_notes() == {}
     assert "not established" not in olucb_findings._robustness_finding().title
+
+
+@pytest.mark.parametrize(
+    ("shift", "verdict"),
+    [(-10.0, "PASS"), (-0.5, "WEAK"), (0.5, "WEAK"), (10.0, "FAIL")],
+)
+def test_fail_needs_the_whole_interval_above_zero_and_a_straddling_one_is_weak(shift, verdict):
+    # paired differences shift + (-1, 0, 1): mean = shift, se = 1/sqrt(3), t(2) half-width 2.48
+    a = pd.Series([shift - 1.0, shift, shift + 1.0])
+    b = pd.Series([0.0, 0.0, 0.0])
+    out = paired_difference(a, b)
+    assert out["ci_low"] == pytest.approx(shift - stats.t.ppf(0.975, 2) / np.sqrt(3))
+    assert out["verdict"] == verdict
+    assert out["holds"] == (verdict == "PASS")
+

@@ -65,7 +65,9 @@ class ScaledClipOnlineUCB(OnlineUCB):
 # -- statistics (pure; tests/papers/olucb/test_robustness.py) ---------------------------------
 def paired_difference(a: pd.Series, b: pd.Series) -> dict:
     """Paired difference ``a - b`` of final regrets indexed by trial, on the common trials only,
-    with the 95 % Student-t interval (the ordering claims' ``interval: t``)."""
+    with the 95 % Student-t interval (the ordering claims' ``interval: t``). Verdict of the
+    ordering ``a < b``: PASS when the whole interval is below 0, FAIL when it is wholly above
+    (a demonstrated reversal), WEAK otherwise (the interval holds 0)."""
     common = a.index.intersection(b.index)
     if len(common) < 2:
         raise ValueError(f"need >= 2 common trials, got {len(common)}")
@@ -75,7 +77,7 @@ def paired_difference(a: pd.Series, b: pd.Series) -> dict:
     se = float(d.std(ddof=1) / math.sqrt(n))
     q = quantile(n, "t")
     lo, hi = mean - q * se, mean + q * se
-    verdict = "PASS" if hi < 0 else ("WEAK" if mean < 0 else "FAIL")
+    verdict = "PASS" if hi < 0 else ("FAIL" if lo > 0 else "WEAK")
     return {
         "n": n,
         "mean_a": float(a.loc[common].mean()),

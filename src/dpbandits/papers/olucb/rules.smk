@@ -22,7 +22,8 @@ if "olucb" in EXPERIMENTS and "robustness" in EXPERIMENTS["olucb"].data:
         benchmark:
             f"{BENCH}/audit/olucb_robustness.tsv"
         conda:
-            CONDA_ENV
+            # relative to this file (the shared rules name theirs relative to workflow/rules/)
+            "../../../../environment.yml"
         threads: 1
         resources:
             mem_mb=2048,
