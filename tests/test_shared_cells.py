@@ -106,7 +106,7 @@ def test_a_copied_cell_is_the_bytes_of_simulating_it(global_config, tmp_path):
         assert src.read_bytes() != simulated.read_bytes()  # the labels differ
         meta = json.loads(pq.read_schema(copied).metadata[META_KEY])
         assert meta["cell"]["configuration"] == "r2"
-    # paper 004's cells keyed by their settings: the same setting in two figures (phase logs in
+    # dpdpe's cells keyed by their settings: the same setting in two figures (phase logs in
     # the metadata)
     exp = _experiment("dpdpe", global_config)
     shared = exp.shared_sources()

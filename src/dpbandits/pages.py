@@ -12,6 +12,7 @@ import html
 import os
 
 from dpbandits.audit.badges import BADGE_CSS, badge
+from dpbandits.tex_text import tex_text
 
 #: Style of the banner and the claim tables (pages add :data:`BADGE_CSS` beside it).
 PAGE_CSS = (
@@ -64,7 +65,8 @@ def claim_statement(claim: dict) -> str:
     """
     text = claim.get("statement") or claim.get("claim") or claim.get("bound") or ""
     if not text and claim.get("latex"):  # bound papers: the kind of bound and its formula
-        text = f"{str(claim.get('kind', '')).replace('_', ' ')} {claim['latex']}".strip()
+        formula = tex_text(claim["latex"])  # shown as text: no TeX markup on the page
+        text = f"{str(claim.get('kind', '')).replace('_', ' ')} {formula}".strip()
     algorithm = claim.get("algorithm")
     if algorithm and str(algorithm) not in str(text):
         text = f"{algorithm}: {text}"

@@ -57,7 +57,7 @@ def test_every_suite_and_contestant_either_runs_or_says_why():
     # OnlineUCB x 2, AdaC-OFUL, JDP-LinUCB and LinUCB-op24 x 1
     assert len(fresh) == 2 * 2 * 5
     sparse = [c for c in named if c.figure == "sparse"]
-    # PrivateLASSO, NP-Th-LASSO and Oracle-OLS, on paper 001's family F1 with s0 = 5
+    # PrivateLASSO, NP-Th-LASSO and Oracle-OLS, on plasso's family F1 with s0 = 5
     assert len(sparse) == 2 * 2 * 3
     assert {json.dumps(c.instance_options, sort_keys=True) for c in sparse} == {
         '{"s0": 5, "sparse_family": "F1"}'

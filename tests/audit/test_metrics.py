@@ -1,4 +1,4 @@
-"""The audit metrics of paper 003 (docs/papers/cz22.md; docs/mutation.md): the privacy-cost ratio
+"""The audit metrics of cz22 (docs/papers/cz22.md; docs/mutation.md): the privacy-cost ratio
 ``rho_A = gap_A / gap_LDP`` at the horizon with ``gap_A = mean_i(R_i^A - R_i^LinUCB)``, its
 prediction ``sqrt(sigma~_A / sigma~_LDP)`` from Lemma 3.9's privacy term, and the log-log slope
 of each mean curve over ``t in [T/10, T]``.

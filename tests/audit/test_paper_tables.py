@@ -1,4 +1,4 @@
-"""A paper's tables rendered from its claims registry (paper 004, Tables 1-4; docs/papers/dpdpe.md;
+"""A paper's tables rendered from its claims registry (dpdpe, Tables 1-4; docs/papers/dpdpe.md;
 docs/mutation.md): the claimed T-exponent of a sum of terms (the largest), the measured columns
 (mean ± standard error at the table's horizon, the fitted T-exponent, the horizons) and the
 calibration values of Tables 3 and 4 at the stated point, and the Markdown and LaTeX files.

@@ -6,7 +6,7 @@ they are shown, and the per-series summary.
 
 Rows built from stub releases use ``extra["epsilon_at"]`` (a release that computes its own
 epsilon), so the expected values are closed forms: ``ln(1/delta)`` and ``2 ln(1/delta)``. Rows of
-real cells use LinUCB-LDP of paper 003 (CZ22) at eps = 1, whose delivered epsilons are the
+real cells use LinUCB-LDP of cz22 (CZ22) at eps = 1, whose delivered epsilons are the
 independently computed values of tests/test_privacy.py, printed to 3 decimals (hence abs 5e-4,
 half a unit of the last digit).
 """

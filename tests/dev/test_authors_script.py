@@ -1,4 +1,4 @@
-"""`dpb bench --authors-script PATH` times paper 003's public script with its own classes and round
+"""`dpb bench --authors-script PATH` times cz22's public script with its own classes and round
 loop (issue 23). The script is not part of the project, so these tests use a stand-in file with
 the same names that records how it was called. The script draws from NumPy's global (legacy)
 stream, so the tests use it too."""

@@ -1,4 +1,4 @@
-"""AdaC-OFUL (paper 002, Sec. 3: rarely-switching OFUL; the project's reconstruction,
+"""AdaC-OFUL (op24, Sec. 3: rarely-switching OFUL; the project's reconstruction,
 docs/papers/op24.md): episode switches, releases and common random numbers.
 
 The literal loop the engine is compared with calls the module's own ``sqrt_beta``, so the

@@ -1,4 +1,4 @@
-"""The Private Bandit Combiner's fixed-arm engine (``run_combiner``: Algorithm 2 of paper 000
+"""The Private Bandit Combiner's fixed-arm engine (``run_combiner``: Algorithm 2 of olucb
 over bases that are each an Algorithm 1, and Algorithm 7, doubling OnlineUCB, alone) against the
 literal reference loop (:func:`dpbandits.dev.reference_loops.reference_combiner`), and
 ``base_shares`` by hand (docs/mutation.md).

@@ -1,4 +1,4 @@
-"""AdaC-UCB (paper 002, Table 1 row 1; the project's reconstruction [R1, R1b],
+"""AdaC-UCB (op24, Table 1 row 1; the project's reconstruction [R1, R1b],
 docs/papers/op24.md): episodes, releases, index and the episode-level engine (engine/episodic.py).
 
 Beyond the comparison in distribution with the per-round reference (a KS test), the engine is

@@ -1,4 +1,4 @@
-"""LinUCB on fresh decision sets (paper 002, Sec. 3; OP-E3 of docs/papers/op24.md): the
+"""LinUCB on fresh decision sets (op24, Sec. 3; OP-E3 of docs/papers/op24.md): the
 cumulative pseudo-regret is recorded at checkpoints, which may be any increasing rounds in
 ``[1, T]`` (a checkpoint at round 1 included, round 0 refused), and only the op24 calibration
 runs on fresh arms (docs/mutation.md). The tree, its noise and the reduction to LinUCB are

@@ -1,4 +1,4 @@
-"""AdaC-GOPE (paper 002, Table 1 row 2; the project's reconstruction, docs/papers/op24.md):
+"""AdaC-GOPE (op24, Table 1 row 2; the project's reconstruction, docs/papers/op24.md):
 design, privacy noise, elimination and interleaved pulls.
 
 The elimination rule is also checked exactly (docs/mutation.md), with a scripted environment whose

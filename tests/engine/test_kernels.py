@@ -35,11 +35,11 @@ CASES = [
     (alg, cal, fid)
     for alg, cls in POLICIES.items()
     # the combiner is tested below, with options that exercise the selection; the phased
-    # policies of paper 004 have no per-round reference loop
+    # policies of dpdpe have no per-round reference loop
     # (tests/engine/test_phased.py); the op24 calibration runs on fresh decision sets only
-    # (tests/papers/op24/test_fresh_linucb.py); paper 002's zCDP policies run the op24 audit's
+    # (tests/papers/op24/test_fresh_linucb.py); op24's zCDP policies run the op24 audit's
     # kernels, whose per-round references are in tests/papers/op24 (plumbing:
-    # tests/engine/test_op24_cells.py); paper 001's run the plasso audit's engine
+    # tests/engine/test_op24_cells.py); plasso's run the plasso audit's engine
     # (tests/engine/test_plasso_cells.py); explore-then-commit needs its option explore
     # (tests/engine/test_etc.py)
     if cls.engine not in ("combiner", "phased", "op24", "plasso", "etc")
@@ -94,7 +94,7 @@ def _compare(policy, inst, T, n_checkpoints=10, chunk_bytes=None):
 @pytest.mark.parametrize("alg,cal,fid", CASES)
 def test_engine_reproduces_the_reference_loop(alg, cal, fid):
     T, d = 400, 4
-    unit = cal == "theory" or alg == "onlineucb"  # OnlineUCB assumes ||x|| <= 1 (paper 000, Sec. 2)
+    unit = cal == "theory" or alg == "onlineucb"  # OnlineUCB assumes ||x|| <= 1 (olucb, Sec. 2)
     inst = paper_text_instances(3, 40, d) if unit else script_instances(3, 40, d)
     policy = make_policy(
         alg, Setting(T=T, d=d, epsilon=1.0, delta=0.1, B=20), cal, Quirks.from_fidelity(fid)

@@ -1,4 +1,4 @@
-"""OnlineUCB's engine (``run_onlineucb``: Algorithm 1 of paper 000, docs/papers/olucb.md, with
+"""OnlineUCB's engine (``run_onlineucb``: Algorithm 1 of olucb, docs/papers/olucb.md, with
 rank-one updates of the confidence set) against the literal reference loop
 (:func:`dpbandits.dev.reference_loops.reference_onlineucb`) (docs/mutation.md).
 

@@ -1,4 +1,4 @@
-"""Paper 002's algorithms as pipeline policies (dpbandits.policies.op24, engine/op24_cells.py):
+"""op24's algorithms as pipeline policies (dpbandits.policies.op24, engine/op24_cells.py):
 they read the pipeline's instances and common reward streams, refuse instances they do not run
 on, and their privacy level orders their regret."""
 

@@ -1,4 +1,4 @@
-"""The phase-level engine of paper 004 (:mod:`dpbandits.engine.phased`) against per-round,
+"""The phase-level engine of dpdpe (:mod:`dpbandits.engine.phased`) against per-round,
 per-client simulation, and run-level properties (allocation, regret and communication
 bookkeeping, widths, coverage, the explicit bound of Appendix B.1).
 

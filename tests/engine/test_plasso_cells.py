@@ -1,4 +1,4 @@
-"""Paper 001's PrivateLASSO and its references as pipeline policies (dpbandits.policies.plasso,
+"""plasso's PrivateLASSO and its references as pipeline policies (dpbandits.policies.plasso,
 engine/plasso_cells.py): the cell's run is the plasso audit's engine on the cell's sparse
 instances, the instances are keyed by trial, the known ordering of the three variants holds on a
 small instance, and what cannot run is refused."""

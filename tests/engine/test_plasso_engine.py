@@ -1,5 +1,5 @@
 """The fast PrivateLASSO engine (:mod:`dpbandits.engine.private_lasso`) against a slow per-round
-reference written from Algorithms 1-2 of paper 001 and the instance families of
+reference written from Algorithms 1-2 of plasso and the instance families of
 docs/papers/plasso.md, the reduction of noiseless TBAP to Oracle-OLS, and a
 known-ordering check (Oracle-OLS vs PrivateLASSO(eps = 1)).
 

@@ -1,4 +1,4 @@
-"""Maler (paper 000's Algorithm 3; Wang, Lu & Zhang 2019) and its generalized projection."""
+"""Maler (olucb's Algorithm 3; Wang, Lu & Zhang 2019) and its generalized projection."""
 
 import math
 

@@ -43,7 +43,7 @@ def test_lemma_b4_holds_with_enough_users():
     ],
 )
 def test_fmt20_delta_is_delta_prime_plus_the_local_deltas_term(eps_tilde, eps0, want):
-    # Lemma B.4 of paper 003: delta~ = delta' + (e^eps~ + 1)(1 + e^-eps0 / 2) n delta0, at n = 10,
+    # Lemma B.4 of cz22: delta~ = delta' + (e^eps~ + 1)(1 + e^-eps0 / 2) n delta0, at n = 10,
     # delta' = 0.01, delta0 = 1e-3; exp(ln x) and the sums round, so rel 1e-12
     assert amp.fmt20_delta(eps_tilde, eps0, 10, 0.01, 1e-3) == pytest.approx(want, rel=1e-12)
 

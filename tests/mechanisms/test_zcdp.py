@@ -1,5 +1,5 @@
 """rho-zCDP: the Gaussian calibration and the (epsilon, delta) conversions (Bun & Steinke, as
-paper 002 uses them), their domains (delta in (0, 1), sensitivity and rho > 0) and values by hand
+op24 uses them), their domains (delta in (0, 1), sensitivity and rho > 0) and values by hand
 (docs/mutation.md)."""
 
 import math

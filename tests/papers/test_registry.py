@@ -49,7 +49,7 @@ def test_a_bad_selection_names_the_key_the_value_and_what_is_allowed(selection, 
 def test_cross_paper_lists_come_from_the_registry():
     tables = {t.name for t in verify.TABLES}
     for p in papers():
-        assert report.CATEGORIES[p.prefix] == f"Paper {p.number} ({p.prefix})"
+        assert report.CATEGORIES[p.prefix] == p.prefix
         study = p.hook("STUDY")
         own = set(study.canonical) if p.kind == "bounds" else {f"{p.prefix}_final_regret"}
         assert own and own <= tables, p.prefix

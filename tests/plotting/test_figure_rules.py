@@ -151,7 +151,7 @@ def test_twenty_contestants_get_pairwise_distinct_colours_and_markers():
 def test_a_long_title_is_wrapped_not_clipped():
     plotting.set_style()
     title = (
-        "Figure 2(a) of paper 004 - final regret vs epsilon [F (faithful): W_l of Eq. 3 with "
+        "Figure 2(a) of dpdpe - final regret vs epsilon [F (faithful): W_l of Eq. 3 with "
         "Table 3's sigma_n] [QUICK: 5-trial smoke run]"
     )
     pts = _points({"CDP-DPE": [4, 3, 2, 1], "LDP-DPE": [5, 5, 5, 5]})

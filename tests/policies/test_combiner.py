@@ -1,4 +1,4 @@
-"""Algorithm 2 (combiner) and Algorithm 7 (doubling OnlineUCB) of paper 000 (Sec. 4, Thm. 4.1):
+"""Algorithm 2 (combiner) and Algorithm 7 (doubling OnlineUCB) of olucb (Sec. 4, Thm. 4.1):
 the base grid, the index and the doubling schedule (docs/papers/olucb.md); Theorem 4.1's
 constants, the capped index bonus, the elimination threshold and the base tables at an exact
 point (docs/mutation.md)."""
@@ -234,7 +234,7 @@ def test_the_audit_reports_each_combiners_base_shares():
 
 # Theorem 4.1's constants at an exact point: T = 256 = 2^8, d = 4, epsilon = 1 and
 # P = 1/ln(T)^(3/2), where T^(1/8) = 2, sqrt(d T) = 32, P ln(T)^(3/2) = 1, so
-# M = 1 + ceil(8/8) = 2 bases, lambda_2 = 2^1/T^(1/8) = 1, and (paper 000, Theorem 4.1)
+# M = 1 + ceil(8/8) = 2 bases, lambda_2 = 2^1/T^(1/8) = 1, and (olucb, Theorem 4.1)
 # eta_1 = et/(sqrt(dT)(P log32 et + 1)) = 2/(32 * 3) = 1/48 (et = eps T^(1/8) = 2),
 # C_1 = P log32 sqrt(d)(et + 1)/et = 2 * 3/2 = 3, eta_2 = eps/(P log32 sqrt(dT)) = 1/32,
 # C_2 = P log32 sqrt(d)/(eps lambda_2) = 2. (Named T_EXACT: several tests above bind a local T.)

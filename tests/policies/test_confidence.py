@@ -1,5 +1,5 @@
 """Confidence radii (policies/confidence.py) at hand-computed values: the theory calibrations'
-regularizers and widths (paper 003, Theorem 3.2 and Lemma 3.9; docs/papers/cz22.md), the
+regularizers and widths (cz22, Theorem 3.2 and Lemma 3.9; docs/papers/cz22.md), the
 published script's width, LinUCB's radius and the zCDP tree's radius (docs/mutation.md).
 
 Every number below was evaluated by hand from the formula in the docstring of

@@ -34,7 +34,7 @@ RUNS_ON = {
     ("linucb", "op24"): FRESH,
     ("jdp_tree", "op24"): FRESH,
 }
-#: Paper 003's LinUCB-type algorithms, whose releases :func:`cz22_release` describes.
+#: cz22's LinUCB-type algorithms, whose releases :func:`cz22_release` describes.
 CZ22 = {
     "ldp",
     "batched_ldp",
@@ -109,7 +109,7 @@ def test_a_policy_without_a_release_description_is_refused_by_name():
 
 def test_each_engines_trial_memory_by_hand():
     """Phased elimination ``32 (K d + d^2 + K)``; PrivateLASSO ``8 T (d+1) + 8 * 4096 K (d+2)``;
-    paper 002's algorithms ``8 T K (d+1) + 32 (K d + d^2 + K)``; the fixed-arm engines the
+    op24's algorithms ``8 T K (d+1) + 32 (K d + d^2 + K)``; the fixed-arm engines the
     reward table ``T K`` plus ``8 E (2 n_refresh + 1)`` (LinUCB, ``E = d + d(d+1)/2``)."""
     phased = make_policy("sdp_dpe", Setting(T=100, d=3, epsilon=1.0, delta=0.1, K=10))
     assert phased.trial_bytes(10) == 32 * 49 == 1568

@@ -1,6 +1,6 @@
 """OnlineUCB (policies/onlineucb.py): its radius and proxies by hand (docs/mutation.md).
 
-The radius ``beta_t = c_beta (D^2 + M_t + K_t)`` of paper 000's Algorithm 1 and its computable
+The radius ``beta_t = c_beta (D^2 + M_t + K_t)`` of olucb's Algorithm 1 and its computable
 proxies (the learner's regret bound ``M_t``, Lemma 3.5's ``S_t``, Lemma 3.3's ``K_t``; module
 docstring of policies/onlineucb.py) are evaluated at hand-picked ``G``, ``mu_hat`` and ``D`` (set
 on a constructed policy) where every term has a distinct, exact value, so the expected numbers

@@ -175,17 +175,17 @@ def test_every_policy_builds_under_each_of_its_calibrations():
     s = Setting(T=400, d=3, epsilon=1.0, delta=0.1, B=20)
     for alg, cls in POLICIES.items():
         for cal in cls.calibrations:
-            # paper 004: no per-round radius (tests/papers/dpdpe/test_dpdpe.py)
+            # dpdpe: no per-round radius (tests/papers/dpdpe/test_dpdpe.py)
             if cls.engine == "phased":
                 opts = {"U": 5} if alg == "dpe_fixedu" else {}
                 p = make_policy(alg, Setting(T=400, d=3, epsilon=1.0, delta=0.1, K=10), cal, **opts)
                 assert p.constants()["beta"] == pytest.approx(1 / 4000)
                 continue
-            if cls.engine == "plasso":  # paper 001: the run's constants from s0, no radius
+            if cls.engine == "plasso":  # plasso: the run's constants from s0, no radius
                 p = make_policy(alg, s, cal)
                 assert p.run_constants(2).T == 400
                 continue
-            if cls.engine == "op24":  # paper 002's zCDP policies: rho from the target, no radius
+            if cls.engine == "op24":  # op24's zCDP policies: rho from the target, no radius
                 p = make_policy(alg, s, cal)
                 assert p.constants()["rho"] == pytest.approx(dp_to_zcdp(1.0, 0.1))
                 continue

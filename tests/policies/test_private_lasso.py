@@ -1,6 +1,6 @@
 """Private LASSO constants and sparse estimation (policies/private_lasso.py; docs/mutation.md).
 
-Lemma 3's ``alpha`` and Lemma 4's support bound ``s_{1,l}`` (paper 001, Sec. 3) at points where
+Lemma 3's ``alpha`` and Lemma 4's support bound ``s_{1,l}`` (plasso, Sec. 3) at points where
 every factor is a small integer, so the expected values are written out by hand.
 """
 

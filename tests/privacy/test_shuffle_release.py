@@ -31,7 +31,7 @@ def test_count_pmf_pair_is_exact_for_a_few_trials():
         assert sum(got.values()) == pytest.approx(1.0, rel=1e-12)
 
 
-# DP-DPE's shuffle view (paper 004): a setting where it is not 0 at the query delta
+# DP-DPE's shuffle view (dpdpe): a setting where it is not 0 at the query delta
 _DPE = Setting(T=2**14, d=2, epsilon=30.0, delta=0.01, K=2)
 _QUERY = 1e-6
 

@@ -42,6 +42,11 @@ FLAGS = (
 ESCAPED_TAG = re.compile(
     r"<\s*/?\s*(h[1-6]|th|td|tr|p|table|thead|tbody|div|span|img|a|ul|li)\b[^<]*>"
 )
+#: TeX math visible as text (a formula of a claims registry shown raw): a command of TeX math.
+TEX_COMMAND = re.compile(
+    r"\\(frac|tfrac|sqrt|left|right|mathcal|mathrm|mathbb|text|varepsilon|epsilon|delta|rho|"
+    r"sigma|log|ln|le|ge|infty|Omega|Theta|big|Big)(?![A-Za-z])"
+)
 
 
 def chromium() -> str:
@@ -171,15 +176,18 @@ def read_dom(dom: str) -> _Reader:
 def problems(rendered: Rendered) -> list[str]:
     """What a reader would trip over on a rendered page, one line each (empty: none).
 
-    Markup visible as text, a table header cell without a name (pandas' index corner cells,
-    which hold no text by design, are the exception when the row holds a named header), a link
-    or image whose file does not exist, a request to the network.
+    Markup visible as text (HTML tags or TeX commands), a table header cell without a name
+    (pandas' index corner cells, which hold no text by design, are the exception when the row
+    holds a named header), a link or image whose file does not exist, a request to the network.
     """
     out = []
     r = read_dom(rendered.dom)
     text = "".join(r.text)
     for m in list(ESCAPED_TAG.finditer(text))[:5]:
         out.append(f"markup shown as text: {m.group(0)[:60]!r}")
+    for m in list(TEX_COMMAND.finditer(text))[:5]:
+        start = max(m.start() - 20, 0)
+        out.append(f"TeX shown as text: {text[start : m.end() + 20]!r}")
     if r.headers and not any(r.headers):
         out.append("table headers without names")
     for href in r.links:

@@ -28,7 +28,7 @@ class Paper:
     prefix : str
         The paper's id everywhere (config files, targets, result names), e.g. ``cz22``.
     number : str
-        The paper's number in the project's reading list (``000`` ... ``004``), shown in the report.
+        The paper's number in the project's reading list (``000`` ... ``004``), for citations.
     title : str
         Short title (the full citation is in ``docs/papers/<prefix>.md``).
     kind : str
@@ -42,8 +42,9 @@ class Paper:
 
     @property
     def category(self) -> str:
-        """The paper's category in the HTML report."""
-        return f"Paper {self.number} ({self.prefix})"
+        """The paper's category in the HTML report: its prefix, the one name the project gives
+        a paper (the reading-list number appears in citations only)."""
+        return self.prefix
 
     @property
     def module(self):

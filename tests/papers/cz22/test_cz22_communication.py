@@ -1,4 +1,4 @@
-"""The analytic communication audit of paper 003 (Sec. 6): counts by hand, and its verdicts on a
+"""The analytic communication audit of cz22 (Sec. 6): counts by hand, and its verdicts on a
 planted violation and on the statement itself."""
 
 import math

@@ -1,4 +1,4 @@
-"""Paper 003 (cz22): the expansion of config/experiments/cz22.yaml into cells (panels,
+"""cz22: the expansion of config/experiments/cz22.yaml into cells (panels,
 configurations, series, common random numbers, the figures)."""
 
 from dpbandits.config import load_experiment

@@ -1,4 +1,4 @@
-"""Paper 004 (DP-DPE): calibration functions, the shuffle summation protocols and the G-optimal
+"""dpdpe (DP-DPE): calibration functions, the shuffle summation protocols and the G-optimal
 design (Algorithms 1-4, Sec. 4, Appendices A and C, Tables 3-4).
 
 Tolerances: a Monte-Carlo mean is compared within 4 standard errors of the mean; a Monte-Carlo

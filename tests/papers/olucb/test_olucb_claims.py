@@ -1,4 +1,4 @@
-"""Claims of paper 000 that are checked by direct computation (`testable: numeric` in
+"""Claims of olucb that are checked by direct computation (`testable: numeric` in
 config/claims/olucb.yaml): comparisons between stated rates and Remark 3.1's inequality."""
 
 import math

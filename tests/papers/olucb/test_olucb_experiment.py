@@ -1,4 +1,4 @@
-"""Paper 000 (olucb): the expansion of config/experiments/olucb.yaml into cells, and the
+"""olucb: the expansion of config/experiments/olucb.yaml into cells, and the
 errors its semantic checks give."""
 
 import copy

@@ -1,4 +1,4 @@
-"""OnlineUCB (paper 000, Algorithm 1, Lemma 3.3, Cor. 3.6): noise scale, clipping constant,
+"""OnlineUCB (olucb, Algorithm 1, Lemma 3.3, Cor. 3.6): noise scale, clipping constant,
 gradient and loss moments, confidence set, instances and perturbation rule.
 
 Monte Carlo checks use fixed seeds and a tolerance of 5 Monte Carlo standard

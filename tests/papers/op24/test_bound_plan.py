@@ -1,4 +1,4 @@
-"""The run plan and the claims registry of the open-problem audit (paper 002, Table 1 and
+"""The run plan and the claims registry of the open-problem audit (op24, Table 1 and
 Section 3; docs/papers/op24.md)."""
 
 import math
@@ -137,7 +137,7 @@ def test_a_run_writes_one_row_per_privacy_horizon_and_trial():
 
 
 def test_plasso_registry_parses_with_the_same_schema():
-    """Paper 001's registry (groundwork of issue 7): every row, every term evaluable."""
+    """plasso's registry (groundwork of issue 7): every row, every term evaluable."""
     reg = load_bound_registry("config/claims/plasso.yaml", CLAIMS_SCHEMA)
     claims = {c["id"]: c for c in reg["claims"]}
     assert len(claims) == 10 and {"plasso.thm2", "plasso.thm3", "plasso.thm4"} <= set(claims)

@@ -1,4 +1,4 @@
-"""LinUCB and JDP-LinUCB on fresh decision sets (paper 002, Sec. 3; calibration [R6], [R7] of
+"""LinUCB and JDP-LinUCB on fresh decision sets (op24, Sec. 3; calibration [R6], [R7] of
 docs/papers/op24.md): the tree, its noise and the reduction to LinUCB."""
 
 import math

@@ -1,4 +1,4 @@
-"""The run plan and the verdict rules of the PrivateLASSO audit (paper 001;
+"""The run plan and the verdict rules of the PrivateLASSO audit (plasso;
 docs/papers/plasso.md), on the project's files and on synthetic regret tables whose
 verdicts follow from the rules by construction."""
 

@@ -1,4 +1,4 @@
-"""PrivateLASSO building blocks of paper 001 (Algorithms 1-2, TBAP of Section 3; the
+"""PrivateLASSO building blocks of plasso (Algorithms 1-2, TBAP of Section 3; the
 project's choices in docs/papers/plasso.md): budgets, constants, sparse estimation, tree, solver,
 environment (the reduction of noiseless TBAP to Oracle-OLS and the
 engine as a whole are in ``test_plasso_engine.py``).
