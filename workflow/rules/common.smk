@@ -328,7 +328,7 @@ def sweep_files(name):
 def page_figure_cells(name):
     """The figure cells whose files the audit page of paper ``name`` reads: every one when the
     page shows findings computed from them (``FINDINGS_READ_FIGURES`` of the paper's package,
-    e.g. ``dpbandits.papers.olucb``), else none (a figure paper needs no package)."""
+    ``dpbandits.papers.<prefix>``), else none (a figure paper needs no package)."""
     from importlib.util import find_spec
 
     has_package = find_spec(f"dpbandits.papers.{name}") is not None

@@ -1,6 +1,6 @@
-# One rule per (figure, configuration) of the registry, named after the figure (`cz22_fig1`,
-# `cz22_fig1_r2`, ...): a papermill execution of the figure's notebook that writes the combined
-# figure and every panel. Panel rules (`cz22_fig1a`, ...) are targets that request one panel.
+# One rule per (figure, configuration) of the registry, named after the figure (`<prefix>_fig1`,
+# `<prefix>_fig1_r2`, ...): a papermill execution of the figure's notebook that writes the combined
+# figure and every panel. Panel rules (`<prefix>_fig1a`, ...) are targets that request one panel.
 
 
 def figure_parameters(fig):

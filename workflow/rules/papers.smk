@@ -1,6 +1,6 @@
 # Per paper: `<name>_tables` (final-regret table, claim checklist, audit metrics) and `<name>`,
 # every output of the paper (figures, tables, calibration tables, audit page). The figure rules
-# (cz22_fig1, olucb_fig1, ...) come from the registry (figures.smk).
+# (`<prefix>_fig1`, ...) come from the registry (figures.smk).
 
 
 def figure_timings(name):

@@ -1,4 +1,4 @@
-# Figure-less studies (op24, plasso, and any later one; the protocol is
+# Figure-less studies (every paper of kind `bounds`; the protocol is
 # dpbandits.papers.study): one simulation job per run of the study's plan
 # (config/experiments/<prefix>.yaml at the chosen tier), the verdict tables, the paper's own
 # tables, and the audit page with the figures. Targets: <prefix> (everything), <prefix>_audit
