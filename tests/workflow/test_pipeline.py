@@ -172,7 +172,8 @@ def test_quick_build_of_a_figure_1_panel_through_papermill(project):
     snakemake(project, "--report", str(report.relative_to(project)), "cz22_fig1b",
               "--config", "scale=quick")  # fmt: skip
     html = report.read_text()
-    assert ">cz22<" in html and "Seeded, vectorised reproductions" in html
+    assert 'categories = {"cz22": {"Figures"' in html  # the report category: the prefix
+    assert "Seeded, vectorised reproductions" in html
     assert "Made by dpbandits" in html and "numpy" in html  # the front page's provenance
     assert "panels (a), (b), (c), cumulative realized regret. (a) epsilon = 0.2" in html
     # the combined figure of each metric; the single panels stay out of the report
