@@ -96,15 +96,14 @@ class _Reader:
             num, den = self.argument(), self.argument()
             return f" {_wrap(num)}/{_wrap(den)}"
         if name == "sqrt":
-            index = self.group("]") if self.s.startswith("[", self.i) and self._skip(1) else ""
+            index = ""
+            if self.s.startswith("[", self.i):  # \sqrt[n]{x}
+                self.i += 1
+                index = self.group("]")
             root = {"": "√", "3": "∛", "4": "∜"}.get(index, f"{index}√")
             radicand = self.argument().strip()
             return root + (radicand if len(radicand) <= 1 or _outer(radicand) else f"({radicand})")
         return SYMBOLS.get(name, name)
-
-    def _skip(self, n: int) -> bool:
-        self.i += n
-        return True
 
 
 def _outer(text: str) -> bool:
