@@ -82,12 +82,48 @@ def test_upper_above_label_with_a_lower_bound_below_reads_not_certified():
     lower, how = rel.shuffled_gaussian_lower(parts, 20, 0.1)
     assert 3 * summed < lower < 0.2 and "likelihood ratios" in how
     assert pa.verdict(0.2, 1.7608, True, lower) == "NOT-CERTIFIED"
+    # the other users at a third input z = L e_3 (the messages' (x r, x x^T) at whitened
+    # distances sqrt(2 L^2) / sigma and sqrt(2 L^4) / sigma from the pair's): the differing
+    # message stands out, and the bound reaches the independent referee's 0.12 (quoted to two
+    # digits: [0.115, 0.125)); still below 0.2, so the verdict stays NOT-CERTIFIED
+    apex = rel._apex_sides(L, sigma, "half_sum")
+    third, how = rel.shuffled_gaussian_lower(parts, 20, 0.1, apex)
+    assert 0.115 <= third < 0.125 and lower < third and "third input" in how
+    assert pa.verdict(0.2, 1.7608, True, third) == "NOT-CERTIFIED"
+
     # at nominal 1 (ratio 6.3425, upper 27.34) the separate shuffles' maxima give 21.35 > 1
     sigma = rel.joint_sensitivity(L) / 6.342538725319037
     parts = (math.sqrt(2 * L * L + 1) / sigma, math.sqrt(2 * L**4 - 0.5) / sigma)
     lower, _ = rel.shuffled_gaussian_lower(parts, 20, 0.1)
     assert 21.3 < lower < 21.4
     assert pa.verdict(1.0, 27.34, True, lower) == "VIOLATED"
+
+
+def test_apex_sides_by_hand():
+    # L = sqrt 2, sigma = 1: ||z - x0||^2 = 2 L^2 = 4; ||z z^T - x0 x0^T||_F^2 = 2 L^4 = 8, of
+    # which the off-diagonal pair (ab)^2 = 1/16 twice: 8 - 1/16 under the mirrored triangle
+    L = math.sqrt(2.0)
+    assert rel._apex_sides(L, 1.0, "half_sum") == pytest.approx((2.0, math.sqrt(8.0)))
+    assert rel._apex_sides(L, 1.0, "upper_mirror") == pytest.approx((2.0, math.sqrt(7.9375)))
+    assert rel._apex_sides(L, 2.0, "half_sum") == pytest.approx((1.0, math.sqrt(2.0)))
+
+
+def test_third_input_bound_is_a_post_processing_of_the_unshuffled_pair():
+    # whatever the other users hold, the shuffled multiset is a post-processing of the
+    # differing user's own messages (the others' are independent of its data): the bound can
+    # never exceed the pair's exact Gaussian epsilon. Far from the others (apex 8 sd) the
+    # differing message is told apart and the bound rises well above the first input's
+    # (planted: others at the first input hide it); near them it stays below the exact value
+    from dpbandits.privacy.accounting import gaussian_epsilon
+    from dpbandits.privacy.lower_bounds import shuffled_gaussian_lower
+
+    parts = (0.8, 1.0)
+    exact = gaussian_epsilon(1.0, math.hypot(*parts), 0.1)  # 1.790
+    first, _ = shuffled_gaussian_lower(parts, 20, 0.1)
+    far, how = shuffled_gaussian_lower(parts, 20, 0.1, (8.0, 8.0))
+    assert "third input" in how and far > 3 * first and far <= exact + 1e-9
+    near, _ = shuffled_gaussian_lower((0.5,), 5, 0.1, (5.0,))
+    assert near <= gaussian_epsilon(1.0, 0.5, 0.1) + 1e-9
 
 
 def test_likelihood_ratio_sum_of_one_message_is_the_gaussian_mechanism():

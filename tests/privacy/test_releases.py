@@ -52,6 +52,20 @@ def test_returning_user_composition_is_noted_only_for_several_batches():
         assert one.components[0].count == 1 and one.notes == ""
 
 
+@pytest.mark.parametrize("d,has_apex", [(2, False), (3, True), (5, True)])
+def test_one_batch_shuffle_names_a_third_input_only_from_d_3(d, has_apex):
+    # the third input z = L e_3 must be orthogonal to the pair x0 = (a, b), x1 = (b, a):
+    # d >= 3; its sides are the whitened distances of _apex_sides at the per-user std
+    setting = Setting(T=20000, d=d, epsilon=0.2, delta=0.1, B=20)
+    policy = make_policy("sdp_amp", setting, "experiment", Quirks.from_fidelity("script"))
+    release = rel.cz22_release(policy, rel.instance_universe("script"))
+    assert "shuffle_parts" in release.extra and ("shuffle_apex" in release.extra) == has_apex
+    if has_apex:
+        std = policy.noise_std / math.sqrt(policy.period)
+        want = rel._apex_sides(math.sqrt(2.0), std, policy.convention)
+        assert release.extra["shuffle_apex"] == pytest.approx(want, rel=1e-12)
+
+
 def test_plasso_release_descriptions_name_the_tree():
     const = SimpleNamespace(Gamma=-0.5)
     for alg in ("private_lasso", "svt_noise_off", "tbap_noise_off"):

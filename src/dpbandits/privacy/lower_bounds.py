@@ -1,6 +1,7 @@
 """Lower bounds on the epsilon of a release at its delta: from the privacy loss of the shuffled
-Gaussian protocol's statistics (the maximum and the likelihood-ratio sum of the users' reports),
-composed over the rounds; a lower bound above the label makes a row VIOLATED.
+Gaussian protocol's statistics (the maximum and the likelihood-ratio sums of the users' reports,
+the other users at the first input or at a third one), composed over the rounds; a lower bound
+above the label makes a row VIOLATED.
 """
 
 from __future__ import annotations
@@ -33,7 +34,12 @@ def lower_epsilon(release: Release, delta: float, upper: float | None = None) ->
     if "lower_at" in release.extra:
         return float(release.extra["lower_at"](delta)), release.extra.get("lower_method", "")
     if release.shuffle_n and "shuffle_parts" in release.extra:
-        return shuffled_gaussian_lower(release.extra["shuffle_parts"], release.shuffle_n, delta)
+        return shuffled_gaussian_lower(
+            release.extra["shuffle_parts"],
+            release.shuffle_n,
+            delta,
+            release.extra.get("shuffle_apex"),
+        )
     if release.tight and not release.shuffle_n:
         eps = delivered_epsilon(release, delta)[0] if upper is None else upper
         return eps, "exact: a neighbouring pair attains it"
@@ -124,14 +130,97 @@ def _lr_sum_pair(r: float, n: int) -> tuple[np.ndarray, np.ndarray]:
     return P[keep] / P.sum(), Q[keep] / Q.sum()
 
 
+#: Cells per axis of the plane grid on which :func:`_plane_sum_pair` evaluates one message's
+#: statistic (the grid spans the three means and :data:`PLANE_RANGE` standard deviations about
+#: them; beyond it one cell per side reaches to infinity).
+PLANE_CELLS = 300
+
+#: Half-width, in standard deviations, of the grid of :func:`_plane_sum_pair` about the means.
+PLANE_RANGE = 5.0
+
+#: Levels of one message's statistic in :func:`_plane_sum_pair` (a range holding all but
+#: :data:`PLANE_TAIL` of its mass under each of the three means; values outside are clipped).
+PLANE_LEVELS = 1000
+
+#: Mass left outside the quantised range of :func:`_plane_sum_pair`, per side.
+PLANE_TAIL = 1e-5
+
+#: Thresholds ``t`` of the likelihood-ratio differences :func:`shuffled_gaussian_lower` tries
+#: with the other users at a third input (each gives a valid bound; the largest is kept).
+APEX_THRESHOLDS = (1.0, 1.05, 1.1, 1.2)
+
+
+@functools.lru_cache(maxsize=256)
+def _plane_sum_pair(base: float, side: float, n: int, t: float) -> tuple[np.ndarray, np.ndarray]:
+    """Distributions of ``sum_i g(m_i)`` over ``n`` shuffled unit-variance Gaussian messages:
+    ``n - 1`` at a third input ``c`` and the differing user's at ``a0`` (``D0``) or ``a1``
+    (``D1``), the whitened means forming an isosceles triangle in the plane they span
+    (``|a1 - a0| = base``, ``|a0 - c| = |a1 - c| = side``).
+
+    ``g = h1 - t h0`` with ``h_k(m) = exp(<m - c, a_k - c> - |a_k - c|^2 / 2)`` (the likelihood
+    ratio of one message at ``a_k`` against ``c``): the multiset's likelihood ratio of ``D1``
+    against ``D0`` is ``sum h1 / sum h0``, so ``sum g > 0`` is its Neyman-Pearson event at ``t``.
+    ``g`` is evaluated once per cell of a grid on the plane (:data:`PLANE_CELLS`) and rounded to
+    one of :data:`PLANE_LEVELS` steps: a fixed function of each message, so the sum is a
+    post-processing of the shuffled multiset, and its distribution is an exact convolution of
+    the cells' probabilities (products of normal CDF differences, each from the nearer tail: the
+    plane coordinates of a whitened message are independent).
+    """
+    from scipy.special import ndtr
+
+    h = math.sqrt(max(side * side - base * base / 4.0, 0.0))
+    c, a0, a1 = np.zeros(2), np.array([h, -base / 2.0]), np.array([h, base / 2.0])
+    pts = np.array([c, a0, a1])
+    lo, hi = pts.min(axis=0) - PLANE_RANGE, pts.max(axis=0) + PLANE_RANGE
+    edges, mids = [], []
+    for j in range(2):
+        inner = np.linspace(lo[j], hi[j], PLANE_CELLS + 1)
+        edges.append(np.concatenate([[-np.inf], inner, [np.inf]]))
+        mids.append(np.concatenate([[lo[j] - 0.5], (inner[1:] + inner[:-1]) / 2, [hi[j] + 0.5]]))
+    M = np.stack(np.meshgrid(mids[0], mids[1], indexing="ij"), axis=-1)
+
+    def ratio(a):
+        return np.exp(M @ a - a @ a / 2.0)
+
+    g = (ratio(a1) - t * ratio(a0)).ravel()
+
+    def masses(e):  # P(e_j < X < e_{j+1}), X ~ N(0, 1): from the nearer tail (no cancellation)
+        upper = e[:-1] >= 0
+        return np.where(upper, ndtr(-e[:-1]) - ndtr(-e[1:]), ndtr(e[1:]) - ndtr(e[:-1]))
+
+    def cells(mu):
+        return np.outer(masses(edges[0] - mu[0]), masses(edges[1] - mu[1])).ravel()
+
+    weights = [cells(mu) for mu in pts]
+    order = np.argsort(g, kind="stable")
+    mass = np.cumsum(sum(weights)[order]) / 3.0
+    g_lo = g[order][min(np.searchsorted(mass, PLANE_TAIL), g.size - 1)]
+    g_hi = g[order][min(np.searchsorted(mass, 1.0 - PLANE_TAIL), g.size - 1)]
+    span = g_hi - g_lo if g_hi > g_lo else 1.0
+    level = np.clip(((g - g_lo) / span * PLANE_LEVELS).astype(np.int64), 0, PLANE_LEVELS)
+    pmf_c, pmf_0, pmf_1 = (
+        np.bincount(level, weights=w, minlength=PLANE_LEVELS + 1) for w in weights
+    )
+    rest = np.ones(1)
+    for _ in range(n - 1):
+        rest = np.convolve(rest, pmf_c)
+    P, Q = np.convolve(rest, pmf_1), np.convolve(rest, pmf_0)
+    keep = (P > 0) | (Q > 0)
+    return P[keep] / P.sum(), Q[keep] / Q.sum()
+
+
 @functools.lru_cache(maxsize=1024)
-def shuffled_gaussian_lower(parts: tuple[float, ...], n: int, delta: float) -> tuple[float, str]:
+def shuffled_gaussian_lower(
+    parts: tuple[float, ...], n: int, delta: float, apex: tuple[float, ...] | None = None
+) -> tuple[float, str]:
     """Lower bound on the epsilon of ``n`` users' Gaussian messages shuffled, one multiset per
     part (CZ22 Algorithm 1 shuffles the vector and the matrix messages separately).
 
     ``parts``: the whitened distances ``||m1 - m0|| / sigma`` of the differing user's messages in
-    each part for a pair of neighbouring inputs the universe contains. Two post-processings of the
-    shuffled multisets, each a valid lower bound; the larger is returned:
+    each part for a pair of neighbouring inputs the universe contains. ``apex`` (optional): per
+    part, the whitened distance from a third input of the universe to both inputs of the pair
+    (the same in both). Post-processings of the shuffled multisets, each a valid lower bound;
+    the largest is returned:
 
     * the sum of each multiset (all users' statistics plus ``N(0, n sigma^2)`` per entry): a
       Gaussian mechanism of ratio ``||r|| / sqrt(n)`` (exact, :func:`gaussian_epsilon`);
@@ -141,25 +230,37 @@ def shuffled_gaussian_lower(parts: tuple[float, ...], n: int, delta: float) -> t
       epsilon, itself a post-processing);
     * the sum of each multiset's quantised likelihood ratios (:func:`_lr_sum_pair`), the same
       pair, composed the same way: close to the optimal test where the messages are noisy
-      (small ``r``), where the maximum is weak.
+      (small ``r``), where the maximum is weak;
+    * with ``apex``: every other user at the third input, where the differing message stands out
+      from theirs; per threshold of :data:`APEX_THRESHOLDS`, the sum of each multiset's
+      likelihood-ratio differences (:func:`_plane_sum_pair`), composed the same way.
     """
     from .accounting import gaussian_epsilon
 
     total = math.sqrt(sum(r * r for r in parts))
     summed = gaussian_epsilon(math.sqrt(n), total, delta)
-    found = {
-        "largest projection": _composed_lower([_max_stat_pair(r, n) for r in parts], delta),
-        "sum of quantised likelihood ratios": _composed_lower(
-            [_lr_sum_pair(r, n) for r in parts if 0 < r <= LR_SUM_MAX_R]
-            if n <= LR_SUM_MAX_N
-            else [],
+    small = n <= LR_SUM_MAX_N
+    found = {  # (statistic, where the other users are): its bound
+        ("largest projection", "the first input"): _composed_lower(
+            [_max_stat_pair(r, n) for r in parts], delta
+        ),
+        ("sum of quantised likelihood ratios", "the first input"): _composed_lower(
+            [_lr_sum_pair(r, n) for r in parts if 0 < r <= LR_SUM_MAX_R] if small else [],
             delta,
         ),
     }
-    name, best = max(found.items(), key=lambda kv: kv[1])
+    if apex is not None and small and max(parts) <= LR_SUM_MAX_R:
+        found[("sum of likelihood-ratio differences", "a third input")] = max(
+            _composed_lower(
+                [_plane_sum_pair(r, s, n, t) for r, s in zip(parts, apex, strict=True) if r > 0],
+                delta,
+            )
+            for t in APEX_THRESHOLDS
+        )
+    (name, others), best = max(found.items(), key=lambda kv: kv[1])
     if summed >= best:
         return summed, f"Gaussian mechanism of the shuffled batch's sum (n = {n})"
-    return best, f"{name} per shuffled multiset, others at the first input (n = {n})"
+    return best, f"{name} per shuffled multiset, others at {others} (n = {n})"
 
 
 def _composed_lower(pairs: list[tuple[np.ndarray, np.ndarray]], delta: float) -> float:

@@ -92,6 +92,18 @@ def _attained(convention: str, L: float) -> bool:
     return L >= 1 if convention == "ss18" else 2 * L * L >= 1
 
 
+def _apex_sides(L: float, std: float, convention: str) -> tuple[float, float]:
+    """Whitened distances, vector and matrix part, from a third input ``z = L e_3`` (reward 1) to
+    either input of the pair attaining ``Delta_J`` (``x0 = (a, b)``, ``x1 = (b, a)``,
+    ``a^2 + b^2 = L^2``, ``ab = -1/4``, rewards 1; ``z`` is orthogonal to both, so ``d >= 3``):
+    ``||z - x0||^2 = 2 L^2``; ``z z^T - x0 x0^T`` has Frobenius norm squared ``2 L^4``, of which
+    the off-diagonal pair ``(ab)^2`` twice: ``2 L^4`` under the ``(W + W^T)/2`` symmetrisation
+    (off-diagonal noise at half the variance), ``2 L^4 - 1/16`` under the mirrored upper
+    triangle (each off-diagonal entry once)."""
+    matrix = 2 * L**4 if convention == "half_sum" else 2 * L**4 - 1 / 16
+    return math.sqrt(2 * L * L) / std, math.sqrt(matrix) / std
+
+
 def cz22_release(policy, universe: Universe) -> Release:
     """Release of a LinUCB-type policy of cz22 (``ldp``, ``sdp_amp``, ``jdp_*``, ``sdp_vec``,
     batched and returning-user variants) under ``universe``."""
@@ -120,6 +132,8 @@ def cz22_release(policy, universe: Universe) -> Release:
                 math.sqrt(2 * L * L + 1) / std,
                 math.sqrt(2 * L**4 - 0.5) / std,
             )
+            if s.d >= 3:
+                extra["shuffle_apex"] = _apex_sides(L, std, policy.convention)
         elif shuffled:
             extra["no_lower"] = (
                 "the shuffle's lower bounds use the vector and matrix parts of the pair attaining "

@@ -102,4 +102,3 @@ def test_fail_needs_the_whole_interval_above_zero_and_a_straddling_one_is_weak(s
     assert out["ci_low"] == pytest.approx(shift - stats.t.ppf(0.975, 2) / np.sqrt(3))
     assert out["verdict"] == verdict
     assert out["holds"] == (verdict == "PASS")
-
