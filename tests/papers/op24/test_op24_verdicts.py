@@ -258,3 +258,67 @@ def test_shared_aggregation():
     assert combine_rules(["untestable", "exceeds"]) == "exceeds"
     with pytest.raises(ValueError, match="no shared verdict"):
         shared_verdict("UB-LIKE")
+
+
+# --- the planted contestant (a run with a known worse rate on the same contexts) ----------------
+def _contestant_rows(regret_of, n=30, seed=1):
+    """OP-E3 rows of the planted contestant on C1 (not private: privacy 0), paired as
+    :func:`_c1_rows`."""
+    rng = np.random.default_rng(seed)
+    z = 1 + 0.05 * rng.standard_normal(n)
+    return [
+        {
+            "experiment": "OP-E3", "instance": "C1", "algorithm": "egreedy", "K": 20, "d": 5,
+            "privacy_kind": "none", "privacy": 0.0, "privacy_index": 0, "T": int(CP[-1]),
+            "t": int(t), "trial": i, "regret": regret_of(t) * z[i], "regret_unif": 0.3 * t,
+            **BASE,
+        }
+        for t in CP
+        for i in range(n)
+    ]  # fmt: skip
+
+
+def _meets(t):
+    return 0.2 * math.sqrt(t) * math.log(t)  # the claim's leading term: consistent (above)
+
+
+def test_a_detected_contestant_leaves_consistent_rows_consistent(claims):
+    # the contestant grows like t^0.9 at a quarter of random play's regret: exceeds the claimed
+    # 0.607 in the learning regime, one control row per R-UP-T row, detected
+    audit = Op24Audit(
+        pd.DataFrame(_c1_rows(_meets) + _contestant_rows(lambda t: 0.1 * t**0.9)), claims, 5, 4
+    )
+    rows, per_claim = audit.run()
+    up = rows[(rows.claim_id == "op.s3.jdp.upper") & (rows.rule == "R-UP-T")]
+    assert set(up.verdict) == {"consistent"}
+    ctl = pd.DataFrame(audit.controls)
+    assert len(ctl) == 2 and ctl.detected.all() and set(ctl.verdict) == {"exceeds"}
+    assert np.allclose(ctl.statistic, 0.9, atol=0.01) and np.allclose(ctl.claimed, up.claimed)
+    assert per_claim.set_index("claim_id").loc["op.s3.jdp.upper", "verdict"] == "consistent"
+
+
+@pytest.mark.parametrize(
+    "regret_of,why",
+    [
+        (lambda t: 0.05 * t**0.6, "exceeds nothing: its rate is the claim's"),
+        (lambda t: 0.25 * t**0.95, "saturated: at least half of random play's regret"),
+    ],
+)
+def test_an_undetected_contestant_turns_consistent_rows_untestable(claims, regret_of, why):
+    # planted: a contestant that these checkpoints cannot show as worse (its slope within the
+    # claim, or saturated at the cap): the claim's consistent rows are no longer consistent
+    audit = Op24Audit(pd.DataFrame(_c1_rows(_meets) + _contestant_rows(regret_of)), claims, 5, 4)
+    rows, per_claim = audit.run()
+    up = rows[(rows.claim_id == "op.s3.jdp.upper") & (rows.rule == "R-UP-T")]
+    assert set(up.verdict) == {"untestable"}, why
+    assert up.reason.str.contains("planted contestant").all()
+    assert not pd.DataFrame(audit.controls).detected.any()
+    assert per_claim.set_index("claim_id").loc["op.s3.jdp.upper", "verdict"] != "consistent"
+
+
+def test_without_a_contestant_run_the_rows_say_so(claims):
+    audit = Op24Audit(pd.DataFrame(_c1_rows(_meets)), claims, 5, 4)
+    rows, _ = audit.run()
+    up = rows[(rows.claim_id == "op.s3.jdp.upper") & (rows.rule == "R-UP-T")]
+    assert set(up.verdict) == {"consistent"} and audit.controls == []
+    assert up.note.str.contains("no planted contestant").all()

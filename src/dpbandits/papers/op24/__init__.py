@@ -11,6 +11,16 @@ lazily, so that reading the declaration stays cheap while the workflow parses.
 
 from .declaration import STUDY  # noqa: F401  (the workflow reads it from the package)
 
+#: What the control rows of ``op24_controls`` say (their table's note).
+CONTROLS_NOTE = (
+    "A planted contestant, epsilon-greedy exploring with probability min(1, 0.5 t^-0.1) (regret "
+    "growing like t^0.9), runs on the same OP-E3 contexts and checkpoints as the claim it "
+    "controls and is judged by the same rule (R-UP-T) against the same claimed exponent. "
+    "detected: it reads exceeds in the learning regime, so these contexts and checkpoints could "
+    "show a violation; where it is not detected, the claim's consistent rows of that "
+    "configuration read untestable."
+)
+
 
 def load_plan(path, schema, tier: str = "core", scale: str = "paper"):
     """The validated run plan (:func:`.plan.load_plan`)."""
@@ -30,15 +40,21 @@ def simulate(run: dict, files: dict, timing: str, tier: str, scale: str) -> None
 def write_verdicts(results, claims, parameters, max_detectable, expected, outputs):
     """Every verdict rule on the results; writes the verdict rows and the claim verdicts and
     returns the latter (:class:`.verdicts.Op24Audit`)."""
+    import pandas as pd
+
     from dpbandits.io import read_results
     from dpbandits.tables import write_table as write
 
-    from .verdicts import VERDICT_SEMANTICS, Op24Audit
+    from .verdicts import CONTROL_COLUMNS, VERDICT_SEMANTICS, Op24Audit
 
     frame = read_results(results["results"], expect=expected)
-    rows, verdicts = Op24Audit(
+    audit = Op24Audit(
         frame, claims, parameters["fit_points"], parameters["fit_checkpoints"], max_detectable
-    ).run()
+    )
+    rows, verdicts = audit.run()
+    controls = pd.DataFrame(audit.controls, columns=list(CONTROL_COLUMNS))
+    write(controls, outputs["controls_csv"], outputs["controls_md"],
+          "op24: planted contestant controls", CONTROLS_NOTE)  # fmt: skip
     write(rows, outputs["verdicts_csv"], outputs["verdicts_md"], "op24: verdict rows",
           VERDICT_SEMANTICS)  # fmt: skip
     write(verdicts, outputs["claims_csv"], outputs["claims_md"], "op24: claim verdicts",

@@ -11,12 +11,14 @@ import math
 import numpy as np
 
 from ...engine.adac_oful import run_adac_oful
+from ...engine.egreedy import run_egreedy
 from ...engine.episodic import episode_regret, run_adac_ucb
 from ...engine.fresh_linucb import simulate_fresh
 from ...engine.gope import gope_regret, run_adac_gope
 from ...policies.base import Setting
 from ...policies.jdp import JDPTree
 from ...policies.linucb import LinUCB
+from .plan import CONTESTANT
 from .streams import (
     algorithm_streams,
     contextual_trial,
@@ -28,7 +30,13 @@ from .streams import (
 )
 
 #: OP-E3 algorithms and the privacy parameter each is indexed by (docs/papers/op24.md).
-OP_E3_ALGORITHMS = {"linucb": None, "jdp_linucb": "eps", "adac_oful": "rho"}
+OP_E3_ALGORITHMS = {"linucb": None, "jdp_linucb": "eps", "adac_oful": "rho", "egreedy": None}
+#: Exploration schedule of OP-E3's planted contestant (:data:`.plan.CONTESTANT`,
+#: :mod:`dpbandits.engine.egreedy`): probability ``min(1, CONTESTANT_SCALE t^(CONTESTANT_POWER -
+#: 1))``, so its regret grows like ``t^CONTESTANT_POWER``, above every exponent OP-E3's claims
+#: state (0.5 up to logs).
+CONTESTANT_POWER = 0.9
+CONTESTANT_SCALE = 0.5
 #: delta of JDP-LinUCB's (epsilon, delta)-JDP (OP-E3, docs/papers/op24.md).
 OP_E3_DELTA = 0.01
 #: Decision sets of this many trials are held in memory at once (bytes); results do not depend
@@ -102,10 +110,10 @@ def op_e3_cell(
     ctx : {"C1", "C2"}
     K, d, T_max : int
         Every ``T``-dependent constant (tree size, ``Upsilon``, ``nu``) uses ``T_max`` [R8].
-    algorithm : {"linucb", "jdp_linucb", "adac_oful"}
+    algorithm : {"linucb", "jdp_linucb", "adac_oful", "egreedy"}
     privacy : float
         ``epsilon`` of JDP-LinUCB (``delta = 0.01``), ``rho`` of AdaC-OFUL (``inf``: OFUL-RS);
-        ignored by LinUCB.
+        ignored by LinUCB and the planted contestant (:data:`CONTESTANT`).
     privacy_index : int
         1-based position in the algorithm's privacy grid (0 for ``inf`` and for LinUCB).
     trials : int
@@ -142,7 +150,12 @@ def op_e3_cell(
             algorithm_streams("OP-E3", ctx, K, d, T_max, i, algorithm, privacy_index)[1]
             for i in range(lo, hi)
         ]
-        if policy is None:
+        if algorithm == CONTESTANT:
+            draws = np.stack([r.random((T_max, 2)) for r in rngs])
+            regret = np.zeros((hi - lo, cps.size))
+            run_egreedy(A, U, theta, draws, CONTESTANT_POWER, CONTESTANT_SCALE, cps, regret)
+            out["regret"][lo:hi] = regret
+        elif policy is None:
             run = run_adac_oful(A, U, theta, privacy, rngs, cps)
             out["regret"][lo:hi] = run.regret
             for j, starts in enumerate(run.switches):

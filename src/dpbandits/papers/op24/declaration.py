@@ -22,6 +22,12 @@ STUDY = Study(
             "and privacy level, the fitted statistic against the claimed one.",
         ),
         "claims": ("audit/op24_claims", "The verdict of every claim of the paper."),
+        "controls": (
+            "audit/op24_controls",
+            "The planted contestant's control of each upper-bound T-fit on OP-E3: whether a "
+            "learner whose regret grows like t^0.9 reads as exceeding the claim on the same "
+            "contexts and checkpoints.",
+        ),
     },
     tables={
         "table1": (

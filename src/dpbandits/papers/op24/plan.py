@@ -17,6 +17,12 @@ from dataclasses import dataclass, field
 from dpbandits.config import ConfigError, check_schema, load_yaml
 from dpbandits.papers.study import RunRecord, StudyPlan, check_tier
 
+#: OP-E3's planted contestant (:mod:`dpbandits.engine.egreedy`; docs/papers/op24.md): a learner
+#: with a known worse rate on the same contexts and checkpoints, which the audit must detect.
+CONTESTANT = "egreedy"
+#: OP-E3 algorithms without noise (privacy value 0, index 0).
+OP_E3_NON_PRIVATE = ("linucb", CONTESTANT)
+
 #: Instances of each experiment (codes of docs/papers/op24.md) and the algorithm of OP-E1/E2.
 EXPERIMENT_INSTANCES = {
     "OP-E1": ("I1", "I1b", "I2", "I3"),
@@ -250,9 +256,9 @@ def _checkpoint_run(e: dict, data: dict, quick, where: str):
     if missing:
         raise ConfigError(f"{where}: OP-E3 runs need {', '.join(missing)}")
     algorithm = e["algorithm"]
-    if algorithm == "linucb":
+    if algorithm in OP_E3_NON_PRIVATE:
         if "privacy" in e:
-            raise ConfigError(f"{where}.privacy: LinUCB is not private; remove the key")
+            raise ConfigError(f"{where}.privacy: {algorithm} is not private; remove the key")
         privacy, index = (0.0,), (0,)
     else:
         privacy, index = _privacy(e, data["grids"][algorithm], where)

@@ -11,6 +11,7 @@ import pandas as pd
 
 from dpbandits.mechanisms.zcdp import zcdp_to_dp
 from dpbandits.papers.op24.cells import OP_E3_DELTA
+from dpbandits.papers.op24.plan import CONTESTANT
 from dpbandits.plotting import (
     bold_headers,
     close,
@@ -168,8 +169,9 @@ def gap_figure(df: pd.DataFrame, out_pdf: str, out_png: str, context: str = "C1"
     slope 0.5 and the secant exponent of ``d sqrt(T) ln T``; the excess over the non-private
     reference vs T (guides 0.5 and 0); the excess at T_max vs eps (guides -1/2 and -1), AdaC-OFUL
     placed at the equivalent eps of its rho at delta = 0.01. Legends sit under the panels;
-    coinciding curves are said in them."""
-    d3 = df[df["instance"] == context]
+    coinciding curves are said in them. The planted contestant is not drawn (its control rows are
+    op24_controls)."""
+    d3 = df[(df["instance"] == context) & (df["algorithm"] != CONTESTANT)]
     d3 = d3[(d3["d"] == d3["d"].min()) & (d3["T"] == d3["T"].max())]
     m = _means(d3)
     T = np.sort(m["t"].unique()).astype(float)

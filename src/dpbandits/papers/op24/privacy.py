@@ -7,6 +7,7 @@ import math
 
 from ...audit.privacy import release_row
 from ...privacy import releases as rel
+from .plan import OP_E3_NON_PRIVATE
 
 
 def privacy_rows(plan, account: bool = True) -> list[dict]:
@@ -15,7 +16,7 @@ def privacy_rows(plan, account: bool = True) -> list[dict]:
 
     rows, seen = [], set()
     for run in plan.runs:
-        if run.algorithm == "linucb":
+        if run.algorithm in OP_E3_NON_PRIVATE:
             continue
         for priv in run.privacy:
             if math.isinf(priv):

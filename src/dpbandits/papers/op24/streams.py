@@ -29,7 +29,10 @@ from ...normals import standard_normal
 
 ROOT = 2002
 INSTANCES = {"I1": 1, "I1b": 2, "I2": 3, "I3": 4, "J1": 5, "J2": 6, "J3": 7, "C1": 8, "C2": 9}
-ALGORITHMS = {"adac_ucb": 1, "ucb": 2, "adac_gope": 3, "linucb": 4, "jdp_linucb": 5, "adac_oful": 6}
+ALGORITHMS = {
+    "adac_ucb": 1, "ucb": 2, "adac_gope": 3, "linucb": 4, "jdp_linucb": 5, "adac_oful": 6,
+    "egreedy": 7,
+}  # fmt: skip
 EXPERIMENTS = {"OP-E1": 1, "OP-E2": 2, "OP-E3": 3}
 
 #: Fixed arm means (Azize and Basu 2022's instances; I1, I1b of OP-E1).

@@ -52,6 +52,7 @@ from dpbandits.audit.minimax_rules import (
 )
 from dpbandits.bound_claims import leading_term, t_secant_exponent, term_of, term_value
 from dpbandits.papers.op24.cells import OP_E3_DELTA
+from dpbandits.papers.op24.plan import CONTESTANT
 
 from .claims import NOT_RUN, claim_verdicts
 
@@ -82,6 +83,18 @@ COLUMNS = (
     "statistic", "ci_low", "ci_high", "claimed", "C_impl", "verdict", "rule_verdict", "regime",
     "detectable_excess", "robustness", "reason", "note",
 )  # fmt: skip
+
+#: Columns of the planted-contestant control rows (``op24_controls``).
+CONTROL_COLUMNS = (
+    "claim_id", "experiment", "instance", "K", "d", "T_max", "privacy", "contestant", "statistic",
+    "ci_low", "ci_high", "claimed", "verdict", "regime", "detected", "reason",
+)  # fmt: skip
+
+#: Reason added to a ``consistent`` R-UP-T row whose planted contestant went undetected.
+CONTESTANT_MISSED = (
+    "so untestable: the planted contestant (epsilon-greedy, regret ~ t^0.9) on the same "
+    "contexts and checkpoints did not read as exceeding this claim"
+)
 
 #: Reasons of rows that are not rate fits (no claimed exponent, so no detectable excess).
 NON_RATE_REASONS = {
@@ -179,6 +192,7 @@ class Op24Audit:
         self.max_detectable = max_detectable
         self.fit_checkpoints = fit_checkpoints
         self.rows: list[dict] = []
+        self.controls: list[dict] = []
 
     # -- configurations -----------------------------------------------------------------------
     def _group(self, df: pd.DataFrame, instance: str):
@@ -238,6 +252,52 @@ class Op24Audit:
                 c_impl = float(np.max(R.mean(axis=1) / bound))
                 cfg = self._cfg(exp, inst, key, kind)
                 self.rows.append(_row(claim_id, res, cfg, p, c_impl, rob))
+
+    def contestant_control(self, claim_id: str, exp: str, inst: str) -> None:
+        """The planted contestant control of a claim's R-UP-T rows on OP-E3 (docs/papers/op24.md):
+        the contestant's regret on the same contexts, configuration and fit window, judged by
+        R-UP-T against the same claimed exponent as each privacy value's row. It is detected
+        when it reads ``exceeds`` in the learning regime. Where it is not, no violation of that
+        size could be shown on these contexts and checkpoints, and the claim's ``consistent``
+        rows of that configuration become ``untestable`` (:data:`CONTESTANT_MISSED`). Without a
+        contestant run (a tier without one) the claim's rows say so and stay as they are."""
+        claim = self.claims[claim_id]
+        con, paired, points = self._select(inst, CONTESTANT, exp)
+        for row in self.rows:
+            if row["claim_id"] != claim_id or row["rule"] != "R-UP-T":
+                continue
+            if row.get("experiment") != exp or row.get("instance") != inst or "K" not in row:
+                continue  # another configuration, or a row not run at this tier
+            key = (row["K"], row["d"], row["T_max"])
+            sub = con[(con["K"] == key[0]) & (con["d"] == key[1]) & (con["T"] == key[2])]
+            if sub.empty:
+                row["note"] = (row["note"] + "; " if row["note"] else "") + (
+                    "no planted contestant at this configuration"
+                )
+                continue
+            x, R = _matrix(sub, 0.0)
+            _, unif = _matrix(sub, 0.0, "regret_unif")
+            x, R, unif = x[-points:], R[-points:], unif[-points:]
+            vals = _values({"K": key[0], "d": key[1]}, row["privacy"], row["privacy_kind"])
+            b = t_secant_exponent(leading_term(claim, vals, x[0], x[-1]), vals, x[0], x[-1])
+            res = rule_up_t(x, R, unif, b, paired=paired, max_detectable=self.max_detectable)
+            found = res.shared == "exceeds" and res.regime == "learning"
+            self.controls.append(
+                {
+                    "claim_id": claim_id, "experiment": exp, "instance": inst, "K": key[0],
+                    "d": key[1], "T_max": key[2], "privacy": row["privacy"],
+                    "contestant": CONTESTANT, "statistic": res.statistic,
+                    "ci_low": res.ci_low, "ci_high": res.ci_high, "claimed": res.claimed,
+                    "verdict": res.shared, "regime": res.regime, "detected": found,
+                    "reason": res.reason,
+                }
+            )  # fmt: skip
+            if not found and row["verdict"] == "consistent":
+                row["verdict"] = "untestable"
+                row["reason"] += (
+                    f"; {CONTESTANT_MISSED} (its T-slope {res.statistic:.3f} reads {res.shared}, "
+                    f"regime {res.regime})"
+                )
 
     def _exc_design(self, claim_id: str) -> str:
         """What R-EXC-T and R-RHO measure for a claim: for a sum bound (``combine: sum``, Table
@@ -465,7 +525,8 @@ class Op24Audit:
 
     # -- everything ---------------------------------------------------------------------------
     def run(self) -> tuple[pd.DataFrame, pd.DataFrame]:
-        """Every rule of every claim; returns ``(rows, claims)`` (see :func:`claim_verdicts`)."""
+        """Every rule of every claim; returns ``(rows, claims)`` (see :func:`claim_verdicts`);
+        the planted contestant's control rows are in ``self.controls`` after it."""
         self.up_t("op.t1.finite.upper", "OP-E1", "I2")
         self.exc_t("op.t1.finite.upper", "OP-E1", "I1")
         self.rho("op.t1.finite.upper", "OP-E1", "I1")
@@ -477,6 +538,7 @@ class Op24Audit:
         self.scale("op.t1.linear.upper", "R-SCALE-D", "OP-E2", "J3")
         self.lb_cons("op.t1.linear.lower", "OP-E2", "J2")
         self.up_t("op.s3.jdp.upper", "OP-E3", "C1", "jdp_linucb")
+        self.contestant_control("op.s3.jdp.upper", "OP-E3", "C1")
         self.gap("op.s3.gap", "C1")
         self.exc_t("op.s3.adac_oful", "OP-E3", "C1", "adac_oful")
         self.jdp_lower_ratio("op.s3.jdp.lower", "C1")
@@ -495,4 +557,6 @@ def _bound(claim: dict, values: dict) -> float:
     return {"sum": sum, "max": max, "min": min}[claim["combine"]](terms)
 
 
-__all__ = ["COLUMNS", "NOT_RUN", "Op24Audit", "VERDICT_SEMANTICS", "claim_verdicts"]
+__all__ = [
+    "COLUMNS", "CONTROL_COLUMNS", "NOT_RUN", "Op24Audit", "VERDICT_SEMANTICS", "claim_verdicts",
+]  # fmt: skip
