@@ -103,9 +103,10 @@ def test_dry_run_of_the_full_dag(project):
         "plasso_support",
     ):
         assert target in listed
-    # op24: one job per run of the core plan (docs/papers/op24.md), then its audit
+    # op24: one job per run of the core plan (docs/papers/op24.md; the planted contestant
+    # included), then its audit
     op24 = {k for k in counts if k.startswith("op24_sim_")}
-    assert len(op24) == 8 and counts["op24_verdicts"] == counts["op24_audit"] == "1"
+    assert len(op24) == 9 and counts["op24_verdicts"] == counts["op24_audit"] == "1"
     # plasso: one job per (family, algorithm) of the core plan (docs/papers/plasso.md)
     plasso = {k for k in counts if k.startswith("plasso_sim_e1_")}
     # (12: the 10 of the plan and the support-block tree ablation on F1 and F2)

@@ -18,7 +18,7 @@ from ...engine.gope import gope_regret, run_adac_gope
 from ...policies.base import Setting
 from ...policies.jdp import JDPTree
 from ...policies.linucb import LinUCB
-from .plan import CONTESTANT
+from .algorithms import CONTESTANT
 from .streams import (
     algorithm_streams,
     contextual_trial,
@@ -31,7 +31,7 @@ from .streams import (
 
 #: OP-E3 algorithms and the privacy parameter each is indexed by (docs/papers/op24.md).
 OP_E3_ALGORITHMS = {"linucb": None, "jdp_linucb": "eps", "adac_oful": "rho", "egreedy": None}
-#: Exploration schedule of OP-E3's planted contestant (:data:`.plan.CONTESTANT`,
+#: Exploration schedule of OP-E3's planted contestant (:data:`.algorithms.CONTESTANT`,
 #: :mod:`dpbandits.engine.egreedy`): probability ``min(1, CONTESTANT_SCALE t^(CONTESTANT_POWER -
 #: 1))``, so its regret grows like ``t^CONTESTANT_POWER``, above every exponent OP-E3's claims
 #: state (0.5 up to logs).

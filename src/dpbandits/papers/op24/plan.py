@@ -15,13 +15,8 @@ import math
 from dataclasses import dataclass, field
 
 from dpbandits.config import ConfigError, check_schema, load_yaml
+from dpbandits.papers.op24.algorithms import OP_E3_NON_PRIVATE
 from dpbandits.papers.study import RunRecord, StudyPlan, check_tier
-
-#: OP-E3's planted contestant (:mod:`dpbandits.engine.egreedy`; docs/papers/op24.md): a learner
-#: with a known worse rate on the same contexts and checkpoints, which the audit must detect.
-CONTESTANT = "egreedy"
-#: OP-E3 algorithms without noise (privacy value 0, index 0).
-OP_E3_NON_PRIVATE = ("linucb", CONTESTANT)
 
 #: Instances of each experiment (codes of docs/papers/op24.md) and the algorithm of OP-E1/E2.
 EXPERIMENT_INSTANCES = {

@@ -10,8 +10,8 @@ import numpy as np
 import pandas as pd
 
 from dpbandits.mechanisms.zcdp import zcdp_to_dp
+from dpbandits.papers.op24.algorithms import CONTESTANT
 from dpbandits.papers.op24.cells import OP_E3_DELTA
-from dpbandits.papers.op24.plan import CONTESTANT
 from dpbandits.plotting import (
     bold_headers,
     close,

@@ -7,7 +7,7 @@ import math
 
 from ...audit.privacy import release_row
 from ...privacy import releases as rel
-from .plan import OP_E3_NON_PRIVATE
+from .algorithms import OP_E3_NON_PRIVATE
 
 
 def privacy_rows(plan, account: bool = True) -> list[dict]:

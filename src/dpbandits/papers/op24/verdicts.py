@@ -51,8 +51,8 @@ from dpbandits.audit.minimax_rules import (
     rule_up_t,
 )
 from dpbandits.bound_claims import leading_term, t_secant_exponent, term_of, term_value
+from dpbandits.papers.op24.algorithms import CONTESTANT
 from dpbandits.papers.op24.cells import OP_E3_DELTA
-from dpbandits.papers.op24.plan import CONTESTANT
 
 from .claims import NOT_RUN, claim_verdicts
 
