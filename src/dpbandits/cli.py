@@ -74,7 +74,14 @@ def main(argv: list[str] | None = None) -> int:
     if args.command == "pages":
         from dpbandits.checks.browser import check_build
 
-        found = check_build(args.root)
+        if not Path(args.root).is_dir():
+            parser.error(
+                f"{args.root}: no such folder (a build's results, e.g. results or results/quick)"
+            )
+        try:
+            found = check_build(args.root)
+        except RuntimeError as err:  # Chromium missing, or the browser failed
+            parser.error(str(err))
         print("\n".join(found) if found else f"every page under {args.root}/ reads: no problem")
         print(f"screenshots: {args.root}/screenshots/")
         return 1 if found else 0

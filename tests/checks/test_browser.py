@@ -145,6 +145,20 @@ def test_a_nested_quick_build_is_left_to_its_own_check(tmp_path):
     assert page_check.build_pages(tmp_path / "quick") == [tmp_path / "quick" / "index.html"]
 
 
+def test_a_build_without_its_scoreboard_is_reported_not_a_traceback(tmp_path, capsys):
+    # `dpb pages results/quick` on a tree whose audit was never built raised FileNotFoundError
+    (tmp_path / "notes").mkdir()
+    (tmp_path / "notes" / "page.html").write_text('<tr data-claim="px.a" data-status="x"></tr>')
+    found = page_check.check_build(tmp_path, screenshots=False)
+    assert any(f.startswith(f"{tmp_path / 'audit' / 'scoreboard.csv'}: missing") for f in found)
+    assert not any("px.a" in f for f in found)  # no board: claim rows are not judged
+    from dpbandits.cli import main
+
+    with pytest.raises(SystemExit) as exit_:
+        main(["pages", str(tmp_path / "absent")])
+    assert exit_.value.code == 2 and "absent: no such folder" in capsys.readouterr().err
+
+
 def test_the_report_counts_only_the_scoreboard(tmp_path):
     (tmp_path / "audit").mkdir()
     out = tmp_path / "audit" / "report.html"
