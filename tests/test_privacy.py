@@ -33,7 +33,7 @@ from .conftest import ROOT
 SCHEMAS = ROOT / "workflow/schemas"
 
 # Delivered epsilon of the script's calibrations (vec_scale = 1, d = 5), computed independently of
-# the library (docs/auditing.md, 'Privacy audit'): (delta = 0.1, 5e-5) per (algorithm, epsilon,
+# the library (docs/audit/privacy.md): (delta = 0.1, 5e-5) per (algorithm, epsilon,
 # universe); printed to 4 significant digits. The tree composes the ceil(log2 T) = 15 released
 # nodes (SS18's m = 16 levels: 5-6 % higher); P_Vec is the exact count certificate (each entry's
 # count shifted by its largest move, composed), no longer the Gaussian approximation.

@@ -3,7 +3,7 @@
 Also pinned (docs/mutation.md): the half-width :func:`~dpbandits.audit.minimax_rules.judge` takes
 on the violating side and the regime sentence it adds, and the rules' own settings (the configured
 bootstrap and seed 0, R-GAP-T's joint resampling of trials, R-SCALE's claimed linear growth). The
-rules' statistics are those of docs/auditing.md ("Statistics of the figure-less audits": 95 %
+rules' statistics are those of docs/audit/rates.md ("Statistics of the figure-less audits": 95 %
 percentile bootstrap, B = 2000, seed 0, paired or independent resampling). Regret matrices of those
 tests are noiseless power laws with trial factors, ``R[j, i] = c_i x_j^b``: a paired resample (the
 same trials at every level) has means ``mean(c) x^b``, so its slope and interval are exactly ``b``
@@ -181,7 +181,7 @@ def test_judge_adds_the_regime_sentence_only_outside_the_learning_regime():
 
 
 def test_loglog_slope_uses_the_configured_bootstrap_size_and_seed_zero():
-    # config/config.yaml audit.bootstrap = 2000 = B of docs/auditing.md; seed 0
+    # config/config.yaml audit.bootstrap = 2000 = B of docs/audit/rates.md; seed 0
     B = load_yaml(ROOT / "config/config.yaml")["audit"]["bootstrap"]
     rng = np.random.default_rng(11)
     x = np.array([10.0, 100.0, 1000.0])

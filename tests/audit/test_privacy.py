@@ -1,4 +1,4 @@
-"""The delivered-epsilon table of the privacy audit (docs/auditing.md, 'Privacy audit';
+"""The delivered-epsilon table of the privacy audit (docs/audit/privacy.md;
 docs/mutation.md): the verdict at its 1e-9 relative boundary, the three delivered epsilons of a row
 (nominal delta, delta = 1/T only when 1/T is below the nominal delta, the paper's bounds), the
 row's place (figure cells vs sweep cells), the accounting shared by cells that differ only in where

@@ -39,7 +39,7 @@ DELTA_J_SQ = 12.5
 def test_gaussian_randomizer_delivered_is_the_delta_j_pair(eps):
     """At L = sqrt 2 (above) and at L = 1: cos = -1/2, x0 = (1, 0), x1 = (-1/2, sqrt 3/2):
     ||x1 - x0||^2 = 3, diagonal (1/4 - 1)^2 + (3/4)^2 = 18/16, off-diagonal 2 * 3/16 = 6/16;
-    total 4.5 (Delta_J(1) = sqrt 4.5 = 2.12, docs/auditing.md)."""
+    total 4.5 (Delta_J(1) = sqrt 4.5 = 2.12, docs/audit/privacy.md)."""
     s = s_ldp_experiment(eps, 0.1)
     at_one = gaussian_randomizer_case(eps, 0.1, 5, 1.0)
     assert at_one.delivered == pytest.approx(gaussian_epsilon(s, math.sqrt(4.5), 0.1), rel=1e-12)
@@ -47,12 +47,12 @@ def test_gaussian_randomizer_delivered_is_the_delta_j_pair(eps):
     want = gaussian_epsilon(s, math.sqrt(DELTA_J_SQ), 0.1)
     assert case.delivered == pytest.approx(want, rel=1e-12)
     if eps == 1.0:
-        assert case.delivered == pytest.approx(3.71, abs=0.005)  # docs/auditing.md, script LDP
+        assert case.delivered == pytest.approx(3.71, abs=0.005)  # docs/audit/privacy.md, script LDP
 
 
 def test_amp_shuffle_delivered_is_the_delta_j_pair_of_one_user():
     """Both users' messages carry reward 1; the local guarantee is the randomizer's on the
-    same pair with P_Amp's noise: 27.3 at eps = 1 (docs/auditing.md)."""
+    same pair with P_Amp's noise: 27.3 at eps = 1 (docs/audit/privacy.md)."""
     case = amp_shuffle_case(1.0, 0.1, 5, L, 20)
     want = gaussian_epsilon(s_amp_experiment(1.0, 0.1, 20), math.sqrt(DELTA_J_SQ), 0.1)
     assert case.delivered == pytest.approx(want, rel=1e-12)

@@ -1,5 +1,5 @@
 """Verdict rules of the open-problem audit (op24; docs/papers/op24.md#verdicts), with the
-statistics the PrivateLASSO audit of plasso shares (docs/auditing.md).
+statistics the PrivateLASSO audit of plasso shares (docs/audit/rates.md).
 
 op24 states minimax bounds, so a single instance family can only be consistent or
 inconsistent with an upper bound's growth; lower bounds are checked on the standard hard families
@@ -53,7 +53,7 @@ from .fits import _slopes, bootstrap_means, fit_exponent
 TAU_T = 0.05
 TAU_RHO = 0.05
 TAU_SCALE = 0.05
-#: Bootstrap replicates and seed (shared with the PrivateLASSO audit; docs/auditing.md).
+#: Bootstrap replicates and seed (shared with the PrivateLASSO audit; docs/audit/rates.md).
 N_BOOT = 2000
 BOOT_SEED = 0
 #: Largest ``detectable_excess`` a ``consistent`` verdict may have (80 % power): the shared

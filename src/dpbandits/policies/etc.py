@@ -1,4 +1,4 @@
-"""Explore-then-commit: the rate audit's planted contestant (docs/auditing.md).
+"""Explore-then-commit: the rate audit's planted contestant (docs/audit/rates.md).
 
 Not an algorithm of the papers. Its regret has a known rate worse than the claims it is judged
 against: it plays ``n = explore`` exploration rounds round-robin over the arms (round ``t < n``

@@ -78,7 +78,7 @@ class Case:
 
 def _pair(L: float) -> tuple[np.ndarray, np.ndarray]:
     """Two feature vectors of norm ``L`` at ``cos = -1/(2 L^2)`` (the pair attaining
-    ``Delta_J(L)`` with rewards 1, docs/auditing.md), in ``R^2`` padded to ``d``."""
+    ``Delta_J(L)`` with rewards 1, docs/audit/privacy.md), in ``R^2`` padded to ``d``."""
     c = -1.0 / (2.0 * L * L)
     return np.array([L, 0.0]), np.array([L * c, L * math.sqrt(1.0 - c * c)])
 

@@ -3,7 +3,7 @@
 A calibration maps a privacy level ``(epsilon, delta)`` to a noise level (a Gaussian sigma, the
 tree's node noise, P_Vec's precision, bits and binomial trials, DP-DPE's zCDP rho, ...). The
 paper's map is often loose or wrong: the noise it prescribes for ``epsilon`` delivers some other
-epsilon (docs/auditing.md). The *matched* calibration keeps the paper's map and the algorithm,
+epsilon (docs/audit/matched.md). The *matched* calibration keeps the paper's map and the algorithm,
 and evaluates the map at an *internal* epsilon chosen so that the accountant's certified upper
 bound at the cell's delta equals the target epsilon within :data:`TOLERANCE` (from below):
 

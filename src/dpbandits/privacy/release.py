@@ -64,8 +64,8 @@ def instance_universe(family: str) -> Universe:
 
 def joint_sensitivity(L: float) -> float:
     """``Delta_J(L) = sqrt(2 L^4 + 2 L^2 + 1/2)``: L2 sensitivity of ``(x r, x x^T)`` with the
-    matrix in Frobenius norm, ``||x|| <= L``, ``r in [0, 1]`` (docs/auditing.md; 2.1213 at L = 1,
-    3.5355 at L = sqrt 2). Exact for the ``(W + W^T)/2`` symmetrisation (off-diagonal entries
+    matrix in Frobenius norm, ``||x|| <= L``, ``r in [0, 1]`` (docs/audit/privacy.md; 2.1213 at
+    L = 1, 3.5355 at L = sqrt 2). Exact for the ``(W + W^T)/2`` symmetrisation (off-diagonal entries
     carry half the variance, so rescaling them by sqrt 2 gives i.i.d. noise and the Frobenius
     norm) and, where ``2 L^2 >= 1``, for the mirrored upper triangle too: its distance counts an
     off-diagonal difference once, so it is at most ``Delta_J``, and the pair ``x0 = (a, b)``,

@@ -9,8 +9,8 @@ the paper assumes (``paper``).
 
 Linear contextual bandits of cz22 (and its baselines in olucb): a user's data is the
 pair ``(x, r)``, ``||x|| <= L``, ``r in [0, 1]``; the released statistics are ``x r`` and the upper
-triangle of ``x x^T`` (cz22, Algorithm 1; sensitivities as in docs/auditing.md, "Privacy
-audit").
+triangle of ``x x^T`` (cz22, Algorithm 1; sensitivities as in docs/audit/privacy.md, "Upper
+bounds").
 
 The descriptions of each paper's algorithms are here; the release itself and its accountant
 (:mod:`.release`), the lower bounds (:mod:`.lower_bounds`), the binomial shifts
@@ -118,7 +118,7 @@ def cz22_release(policy, universe: Universe) -> Release:
             method="none (the script's stand-in for the tree; docs/design.md, quirk 6)",
         )
     sens, how = _gram_sensitivity(policy, L)
-    # the sensitivity is attained by a pair of the universe (docs/auditing.md)
+    # the sensitivity is attained by a pair of the universe (docs/audit/privacy.md)
     exact = _attained(policy.convention, L)
     if alg in ("ldp", "batched_ldp", "sdp_amp", "sdp_amp_ru"):
         std = _per_user_std(policy)
