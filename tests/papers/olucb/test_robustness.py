@@ -41,16 +41,41 @@ def test_one_setting_reversing_the_ordering_is_fragile_and_named():
     assert set(table[table.setting == "a"].verdict) == {"FAIL"}
 
 
-def test_no_setting_below_is_robust():
+def test_every_setting_reversing_the_ordering_is_robust():
     table = comparison_table(_finals({"a": ABOVE, "b": ABOVE}, REF), "OnlineUCB", "LinUCB-LDP")
-    assert classify(table) == {"verdict": "robust", "reproducing": [], "point_below": []}
+    out = classify(table)
+    assert {k: out[k] for k in ("verdict", "reproducing", "point_below", "rows", "fail")} == {
+        "verdict": "robust", "reproducing": [], "point_below": [], "rows": 4, "fail": 4,
+    }  # fmt: skip
+    assert {e: v["verdict"] for e, v in out["by_epsilon"].items()} == {0.2: "robust", 1.0: "robust"}
 
 
-def test_below_at_one_epsilon_only_does_not_reproduce():
+# a setting whose paired differences are +/-40 around 0 at both epsilon: interval holds 0 (WEAK)
+ZERO = {e: [v + (40 if i % 2 else -40) for i, v in enumerate(r)] for e, r in REF.items()}
+
+
+def test_a_setting_that_neither_reproduces_nor_reverses_leaves_it_inconclusive():
+    # the old rule called this "robust": no setting reproduced the ordering, though under
+    # setting "tie" the reversal is not demonstrated at any epsilon
+    table = comparison_table(_finals({"a": ABOVE, "tie": ZERO}, REF), "OnlineUCB", "LinUCB-LDP")
+    assert set(table[table.setting == "tie"].verdict) == {"WEAK"}
+    out = classify(table)
+    assert out["verdict"] == "inconclusive" and out["reproducing"] == []
+    assert (out["rows"], out["fail"]) == (4, 2)
+    assert out["by_epsilon"][0.2] == {
+        "verdict": "inconclusive", "reproducing": [], "rows": 2, "fail": 1,
+    }  # fmt: skip
+
+
+def test_below_at_one_epsilon_only_does_not_reproduce_but_makes_that_level_fragile():
     half = {0.2: BELOW[0.2], 1.0: ABOVE[1.0]}
     table = comparison_table(_finals({"half": half}, REF), "OnlineUCB", "LinUCB-LDP")
     out = classify(table)
-    assert out["verdict"] == "robust" and out["point_below"] == []
+    assert out["reproducing"] == [] and out["point_below"] == []
+    assert out["verdict"] == "inconclusive"  # the reversal is not demonstrated at 0.2
+    assert out["by_epsilon"][0.2]["verdict"] == "fragile"
+    assert out["by_epsilon"][0.2]["reproducing"] == [("half", "fair")]
+    assert out["by_epsilon"][1.0]["verdict"] == "robust"
 
 
 def test_paired_interval_on_common_trials_only():
