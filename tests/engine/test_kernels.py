@@ -18,7 +18,7 @@ import pytest
 from dpbandits.audit.ordering import paired_below
 from dpbandits.dev.reference_loops import reference_run
 from dpbandits.engine import checkpoint_rounds, draw_raw, simulate
-from dpbandits.engine.kernels import invert
+from dpbandits.engine.kernels import fresh_round, invert
 from dpbandits.envs import (
     bernoulli_reward_table,
     paper_text_instances,
@@ -260,3 +260,15 @@ def test_invert_pivots_on_the_largest_entry_so_a_tiny_leading_entry_stays_exact(
     ok, inv = _invert(np.array([[e, 1.0], [1.0, 1.0]]))
     assert ok
     np.testing.assert_allclose(inv, [[-1.0, 1.0], [1.0, -e]], rtol=1e-12, atol=1e-15)
+
+
+def test_fresh_round_by_hand():
+    # theta* = (1, 0); arms (0.5, 0.1) and (0.2, 0.3): means 0.5 and 0.2. Playing arm 1 costs
+    # 0.3; its reward is +1 iff U < (1 + 0.2)/2 = 0.6
+    A = np.array([[[[0.5, 0.1], [0.2, 0.3]]]])
+    theta_star = np.array([[1.0, 0.0]])
+    for u, reward in ((0.59, 1.0), (0.6, -1.0), (0.9, -1.0)):
+        U = np.full((1, 1, 2), u)
+        gap, r = fresh_round(A, 0, 0, 1, theta_star, U)
+        assert gap == pytest.approx(0.3, abs=1e-15) and r == reward
+    assert fresh_round(A, 0, 0, 0, theta_star, np.zeros((1, 1, 2)))[0] == 0.0

@@ -16,7 +16,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from .kernels import ARGMAX_RTOL, argmax_first
+from .kernels import ARGMAX_RTOL, argmax_first, fresh_round
 
 
 @njit(cache=True)
@@ -57,18 +57,8 @@ def run_egreedy(A, U, theta_star, draws, power, scale, cps, regret):
                         s += A[i, t, k, p] * theta[p]
                     score[k] = s
                 a = argmax_first(score, ARGMAX_RTOL)
-            best = -np.inf
-            mean_a = 0.0
-            for k in range(K):
-                mk = 0.0
-                for p in range(d):
-                    mk += A[i, t, k, p] * theta_star[i, p]
-                if mk > best:
-                    best = mk
-                if k == a:
-                    mean_a = mk
-            cum += best - mean_a
-            r = 1.0 if U[i, t, a] < 0.5 * (1.0 + mean_a) else -1.0
+            gap, r = fresh_round(A, i, t, a, theta_star, U)
+            cum += gap
             # Sherman-Morrison: (V + a a^T)^-1 = V^-1 - w w^T / (1 + a^T w), w = V^-1 a
             den = 1.0
             for p in range(d):

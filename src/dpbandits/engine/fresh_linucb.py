@@ -31,6 +31,7 @@ from ..policies.base import Policy
 from .kernels import (
     ARGMAX_RTOL,
     argmax_first,
+    fresh_round,
     is_positive_definite,
     lower_inverse,
     solve_with_lower_inverse,
@@ -129,18 +130,8 @@ def run_fresh_linucb(
                 idx[k] = m + rb * math.sqrt(qf)
             a = argmax_first(idx, ARGMAX_RTOL)
             actions[i, t] = a
-            best = -np.inf
-            mean_a = 0.0
-            for k in range(K):
-                mk = 0.0
-                for p in range(d):
-                    mk += A[i, t, k, p] * theta_star[i, p]
-                if mk > best:
-                    best = mk
-                if k == a:
-                    mean_a = mk
-            cum += best - mean_a
-            r = 1.0 if U[i, t, a] < 0.5 * (1.0 + mean_a) else -1.0
+            gap, r = fresh_round(A, i, t, a, theta_star, U)
+            cum += gap
             for p in range(d):
                 ap = A[i, t, a, p]
                 u[p] += ap * r

@@ -91,6 +91,26 @@ def argmax_first(idx, rtol):
 
 
 @njit(cache=True)
+def fresh_round(A, i, t, a, theta_star, U):
+    """Pseudo-regret and reward of playing arm ``a`` of trial ``i``'s fresh decision set at round
+    ``t``: ``(max_k <theta*, A_k> - <theta*, A_a>, r)`` with ``r = +1`` if
+    ``U[i, t, a] < (1 + <theta*, A_a>)/2`` else ``-1`` (the fresh-set engines' common uniforms)."""
+    K, d = A.shape[2], A.shape[3]
+    best = -np.inf
+    mean_a = 0.0
+    for k in range(K):
+        mk = 0.0
+        for p in range(d):
+            mk += A[i, t, k, p] * theta_star[i, p]
+        if mk > best:
+            best = mk
+        if k == a:
+            mean_a = mk
+    r = 1.0 if U[i, t, a] < 0.5 * (1.0 + mean_a) else -1.0
+    return best - mean_a, r
+
+
+@njit(cache=True)
 def invert(A, out, work):
     """Gauss-Jordan inverse with partial pivoting, symmetrised; False if singular."""
     d = A.shape[0]
