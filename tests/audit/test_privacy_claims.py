@@ -481,6 +481,24 @@ def test_the_worst_violated_row_is_the_largest_ratio_to_nominal():
     assert out["delivered_summary"] == "2 VIOLATED of 2 rows; largest delivered/nominal 3/1"
 
 
+def test_a_violation_names_the_smallest_failing_nominal_and_the_worst_rows_accounting():
+    # a referee asked which nominal levels fail and through which calibration: B (18.4/10) is
+    # the worst, A fails from nominal 5, C at nominal 1 is delivered
+    classical = "analytic Gaussian; the classical calibration, proven for eps <= 1"
+    rows = [
+        _worded_row("C", 1.0, 0.48, "DELIVERED"),
+        _worded_row("A", 5.0, 8.15, "VIOLATED"),
+        {**_worded_row("B", 10.0, 18.36, "VIOLATED"), "method": classical},
+    ]
+    out = _reasons([_bare_claim("p.x", [{"experiment": "e"}])], rows, EMPTY_E).loc["p.x"]
+    assert out["status"] == "contradicted"
+    assert out["reason"] == (
+        "Lower bound 18.4 on epsilon above nominal 10 (VIOLATED; certified upper bound 18.4) in "
+        "e fig conf B (cal) (2 of 3 selected rows fail their nominal epsilon; the smallest "
+        f"nominal epsilon that fails: 5); the row's accounting: {classical}."
+    )
+
+
 def test_supported_reason_for_one_row_and_for_several():
     # one row: "the one selected row"; two rows: the largest ratio is B's 3.6 / 4 = 0.9 (A's
     # is 0.8 / 1 = 0.8, though A's difference -0.2 is larger than B's -0.4)

@@ -379,7 +379,14 @@ def _status(d: pd.DataFrame, e: pd.DataFrame) -> tuple[str, str]:
                     f"{_fmt(w['delivered_epsilon'])}) in {_where(w)}"
                 )
             if len(d) > 1:
-                text += f" ({len(bad)} of {len(d)} selected rows fail their nominal epsilon)"
+                low = float(bad["nominal_epsilon"].astype(float).min())
+                text += f" ({len(bad)} of {len(d)} selected rows fail their nominal epsilon"
+                if low < float(w["nominal_epsilon"]):
+                    text += f"; the smallest nominal epsilon that fails: {_fmt(low)}"
+                text += ")"
+            method = w.get("method")
+            if isinstance(method, str) and method:
+                text += f"; the row's accounting: {method}"
             parts.append(text)
         if len(caught):
             lb = caught["epsilon_lower_bound"].astype(float)
