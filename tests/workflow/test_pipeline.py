@@ -356,6 +356,10 @@ def test_quick_audit_builds_the_report(project):
     # privacy rows speak the four words and carry both bounds
     quiet = board[board["status"] == "not audited"]
     assert quiet["reason"].fillna("").str.strip().str.len().gt(0).all(), quiet["claim_id"]
+    # and an audited one names the files that decided it (a summary claim: its parts' files)
+    audited = board[board["status"] != "not audited"]
+    bare = audited[audited["evidence"].fillna("").str.len() == 0]
+    assert bare.empty, list(bare["claim_id"])
     ords = pd.read_csv(res / "orderings.csv")
     paired = {"below", "between", "mean_order", "decreasing", "gap_decreasing", "mean_above"}
     failed = ords[(ords["verdict"] == "FAIL") & ords["check"].isin(paired) & ords["ci_low"].notna()]

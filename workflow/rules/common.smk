@@ -438,7 +438,8 @@ def panel_image(panel):
 def claim_evidence(name):
     """Claim id -> the files that decide it, relative to the results folder: the rate fit's
     plot, the figure panels and the ordering table, the communication audit, the privacy page
-    (privacy claims), a study's page."""
+    (privacy claims), a study's page; a summary claim (``check: summary``) the files of the
+    claims it summarises."""
     rel = lambda path: os.path.relpath(path, RESULTS)
     out = {}
     if name in STUDY_PLANS:
@@ -467,6 +468,13 @@ def claim_evidence(name):
             if c["id"] in comm_claims and comm:
                 files.append(rel(comm["summary_csv"]))
             out[c["id"]] = files
+        for c in claims:
+            if c["audit"].get("check") != "summary":
+                continue
+            for part in c["audit"].get("of", []):
+                for f in out.get(part, []):
+                    if f not in out[c["id"]]:
+                        out[c["id"]].append(f)
     for c in claims:
         if c.get("kind") == "privacy" and c.get("audit", {}).get("privacy_audit"):
             out[c["id"]] = [*out.get(c["id"], []), rel(PRIVACY_FILES["page"])]
