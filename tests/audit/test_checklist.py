@@ -149,6 +149,26 @@ def test_both_series_at_half_the_recorded_cap_are_untestable():
     assert _rows(evaluate_orderings([claim], df), "x").loc["all", "verdict"] == "FAIL"
 
 
+def test_a_comparison_records_whether_both_caps_are_known():
+    # the same FAIL with and without random play's regret: only the recorded cap could have
+    # told a saturated pair (the claim's reason says so where it is missing)
+    a, b = BASE + 5.0 + np.tile([1.0, -1.0], 10), BASE
+    far = {"regret_unif": 1000.0}
+    claim = _claim("x", check="below", panels=["p"], a="A", b=["B"])
+    both = _frame({("p", "A"): a, ("p", "B"): b}, extra={("p", "A"): far, ("p", "B"): far})
+    one = _frame({("p", "A"): a, ("p", "B"): b}, extra={("p", "A"): far})
+    none = _frame({("p", "A"): a, ("p", "B"): b})
+    seen = [_rows(evaluate_orderings([claim], df), "x").loc["A < B"] for df in (both, one, none)]
+    assert [r["verdict"] for r in seen] == ["FAIL"] * 3
+    assert [r["cap_recorded"] for r in seen] == [True, False, False]
+    # a ratio of another recorded column (not regret) has no cap to record
+    cost = {"comm_reals": 4.0}
+    df = _frame({("p", "A"): a, ("p", "B"): b}, extra={("p", "A"): cost, ("p", "B"): cost})
+    ratio = _claim("r", check="ratio", panels=["p"], a="A", b=["B"], metric="comm_reals", high=2)
+    assert pd.isna(_rows(evaluate_orderings([ratio], df), "r").loc["A / B [comm_reals] in [0, 2]",
+                   "cap_recorded"])  # fmt: skip
+
+
 # -- diagnostics never decide ------------------------------------------------------------------
 
 

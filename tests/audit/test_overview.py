@@ -93,3 +93,64 @@ def test_other_configurations_are_those_of_the_same_claim_except_the_one_shown()
     )
     assert ov.loc["x.b", "all_configurations"] == "PASS"
     assert ov.loc["x.b", "how"] == "figure data (below, realized regret, configuration main)"
+
+
+def _comparison(cid, comparison, verdict, mean, low, high, cap=None, eps=(None, None)):
+    """A comparison row of the orderings table as the CSV reads back (booleans as text)."""
+    return {
+        "claim_id": cid, "configuration": "main", "metric": "realized", "panels": "p",
+        "comparison": comparison, "statistic": "paired difference a - b", "verdict": verdict,
+        "mean_diff": mean, "ci_low": low, "ci_high": high, "epsilon_a": eps[0],
+        "epsilon_b": eps[1], "unequal_privacy": None if eps[1] is None else "True",
+        "cap_recorded": cap,
+    }  # fmt: skip
+
+
+def test_a_failing_ordering_names_its_interval_and_a_missing_cap():
+    # x.f fails on data without random play's regret: its reason gives the failing interval
+    # and says that saturation was checked only as an exact tie; x.g fails with both caps
+    # recorded (no caveat); x.p passes (nothing failing to name)
+    rows = [
+        _comparison("x.f", "A < B", "FAIL", 2698.1, 1391.7, 4004.5, cap="False"),
+        _comparison("x.g", "A < B", "FAIL", 0.5, 0.25, 0.75, cap="True"),
+        _comparison("x.p", "A < B", "PASS", -3.0, -4.0, -2.0, cap="False"),
+    ]
+    rows += [{**r, "comparison": "all", "mean_diff": None, "ci_low": None, "ci_high": None,
+              "cap_recorded": None} for r in rows]  # fmt: skip
+    claims = [_claim(c, "below") for c in ("x.f", "x.g", "x.p")]
+    how = claim_overview(claims, pd.DataFrame(), pd.DataFrame(rows), "main").set_index("claim_id")[
+        "how"
+    ]
+    failing = "; failing: A < B (p; paired difference a - b): "
+    assert how["x.f"] == (
+        "figure data (below, realized regret, configuration main)" + failing + "2698 [1392, 4004]"
+        "; random play's regret is not recorded in these data, so two series at the cap "
+        "(untestable) are recognised only as an exact tie"
+    )
+    assert how["x.g"].endswith(failing + "0.5 [0.25, 0.75]")
+    assert "failing" not in how["x.p"]
+
+
+def test_a_summary_claim_shows_what_each_claim_it_summarises_found():
+    # the summary fails through x.b; its reason carries both parts' delivered epsilon and x.b's
+    # failing interval, each after the part's id
+    off = "non-private"
+    rows = [
+        _comparison("x.a", "A / C in [0, 2]", "PASS", 1.5, 1.2, 1.8, "False", (18.4, off)),
+        _comparison("x.b", "B / C in [0, 2]", "FAIL", 3.0, 2.5, 3.5, "False", (0.0, off)),
+    ]
+    rows += [
+        {**rows[0], "comparison": "all", "epsilon_a": None, "epsilon_b": None},
+        {**rows[1], "comparison": "all", "epsilon_a": None, "epsilon_b": None},
+        {**rows[1], "claim_id": "x.s", "comparison": "all of x.a, x.b", "epsilon_a": None,
+         "epsilon_b": None},
+    ]  # fmt: skip
+    claims = [_claim(c, "ratio") for c in ("x.a", "x.b")]
+    claims.append(_claim("x.s", "summary", of=["x.a", "x.b"]))
+    how = claim_overview(claims, pd.DataFrame(), pd.DataFrame(rows), "main").set_index("claim_id")[
+        "how"
+    ]["x.s"]
+    assert "x.a: delivered epsilon A / C in [0, 2] (p): 18.4 vs non-private" in how
+    assert "x.b: delivered epsilon B / C in [0, 2] (p): 0 vs non-private" in how
+    assert "failing: B / C in [0, 2] (p; paired difference a - b): 3 [2.5, 3.5]" in how
+    assert how.index("x.a:") < how.index("x.b:") < how.index("failing")

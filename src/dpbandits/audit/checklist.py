@@ -55,7 +55,9 @@ experiment, figure, configuration, series and the panel's nominal epsilon; ``non
 series without privacy; blank where the audit has no row) and ``unequal_privacy``, true when they
 differ by more than :data:`UNEQUAL_PRIVACY` relative to the smaller (an infinite or non-private
 side against a finite one counts as differing); a summary row's flag is true when any of its
-comparisons' is.
+comparisons' is. ``cap_recorded`` says, for a comparison of two series' regret, whether the data
+record both caps: where they do not, a saturated pair is recognised only as an exact tie, and a
+claim's reason says so beside a ``FAIL``.
 
 Every check is evaluated per configuration (those listed under ``configurations``, default all)
 and per metric (realized and pseudo-regret); ``interval: t`` uses the Student-t quantile instead

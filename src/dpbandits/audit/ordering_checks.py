@@ -119,9 +119,10 @@ class _Claim:
             stat = replace(stat, verdict=UNTESTABLE)
         return stat
 
-    def emit(self, row: dict, sides=(), decides: bool = True) -> None:
+    def emit(self, row: dict, sides=(), decides: bool = True, regret: bool = True) -> None:
         """Append ``row`` with the delivered epsilon of its ``sides`` (``(panel, series)`` of a
-        and b); its verdict decides the claim unless ``decides`` is False, a side is a
+        and b) and, where it compares their regret (``regret``), whether both caps are
+        recorded; its verdict decides the claim unless ``decides`` is False, a side is a
         diagnostic series (the row becomes ``DIAGNOSTIC``, its label ending with the verdict it
         would have had) or the row is already ``DIAGNOSTIC``."""
         sides = list(sides)
@@ -130,6 +131,8 @@ class _Claim:
         if len(sides) >= 2:
             row["epsilon_b"] = self.data.delivered(self.conf, *sides[1])
             row["unequal_privacy"] = unequal_privacy(row["epsilon_a"], row["epsilon_b"])
+            if regret:
+                row["cap_recorded"] = all(self.data.has_cap(self.conf, p, s) for p, s in sides)
         if any(s in self.diagnostic for _, s in sides) and row["verdict"] != DIAGNOSTIC:
             row["comparison"] += f" (diagnostic series; alone {row['verdict']})"
             row["verdict"] = DIAGNOSTIC
@@ -165,7 +168,7 @@ def _check_ratio(c: _Claim) -> None:
             else:
                 stat = c.paired(sides[1], sides[0], fb, fa)
                 label = f"{a['a']} > {b}"
-            c.emit(_row(conf, cid, check, p, label, metric, stat), sides)
+            c.emit(_row(conf, cid, check, p, label, metric, stat), sides, regret=col == metric)
             if a.get("curve"):
                 ok = curve_below(
                     data.mean_curve(conf, p, a["a"], metric),
@@ -202,7 +205,7 @@ def _check_ratio(c: _Claim) -> None:
                 )
                 row["statistic"] = WALL_TIME_STATISTIC
                 row["mean_diff"] = sa / sb if sb > 0 else float("nan")
-                c.emit(row, sides)
+                c.emit(row, sides, regret=False)
 
 
 def _check_metric_at_least(c: _Claim) -> None:

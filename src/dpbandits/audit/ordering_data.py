@@ -34,6 +34,7 @@ COLUMNS = [
     "epsilon_a",
     "epsilon_b",
     "unequal_privacy",
+    "cap_recorded",
 ]
 
 #: Relative difference of two delivered epsilons above which a comparison is flagged
@@ -161,6 +162,12 @@ class OrderingData:
 
     def mean_curve(self, conf, panel, series, metric) -> np.ndarray:
         return self.curve[conf, panel, series][metric].mean().to_numpy()
+
+    def has_cap(self, conf, panel, series) -> bool:
+        """Whether the data record the series' cap (random play's regret, a positive finite
+        mean): without it a saturated pair is recognised only as an exact tie."""
+        cap = self.cap.get((conf, panel, series), float("nan"))
+        return bool(np.isfinite(cap) and cap > 0)
 
     def saturated(self, conf, panel, series, metric) -> bool:
         """Whether the series' mean final regret is at least ``SATURATION_SHARE`` of its cap

@@ -5,6 +5,7 @@ from __future__ import annotations
 import html
 from collections import Counter
 
+import numpy as np
 import pandas as pd
 
 from dpbandits.audit.badges import BADGE_CSS, badge
@@ -106,6 +107,17 @@ def _fmt_epsilon(value) -> str:
     return "?" if pd.isna(value) else f"{float(value):.3g}"
 
 
+def _truthy(value) -> bool:
+    """A boolean column of the orderings table is true (read back from CSV as text, or
+    blank)."""
+    return str(value).lower() == "true"
+
+
+def _truthy_false(value) -> bool:
+    """A boolean column of the orderings table is false (blank: not applicable)."""
+    return str(value).lower() == "false"
+
+
 def _ordering_privacy(orderings: pd.DataFrame, cid: str, conf: str, metric: str) -> str:
     """The delivered epsilon of both series of each comparison of a claim on one configuration
     (empty without them), flagged where they differ by more than 10 %."""
@@ -126,9 +138,54 @@ def _ordering_privacy(orderings: pd.DataFrame, cid: str, conf: str, metric: str)
         for r in rows.head(3).to_dict("records")
     ]
     more = f" and {len(rows) - 3} more" if len(rows) > 3 else ""
-    flags = rows["unequal_privacy"].map(lambda v: str(v).lower() == "true")
+    flags = rows["unequal_privacy"].map(_truthy)
     flag = "; unequal privacy (delivered epsilon differs by > 10 %)" if flags.any() else ""
     return "; delivered epsilon " + "; ".join(parts) + more + flag
+
+
+def _fmt_value(value) -> str:
+    """A statistic of the orderings table for a reason: whole numbers from 100 on, else 3
+    significant digits."""
+    value = float(value)
+    if not np.isfinite(value):
+        return str(value)
+    return f"{value:.0f}" if abs(value) >= 100 else f"{value:.3g}"
+
+
+def _ordering_failures(orderings: pd.DataFrame, cid: str, conf: str, metric: str) -> str:
+    """What makes an ordering claim FAIL on one configuration (empty when nothing fails): its
+    failing comparisons with their statistic and 95 % interval (the first two, then a count),
+    and, where a failing comparison of two series' regret lacks their caps (random play's
+    regret is not recorded), that saturation was checked only as an exact tie."""
+    if orderings.empty:
+        return ""
+    used = ("realized", "pseudo") if metric == "combined" else (metric,)
+    rows = orderings[
+        (orderings["claim_id"] == cid)
+        & (orderings["configuration"] == conf)
+        & (orderings["verdict"] == "FAIL")
+        & ~orderings["comparison"].astype(str).str.startswith("all")
+    ]
+    rows = rows[rows["metric"] == used[0]] if (rows["metric"] == used[0]).any() else rows
+    if rows.empty:
+        return ""
+    parts = []
+    for r in rows.head(2).to_dict("records"):
+        stat = f"{r['comparison']} ({r['panels']}; {r['statistic']})"
+        if pd.notna(r.get("ci_low")) and pd.notna(r.get("ci_high")):
+            stat += (
+                f": {_fmt_value(r['mean_diff'])} "
+                f"[{_fmt_value(r['ci_low'])}, {_fmt_value(r['ci_high'])}]"
+            )
+        parts.append(stat)
+    more = f" and {len(rows) - 2} more" if len(rows) > 2 else ""
+    text = "; failing: " + "; ".join(parts) + more
+    if "cap_recorded" in rows and rows["cap_recorded"].map(_truthy_false).any():
+        text += (
+            "; random play's regret is not recorded in these data, so two series at the cap "
+            "(untestable) are recognised only as an exact tie"
+        )
+    return text
 
 
 def _ordering_verdict(c: dict, order_sum: dict, primary: str, metric: str):
@@ -264,7 +321,14 @@ def claim_overview(
             audit_conf = primary
             if "configurations" in audit and primary not in audit["configurations"]:
                 audit_conf = audit["configurations"][0]
-            how += _ordering_privacy(orderings, c["id"], audit_conf, metric)
+            if check == "summary":
+                for part in audit["of"]:  # what each claim it summarises found
+                    said = _ordering_privacy(orderings, part, audit_conf, metric)
+                    said += _ordering_failures(orderings, part, audit_conf, metric)
+                    how += f"; {part}: {said[2:]}" if said else ""
+            else:
+                how += _ordering_privacy(orderings, c["id"], audit_conf, metric)
+                how += _ordering_failures(orderings, c["id"], audit_conf, metric)
         if c["id"] in found and found[c["id"]]["status"] != "not audited":
             verdict = found[c["id"]]["status"]
             how = f"privacy audit: {found[c['id']]['reason']}"
