@@ -138,6 +138,18 @@ def test_likelihood_ratio_sum_of_one_message_is_the_gaussian_mechanism():
         assert exact * 0.98 <= lower <= exact + 1e-9
 
 
+def test_one_differing_message_convolves_the_others_and_drops_unreached_levels():
+    # two messages with levels 0/1 at 1/2 each, the differing one at level 1 (P) or 0 (Q):
+    # the sums are 1 + {0, 1} and 0 + {0, 1}, by hand
+    P, Q = lower_bounds._one_differs(np.array([0.5, 0.5]), np.array([0.0, 1.0]),
+                                     np.array([1.0, 0.0]), 2)  # fmt: skip
+    assert P.tolist() == [0.0, 0.5, 0.5] and Q.tolist() == [0.5, 0.5, 0.0]
+    # sums 1 and 2 are reached on neither side: dropped; each side sums to one
+    P, Q = lower_bounds._one_differs(np.array([2.0, 0.0]), np.array([1.0, 0.0]),
+                                     np.array([3.0, 0.0]), 2)  # fmt: skip
+    assert P.tolist() == [1.0] and Q.tolist() == [1.0]
+
+
 def test_optimistic_pld_is_below_the_pessimistic_one():
     from dpbandits.privacy.accounting import pmf_pair_pld
     from dpbandits.privacy.pld_arrays import epsilon_for_delta

@@ -102,6 +102,21 @@ LR_SUM_MAX_N = 64
 LR_SUM_MAX_R = 6.0
 
 
+def _one_differs(
+    others: np.ndarray, one_1: np.ndarray, one_0: np.ndarray, n: int
+) -> tuple[np.ndarray, np.ndarray]:
+    """The pmf pair ``(P, Q)`` of a sum of ``n`` independent per-message levels: ``n - 1``
+    messages with pmf ``others`` and the differing user's with ``one_1`` (``P``) or ``one_0``
+    (``Q``); exact convolutions, levels that neither side reaches dropped, each side
+    normalised."""
+    rest = np.ones(1)
+    for _ in range(n - 1):
+        rest = np.convolve(rest, others)
+    P, Q = np.convolve(rest, one_1), np.convolve(rest, one_0)
+    keep = (P > 0) | (Q > 0)
+    return P[keep] / P.sum(), Q[keep] / Q.sum()
+
+
 def _lr_sum_pair(r: float, n: int) -> tuple[np.ndarray, np.ndarray]:
     """Distributions of ``sum_i h(<w, m_i>)`` over ``n`` shuffled unit-variance Gaussian
     messages, all at 0 (``D0``) or one at ``r`` (``D1``), where ``h`` is the single message's
@@ -122,12 +137,7 @@ def _lr_sum_pair(r: float, n: int) -> tuple[np.ndarray, np.ndarray]:
     y = (np.log(levels) + r * r / 2) / r  # message values where h steps up
     q = np.diff(np.concatenate([[0.0], ndtr(y), [1.0]]))
     p = np.diff(np.concatenate([[0.0], ndtr(y - r), [1.0]]))
-    rest = np.ones(1)
-    for _ in range(n - 1):
-        rest = np.convolve(rest, q)
-    P, Q = np.convolve(rest, p), np.convolve(rest, q)
-    keep = (P > 0) | (Q > 0)
-    return P[keep] / P.sum(), Q[keep] / Q.sum()
+    return _one_differs(q, p, q, n)
 
 
 #: Cells per axis of the plane grid on which :func:`_plane_sum_pair` evaluates one message's
@@ -201,12 +211,7 @@ def _plane_sum_pair(base: float, side: float, n: int, t: float) -> tuple[np.ndar
     pmf_c, pmf_0, pmf_1 = (
         np.bincount(level, weights=w, minlength=PLANE_LEVELS + 1) for w in weights
     )
-    rest = np.ones(1)
-    for _ in range(n - 1):
-        rest = np.convolve(rest, pmf_c)
-    P, Q = np.convolve(rest, pmf_1), np.convolve(rest, pmf_0)
-    keep = (P > 0) | (Q > 0)
-    return P[keep] / P.sum(), Q[keep] / Q.sum()
+    return _one_differs(pmf_c, pmf_1, pmf_0, n)
 
 
 @functools.lru_cache(maxsize=1024)
