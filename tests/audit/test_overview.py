@@ -124,33 +124,35 @@ def test_a_failing_ordering_names_its_interval_and_a_missing_cap():
     failing = "; failing: A < B (p; paired difference a - b): "
     assert how["x.f"] == (
         "figure data (below, realized regret, configuration main)" + failing + "2698 [1392, 4004]"
-        "; random play's regret is not recorded in these data, so two series at the cap "
-        "(untestable) are recognised only as an exact tie"
+        "; no cap recorded (random play's regret), so a saturated pair shows only as an exact tie"
     )
     assert how["x.g"].endswith(failing + "0.5 [0.25, 0.75]")
     assert "failing" not in how["x.p"]
 
 
-def test_a_summary_claim_shows_what_each_claim_it_summarises_found():
-    # the summary fails through x.b; its reason carries both parts' delivered epsilon and x.b's
-    # failing interval, each after the part's id
+def test_a_summary_claim_shows_what_fails_in_each_claim_it_summarises():
+    # the summary fails through x.b and x.c: its reason gives each one's failing interval with
+    # both series' delivered epsilon, after the part's id; x.a passes and is not named; the
+    # missing cap is said once
     off = "non-private"
     rows = [
         _comparison("x.a", "A / C in [0, 2]", "PASS", 1.5, 1.2, 1.8, "False", (18.4, off)),
         _comparison("x.b", "B / C in [0, 2]", "FAIL", 3.0, 2.5, 3.5, "False", (0.0, off)),
+        _comparison("x.c", "D / C in [0, 2]", "FAIL", 4.0, 3.5, 4.5, "True", (1.0, off)),
     ]
-    rows += [
-        {**rows[0], "comparison": "all", "epsilon_a": None, "epsilon_b": None},
-        {**rows[1], "comparison": "all", "epsilon_a": None, "epsilon_b": None},
-        {**rows[1], "claim_id": "x.s", "comparison": "all of x.a, x.b", "epsilon_a": None,
-         "epsilon_b": None},
-    ]  # fmt: skip
-    claims = [_claim(c, "ratio") for c in ("x.a", "x.b")]
-    claims.append(_claim("x.s", "summary", of=["x.a", "x.b"]))
-    how = claim_overview(claims, pd.DataFrame(), pd.DataFrame(rows), "main").set_index("claim_id")[
-        "how"
-    ]["x.s"]
-    assert "x.a: delivered epsilon A / C in [0, 2] (p): 18.4 vs non-private" in how
-    assert "x.b: delivered epsilon B / C in [0, 2] (p): 0 vs non-private" in how
-    assert "failing: B / C in [0, 2] (p; paired difference a - b): 3 [2.5, 3.5]" in how
-    assert how.index("x.a:") < how.index("x.b:") < how.index("failing")
+    rows += [{**r, "comparison": "all", "epsilon_a": None, "epsilon_b": None} for r in rows]
+    rows.append({**rows[1], "claim_id": "x.s", "comparison": "all of x.a, x.b, x.c",
+                 "epsilon_a": None, "epsilon_b": None})  # fmt: skip
+    claims = [_claim(c, "ratio") for c in ("x.a", "x.b", "x.c")]
+    claims.append(_claim("x.s", "summary", of=["x.a", "x.b", "x.c"]))
+    how = claim_overview(claims, pd.DataFrame(), pd.DataFrame(rows), "main").set_index(
+        "claim_id"
+    )["how"]["x.s"]
+    assert how == (
+        "figure data (summary, realized regret, configuration main)"
+        "; x.b failing: B / C in [0, 2] (p; paired difference a - b): 3 [2.5, 3.5], delivered "
+        "epsilon 0 vs non-private"
+        "; x.c failing: D / C in [0, 2] (p; paired difference a - b): 4 [3.5, 4.5], delivered "
+        "epsilon 1 vs non-private"
+        "; no cap recorded (random play's regret), so a saturated pair shows only as an exact tie"
+    )

@@ -550,3 +550,16 @@ def test_regime_reasons_quote_first_and_last_share():
 def test_plain_reason_without_a_claimed_exponent_says_n_a():
     got = vocab.plain_reason("inconclusive", 0.5, 0.4, 0.6, None, 0.05)
     assert "against claimed n/a" in got and got.endswith("straddles the claim's edge")
+
+
+def test_why_undecided_counts_the_short_reasons_most_frequent_first():
+    from dpbandits.audit.verdicts import regime, violation_blocker, why_undecided
+
+    saturated = regime([60.0, 80.0], [100.0, 100.0])[1]  # 2 of 2 levels at >= 0.5 of the cap
+    one_term = violation_blocker("one-term", "worst-case")
+    other = "no interval: some level's mean is not positive"
+    got = why_undecided([one_term, saturated, one_term, other])
+    assert got == (
+        "one term of a sum bound: 2 of 4; saturated at a fitted level: 1 of 4; no interval: 1 of 4"
+    )
+    assert why_undecided([]) == ""

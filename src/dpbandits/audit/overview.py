@@ -152,11 +152,18 @@ def _fmt_value(value) -> str:
     return f"{value:.0f}" if abs(value) >= 100 else f"{value:.3g}"
 
 
-def _ordering_failures(orderings: pd.DataFrame, cid: str, conf: str, metric: str) -> str:
+#: What a failing claim's reason adds where a failing comparison of two series' regret lacks
+#: their caps (:func:`_ordering_failures`).
+NO_CAP = "no cap recorded (random play's regret), so a saturated pair shows only as an exact tie"
+
+
+def _ordering_failures(
+    orderings: pd.DataFrame, cid: str, conf: str, metric: str, epsilon: bool = False
+) -> str:
     """What makes an ordering claim FAIL on one configuration (empty when nothing fails): its
     failing comparisons with their statistic and 95 % interval (the first two, then a count),
-    and, where a failing comparison of two series' regret lacks their caps (random play's
-    regret is not recorded), that saturation was checked only as an exact tie."""
+    with both series' delivered epsilon where ``epsilon``, and :data:`NO_CAP` where a failing
+    comparison of two series' regret lacks their caps."""
     if orderings.empty:
         return ""
     used = ("realized", "pseudo") if metric == "combined" else (metric,)
@@ -177,14 +184,16 @@ def _ordering_failures(orderings: pd.DataFrame, cid: str, conf: str, metric: str
                 f": {_fmt_value(r['mean_diff'])} "
                 f"[{_fmt_value(r['ci_low'])}, {_fmt_value(r['ci_high'])}]"
             )
+        if epsilon and pd.notna(r.get("epsilon_b")):
+            stat += (
+                f", delivered epsilon {_fmt_epsilon(r['epsilon_a'])} vs "
+                f"{_fmt_epsilon(r['epsilon_b'])}"
+            )
         parts.append(stat)
     more = f" and {len(rows) - 2} more" if len(rows) > 2 else ""
     text = "; failing: " + "; ".join(parts) + more
     if "cap_recorded" in rows and rows["cap_recorded"].map(_truthy_false).any():
-        text += (
-            "; random play's regret is not recorded in these data, so two series at the cap "
-            "(untestable) are recognised only as an exact tie"
-        )
+        text += f"; {NO_CAP}"
     return text
 
 
@@ -322,10 +331,13 @@ def claim_overview(
             if "configurations" in audit and primary not in audit["configurations"]:
                 audit_conf = audit["configurations"][0]
             if check == "summary":
-                for part in audit["of"]:  # what each claim it summarises found
-                    said = _ordering_privacy(orderings, part, audit_conf, metric)
-                    said += _ordering_failures(orderings, part, audit_conf, metric)
-                    how += f"; {part}: {said[2:]}" if said else ""
+                no_cap = False
+                for part in audit["of"]:  # what fails in each claim it summarises
+                    said = _ordering_failures(orderings, part, audit_conf, metric, epsilon=True)
+                    no_cap |= said.endswith(NO_CAP)
+                    said = said.removesuffix(f"; {NO_CAP}")
+                    how += f"; {part} {said[2:]}" if said else ""
+                how += f"; {NO_CAP}" if no_cap else ""
             else:
                 how += _ordering_privacy(orderings, c["id"], audit_conf, metric)
                 how += _ordering_failures(orderings, c["id"], audit_conf, metric)

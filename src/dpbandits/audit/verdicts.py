@@ -221,6 +221,34 @@ def violation_blocker(
     return ""
 
 
+#: Why a fit reaches no verdict, by a phrase of the sentence that says so (:func:`regime`,
+#: :func:`violation_blocker`, :func:`gate`): the short name a claim's summary counts.
+UNDECIDED_WHY = (
+    ("the cap sets the slope there", "saturated at a fitted level"),
+    ("not yet learning faster than random play", "pre-asymptotic"),
+    ("one term of a sum bound", "one term of a sum bound"),
+    ("these levels share fixed instances", "fixed instances against a worst-case bound"),
+    ("this design detects only", "too little power"),
+)
+
+
+def why_undecided(reasons) -> str:
+    """Counts of the short reasons (:data:`UNDECIDED_WHY`) among the sentences ``reasons`` of
+    fits that reached no verdict, most frequent first (ties in the order first seen), e.g.
+    ``one term of a sum bound: 8 of 9; saturated at a fitted level: 1 of 9``; a sentence
+    matching none counts under its first clause (up to ``:`` or ``;``). Empty for no
+    reasons."""
+    reasons = [str(r) for r in reasons]
+    counts: dict[str, int] = {}
+    for r in reasons:
+        name = next((n for phrase, n in UNDECIDED_WHY if phrase in r), None)
+        if name is None:
+            name = r.replace(";", ":").split(":", 1)[0].strip() or "no reason given"
+        counts[name] = counts.get(name, 0) + 1
+    ranked = sorted(counts.items(), key=lambda kv: -kv[1])  # stable: first seen first on ties
+    return "; ".join(f"{name}: {k} of {len(reasons)}" for name, k in ranked)
+
+
 def power_target(max_detectable: float = MAX_DETECTABLE, separation: float | None = None) -> float:
     """Largest detectable excess a ``consistent`` verdict may have: ``max_detectable``, and at
     most half the ``separation`` between the claimed exponent and the nearest contrasted one

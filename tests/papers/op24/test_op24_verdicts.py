@@ -183,7 +183,12 @@ def test_a_claim_whose_t_exponent_is_saturated_is_never_consistent(claims):
     assert set(up[up.rule == "R-UP-T"].verdict) == {"untestable"}
     v = per_claim.set_index("claim_id")
     assert v.loc["op.t1.finite.upper", "verdict"] in ("untestable", "inconclusive")
-    assert "R-UP-T: untestable" in v.loc["op.t1.finite.upper", "rules"]
+    # each undecided rule says why its rows decide nothing (the scoreboard's reason)
+    rules = v.loc["op.t1.finite.upper", "rules"]
+    n_up = len(up[up.rule == "R-UP-T"])
+    assert f"R-UP-T: untestable (saturated at a fitted level: {n_up} of {n_up})" in rules
+    n_rho = len(up[up.rule == "R-RHO"])
+    assert f"R-RHO: inconclusive (one term of a sum bound: {n_rho} of {n_rho})" in rules
     _, t1 = table1(claims, rows, per_claim)
     assert t1.loc[0, "verdict upper"] == v.loc["op.t1.finite.upper", "verdict"]
     assert "inconclusive 3" in t1.loc[0, "T-exponent of private excess, fixed gaps (R-EXC-T)"]

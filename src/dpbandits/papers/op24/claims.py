@@ -1,5 +1,6 @@
 """op24's claim verdicts from the audit's rows (module :mod:`.verdicts`): each claim's
-aggregate over the rows it names, with the reason where no row could decide it.
+aggregate over the rows it names, with the reason where no row could decide it (per undecided
+rule, how many of its rows had each reason: :func:`~dpbandits.audit.verdicts.why_undecided`).
 """
 
 from __future__ import annotations
@@ -12,8 +13,12 @@ from dpbandits.audit.minimax_rules import (
     combine,
     combine_rules,
 )
+from dpbandits.audit.verdicts import why_undecided
 
 NOT_RUN = "NOT-RUN"
+
+#: Shared verdicts of a rule whose rows decide nothing: the claim's summary says why.
+UNDECIDED = ("untestable", "inconclusive")
 
 
 def _lower_aggregate(verdicts) -> str:
@@ -51,6 +56,7 @@ def claim_verdicts(rows: pd.DataFrame, claims: list[dict]) -> pd.DataFrame:
     out = []
     per_rule: dict[tuple[str, str], str] = {}
     own: dict[tuple[str, str], str] = {}
+    why: dict[tuple[str, str], str] = {}  # of an undecided rule: why its rows decide nothing
     if "rule_verdict" not in rows.columns:
         rows = rows.assign(rule_verdict=rows["verdict"])
     if "robustness" not in rows.columns:
@@ -61,6 +67,9 @@ def claim_verdicts(rows: pd.DataFrame, claims: list[dict]) -> pd.DataFrame:
             per_rule[cid, rule] = own[cid, rule] = ", ".join(sorted(set(v)))
             continue
         per_rule[cid, rule] = _shared(v)
+        if per_rule[cid, rule] in UNDECIDED and "reason" in sub:
+            alike = sub[sub["verdict"] == per_rule[cid, rule]]
+            why[cid, rule] = why_undecided(alike["reason"].dropna())
         if rule == "R-LB-CONS":
             own[cid, rule] = _lower_aggregate(w)
         elif all(x == NOT_RUN for x in w):
@@ -110,7 +119,11 @@ def claim_verdicts(rows: pd.DataFrame, claims: list[dict]) -> pd.DataFrame:
                 "kind": claim["kind"],
                 "where": claim["where"],
                 "claimed": claim["latex"],
-                "rules": "; ".join(f"{r}: {v}" for r, v in rules.items()) or "-",
+                "rules": "; ".join(
+                    f"{r}: {v}" + (f" ({why[cid, r]})" if why.get((cid, r)) else "")
+                    for r, v in rules.items()
+                )
+                or "-",
                 "verdict": verdict,
                 "rule_verdict": verdict if own_verdict is None else own_verdict,
                 "robustness": claim_robustness(mine, verdict),
