@@ -553,7 +553,7 @@ def test_plain_reason_without_a_claimed_exponent_says_n_a():
 
 
 def test_why_undecided_counts_the_short_reasons_most_frequent_first():
-    from dpbandits.audit.verdicts import regime, violation_blocker, why_undecided
+    from dpbandits.audit.verdicts import plain_reason, regime, violation_blocker, why_undecided
 
     saturated = regime([60.0, 80.0], [100.0, 100.0])[1]  # 2 of 2 levels at >= 0.5 of the cap
     one_term = violation_blocker("one-term", "worst-case")
@@ -563,3 +563,5 @@ def test_why_undecided_counts_the_short_reasons_most_frequent_first():
         "one term of a sum bound: 2 of 4; saturated at a fitted level: 1 of 4; no interval: 1 of 4"
     )
     assert why_undecided([]) == ""
+    edge = plain_reason("inconclusive", 0.74, 0.58, 0.88, 0.749, 0.05)
+    assert why_undecided([edge]) == "interval straddles the claim's edge: 1 of 1"

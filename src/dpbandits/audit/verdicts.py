@@ -229,6 +229,7 @@ UNDECIDED_WHY = (
     ("one term of a sum bound", "one term of a sum bound"),
     ("these levels share fixed instances", "fixed instances against a worst-case bound"),
     ("this design detects only", "too little power"),
+    ("interval straddles the claim's edge", "interval straddles the claim's edge"),
 )
 
 
