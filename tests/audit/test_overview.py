@@ -145,9 +145,9 @@ def test_a_summary_claim_shows_what_fails_in_each_claim_it_summarises():
                  "epsilon_a": None, "epsilon_b": None})  # fmt: skip
     claims = [_claim(c, "ratio") for c in ("x.a", "x.b", "x.c")]
     claims.append(_claim("x.s", "summary", of=["x.a", "x.b", "x.c"]))
-    how = claim_overview(claims, pd.DataFrame(), pd.DataFrame(rows), "main").set_index(
-        "claim_id"
-    )["how"]["x.s"]
+    how = claim_overview(claims, pd.DataFrame(), pd.DataFrame(rows), "main").set_index("claim_id")[
+        "how"
+    ]["x.s"]
     assert how == (
         "figure data (summary, realized regret, configuration main)"
         "; x.b failing: B / C in [0, 2] (p; paired difference a - b): 3 [2.5, 3.5], delivered "
