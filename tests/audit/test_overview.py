@@ -117,6 +117,7 @@ def test_a_failing_ordering_names_its_interval_and_a_missing_cap():
     ]
     rows += [{**r, "comparison": "all", "mean_diff": None, "ci_low": None, "ci_high": None,
               "cap_recorded": None} for r in rows]  # fmt: skip
+    rows.append({**rows[-3], "configuration": "zeta", "verdict": "PASS"})  # x.f elsewhere
     claims = [_claim(c, "below") for c in ("x.f", "x.g", "x.p")]
     how = claim_overview(claims, pd.DataFrame(), pd.DataFrame(rows), "main").set_index("claim_id")[
         "how"
@@ -125,6 +126,8 @@ def test_a_failing_ordering_names_its_interval_and_a_missing_cap():
     assert how["x.f"] == (
         "figure data (below, realized regret, configuration main)" + failing + "2698 [1392, 4004]"
         "; no cap recorded (random play's regret), so a saturated pair shows only as an exact tie"
+        # what fails comes first (a page shows the reason's beginning), then the rest
+        "; other configurations: zeta PASS (the verdict depends on the configuration)"
     )
     assert how["x.g"].endswith(failing + "0.5 [0.25, 0.75]")
     assert "failing" not in how["x.p"]

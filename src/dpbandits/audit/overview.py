@@ -197,10 +197,11 @@ def _ordering_failures(
     return text
 
 
-def _ordering_verdict(c: dict, order_sum: dict, primary: str, metric: str):
+def _ordering_verdict(c: dict, order_sum: dict, primary: str, metric: str, lead: str = ""):
     """An ordering claim's verdict on the configuration shown (the primary, or the first the
-    claim lists), how it was reached, and ``INCONCLUSIVE`` when another configuration's verdict
-    differs (else None)."""
+    claim lists), how it was reached (``lead`` right after the data it was read on: what fails,
+    first, since a page shows the reason's beginning), and ``INCONCLUSIVE`` when another
+    configuration's verdict differs (else None)."""
     audit = c["audit"]
     shown = primary
     if "configurations" in audit and primary not in audit["configurations"]:
@@ -211,7 +212,7 @@ def _ordering_verdict(c: dict, order_sum: dict, primary: str, metric: str):
         for (cid, conf), v in order_sum.items()
         if cid == c["id"] and conf not in (shown, MATCHED)
     }
-    how = f"figure data ({audit.get('check')}, {metric} regret, configuration {shown})"
+    how = f"figure data ({audit.get('check')}, {metric} regret, configuration {shown})" + lead
     across = None
     if others:
         how += "; other configurations: " + ", ".join(f"{k} {v}" for k, v in others.items())
@@ -326,21 +327,23 @@ def claim_overview(
             schedules = ", ".join(audit["schedules"])
             how = f"sweep {audit['sweep']}: {schedules}. {detail.get(c['id'], '')}"
         else:
-            verdict, how, across = _ordering_verdict(c, order_sum, primary, metric)
             audit_conf = primary
             if "configurations" in audit and primary not in audit["configurations"]:
                 audit_conf = audit["configurations"][0]
+            lead = ""
             if check == "summary":
                 no_cap = False
                 for part in audit["of"]:  # what fails in each claim it summarises
                     said = _ordering_failures(orderings, part, audit_conf, metric, epsilon=True)
                     no_cap |= said.endswith(NO_CAP)
                     said = said.removesuffix(f"; {NO_CAP}")
-                    how += f"; {part} {said[2:]}" if said else ""
-                how += f"; {NO_CAP}" if no_cap else ""
+                    lead += f"; {part} {said[2:]}" if said else ""
+                lead += f"; {NO_CAP}" if no_cap else ""
             else:
+                lead = _ordering_failures(orderings, c["id"], audit_conf, metric)
+            verdict, how, across = _ordering_verdict(c, order_sum, primary, metric, lead)
+            if check != "summary":
                 how += _ordering_privacy(orderings, c["id"], audit_conf, metric)
-                how += _ordering_failures(orderings, c["id"], audit_conf, metric)
         if c["id"] in found and found[c["id"]]["status"] != "not audited":
             verdict = found[c["id"]]["status"]
             how = f"privacy audit: {found[c['id']]['reason']}"
