@@ -267,3 +267,27 @@ def test_plasso_rows_carry_the_shared_columns(claims):
     other = res[res["rule"].isin(["R-LB-INFO", "R-DIM"])]
     assert set(other["verdict"]) <= {"INFO", "VIOLATION", "NO-VIOLATION", "NOT-RUN"}
     assert other["detectable_excess"].isna().all() and other["reason"].str.len().gt(0).all()
+
+
+def test_a_family_aggregate_says_where_it_exceeds_and_why_it_decides_nothing():
+    import pandas as pd
+
+    from dpbandits.audit.verdicts import regime
+    from dpbandits.papers.plasso.claim_reasons import family_why
+
+    saturated = regime([60.0, 80.0], [100.0, 100.0])[1]
+    rows = pd.DataFrame(
+        {
+            "claim_id": "c", "rule": "R-UP-T", "family": "F1", "role": "verdict",
+            "eps": [1.0, 1e6, 100.0],
+            "verdict": ["untestable", "exceeds", "untestable"],
+            "robustness": [None, "fragile", None],
+            "reason": [saturated, "fitted 1.2 [1.1, 1.3]", saturated],
+        }
+    )  # fmt: skip
+    agg = pd.Series({"rule": "R-UP-T", "family": "F1", "role": "verdict", "verdict": "exceeds"})
+    assert family_why(rows, "c", agg) == " (at eps 1e+06, fragile)"
+    assert family_why(rows, "c", agg.replace("exceeds", "untestable")) == (
+        " (saturated at a fitted level: 2 of 2)"
+    )
+    assert family_why(rows, "c", agg.replace("exceeds", "consistent")) == ""  # no such rows

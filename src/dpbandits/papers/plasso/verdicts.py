@@ -58,6 +58,8 @@ from dpbandits.audit.minimax_rules import (
 from dpbandits.audit.rates import _slopes, bootstrap_means
 from dpbandits.bound_claims import bound_value, t_secant_exponent, term_value
 
+from .claim_reasons import family_why
+
 #: Tolerances of the T, eps and d exponent checks: the shared rules' (a tolerance at or above the
 #: 0.1 power a ``consistent`` verdict needs could never give one; docs/papers/plasso.md).
 TAU_T = TAU_EPS = TAU_D = minimax_rules.TAU_T
@@ -513,28 +515,6 @@ def family_aggregates(rows: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(out, columns=list(COLUMNS))
 
 
-def _family_why(rows: pd.DataFrame, cid: str, agg) -> str:
-    """What stands behind a family aggregate ``agg`` of claim ``cid`` (empty where nothing
-    needs saying): for ``exceeds``, the eps whose rows exceed, with their robustness; for an
-    undecided aggregate, why its rows decide nothing
-    (:func:`~dpbandits.audit.verdicts.why_undecided`)."""
-    sub = rows[(rows["claim_id"] == cid) & (rows["rule"] == agg.rule)
-               & (rows["family"] == agg.family) & (rows["role"] == agg.role)
-               & (rows["verdict"] == agg.verdict)]  # fmt: skip
-    if sub.empty:
-        return ""
-    if agg.verdict == "exceeds":
-        at = [
-            f"{r.eps:g}" + (f", {r.robustness}" if isinstance(r.robustness, str) and r.robustness
-                            else "")
-            for r in sub.itertuples()
-        ]  # fmt: skip
-        return f" (at eps {'; '.join(at)})"
-    if agg.verdict in ("untestable", "inconclusive") and "reason" in sub:
-        return f" ({vocab.why_undecided(sub['reason'].dropna())})"
-    return ""
-
-
 def claim_verdicts(rows: pd.DataFrame, agg: pd.DataFrame, claims: dict) -> pd.DataFrame:
     """One verdict per claim: the aggregate of its verdict-role rules (docs/papers/plasso.md).
 
@@ -563,7 +543,7 @@ def claim_verdicts(rows: pd.DataFrame, agg: pd.DataFrame, claims: dict) -> pd.Da
             a = agg[agg["claim_id"] == cid]
             for r in a.itertuples():
                 parts.append(f"{r.rule} {r.family}{' (control)' if r.role == 'control' else ''}: "
-                             f"{r.verdict}{_family_why(rows, cid, r)}")  # fmt: skip
+                             f"{r.verdict}{family_why(rows, cid, r)}")  # fmt: skip
                 if r.role == "verdict":
                     used.append(r.verdict)
                     words.append(r.rule_verdict)
