@@ -565,3 +565,10 @@ def test_why_undecided_counts_the_short_reasons_most_frequent_first():
     assert why_undecided([]) == ""
     edge = plain_reason("inconclusive", 0.74, 0.58, 0.88, 0.749, 0.05)
     assert why_undecided([edge]) == "interval straddles the claim's edge: 1 of 1"
+    # the short names follow the sentences where they are written (a reworded sentence would
+    # fall back to its first clause)
+    early = regime([10.0, 20.0], [100.0, 100.0])[1]  # share of the cap rising: pre-asymptotic
+    fixed = violation_blocker("fixed-instance", "worst-case")
+    assert why_undecided([early, fixed]) == (
+        "pre-asymptotic: 1 of 2; fixed instances against a worst-case bound: 1 of 2"
+    )

@@ -159,13 +159,13 @@ NO_CAP = "no cap recorded (random play's regret), so a saturated pair shows only
 
 def _ordering_failures(
     orderings: pd.DataFrame, cid: str, conf: str, metric: str, epsilon: bool = False
-) -> str:
+) -> tuple[str, bool]:
     """What makes an ordering claim FAIL on one configuration (empty when nothing fails): its
     failing comparisons with their statistic and 95 % interval (the first two, then a count),
-    with both series' delivered epsilon where ``epsilon``, and :data:`NO_CAP` where a failing
-    comparison of two series' regret lacks their caps."""
+    with both series' delivered epsilon where ``epsilon``; and whether a failing comparison of
+    two series' regret lacks their caps (the reason then adds :data:`NO_CAP`)."""
     if orderings.empty:
-        return ""
+        return "", False
     used = ("realized", "pseudo") if metric == "combined" else (metric,)
     rows = orderings[
         (orderings["claim_id"] == cid)
@@ -175,7 +175,7 @@ def _ordering_failures(
     ]
     rows = rows[rows["metric"] == used[0]] if (rows["metric"] == used[0]).any() else rows
     if rows.empty:
-        return ""
+        return "", False
     parts = []
     for r in rows.head(2).to_dict("records"):
         stat = f"{r['comparison']} ({r['panels']}; {r['statistic']})"
@@ -191,10 +191,8 @@ def _ordering_failures(
             )
         parts.append(stat)
     more = f" and {len(rows) - 2} more" if len(rows) > 2 else ""
-    text = "; failing: " + "; ".join(parts) + more
-    if "cap_recorded" in rows and rows["cap_recorded"].map(_truthy_false).any():
-        text += f"; {NO_CAP}"
-    return text
+    no_cap = "cap_recorded" in rows and rows["cap_recorded"].map(_truthy_false).any()
+    return "; failing: " + "; ".join(parts) + more, bool(no_cap)
 
 
 def _ordering_verdict(c: dict, order_sum: dict, primary: str, metric: str, lead: str = ""):
@@ -330,17 +328,15 @@ def claim_overview(
             audit_conf = primary
             if "configurations" in audit and primary not in audit["configurations"]:
                 audit_conf = audit["configurations"][0]
-            lead = ""
+            lead, no_cap = "", False
             if check == "summary":
-                no_cap = False
                 for part in audit["of"]:  # what fails in each claim it summarises
-                    said = _ordering_failures(orderings, part, audit_conf, metric, epsilon=True)
-                    no_cap |= said.endswith(NO_CAP)
-                    said = said.removesuffix(f"; {NO_CAP}")
+                    said, lacks = _ordering_failures(orderings, part, audit_conf, metric, True)
                     lead += f"; {part} {said[2:]}" if said else ""
-                lead += f"; {NO_CAP}" if no_cap else ""
+                    no_cap |= lacks
             else:
-                lead = _ordering_failures(orderings, c["id"], audit_conf, metric)
+                lead, no_cap = _ordering_failures(orderings, c["id"], audit_conf, metric)
+            lead += f"; {NO_CAP}" if no_cap else ""
             verdict, how, across = _ordering_verdict(c, order_sum, primary, metric, lead)
             if check != "summary":
                 how += _ordering_privacy(orderings, c["id"], audit_conf, metric)

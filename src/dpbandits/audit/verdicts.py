@@ -221,6 +221,10 @@ def violation_blocker(
     return ""
 
 
+#: Shared verdicts of a rule or family whose rows decide nothing: a claim's reason says why
+#: (:func:`why_undecided`).
+UNDECIDED = ("untestable", "inconclusive")
+
 #: Why a fit reaches no verdict, by a phrase of the sentence that says so (:func:`regime`,
 #: :func:`violation_blocker`, :func:`gate`): the short name a claim's summary counts.
 UNDECIDED_WHY = (

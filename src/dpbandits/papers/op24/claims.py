@@ -13,12 +13,9 @@ from dpbandits.audit.minimax_rules import (
     combine,
     combine_rules,
 )
-from dpbandits.audit.verdicts import why_undecided
+from dpbandits.audit.verdicts import UNDECIDED, why_undecided
 
 NOT_RUN = "NOT-RUN"
-
-#: Shared verdicts of a rule whose rows decide nothing: the claim's summary says why.
-UNDECIDED = ("untestable", "inconclusive")
 
 
 def _lower_aggregate(verdicts) -> str:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from dpbandits.audit.verdicts import why_undecided
+from dpbandits.audit.verdicts import UNDECIDED, why_undecided
 
 
 def family_why(rows: pd.DataFrame, cid: str, agg) -> str:
@@ -25,6 +25,6 @@ def family_why(rows: pd.DataFrame, cid: str, agg) -> str:
             for r in sub.itertuples()
         ]  # fmt: skip
         return f" (at eps {'; '.join(at)})"
-    if agg.verdict in ("untestable", "inconclusive") and "reason" in sub:
+    if agg.verdict in UNDECIDED and "reason" in sub:
         return f" ({why_undecided(sub['reason'].dropna())})"
     return ""
