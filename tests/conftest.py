@@ -60,3 +60,6 @@ def _own_matched_searches(request, tmp_path_factory, monkeypatch):
     monkeypatch.setattr(shuffle_release, "PART_CACHE", folder / f"{name}-parts.json")
     monkeypatch.setattr(shuffle_release, "_PARTS", {})
     monkeypatch.setattr(shuffle_release, "_NEW", {})
+    from dpbandits.runtime import atomic_files
+
+    monkeypatch.setattr(atomic_files, "_READ", {})  # what this process has read of the caches

@@ -136,3 +136,26 @@ def test_cache_writes_replace_whole_files_or_leave_nothing(tmp_path):
     blocked = tmp_path / "file"
     blocked.write_text("x")
     assert not write_atomically(blocked / "cache.json", b"[]")  # its folder cannot exist
+
+
+def test_a_json_cache_is_parsed_once_per_change(tmp_path, monkeypatch):
+    """A cache that a job consults on every miss (the shuffle parts' certificates, the matched
+    searches) is parsed again only after a write, by this process or another."""
+    import json
+
+    from dpbandits.runtime import atomic_files
+
+    target = tmp_path / "parts.json"
+    assert atomic_files.changed_json_cache(target) == {}  # missing
+    assert atomic_files.merge_json_cache(target, {"a": 1.0})
+    parsed = []
+    real = json.loads
+    monkeypatch.setattr(json, "loads", lambda text: parsed.append(1) or real(text))
+    assert atomic_files.changed_json_cache(target) == {"a": 1.0}
+    assert atomic_files.changed_json_cache(target) == {}  # unchanged: not parsed again
+    assert len(parsed) == 1
+    assert atomic_files.merge_json_cache(target, {"b": 2.0})  # a write (parsed to merge)
+    assert atomic_files.changed_json_cache(target) == {"a": 1.0, "b": 2.0}
+    assert atomic_files.changed_json_cache(target) == {} and len(parsed) == 3
+    target.write_text("{damaged")
+    assert atomic_files.changed_json_cache(target) == {}

@@ -13,6 +13,8 @@ from scipy.stats import binom
 from dpbandits.privacy import accounting as acc
 from dpbandits.privacy.pld_arrays import (
     _dense_epsilon,
+    _prefix_within,
+    compose,
     epsilon_for_delta,
     from_rounded,
     log_support,
@@ -215,3 +217,68 @@ def test_from_rounded_is_the_librarys():
         assert _same_pmf(got._pmf_remove, want._pmf_remove)
         assert _same_pmf(got._pmf_add, want._pmf_add)
         assert not got._symmetric
+
+
+def _compose_cases():
+    k = np.arange(201)
+    dense = _library(binom.pmf(k, 200, 0.3), binom.pmf(k, 200, 0.33))
+    sparse = _library({0: 0.5, 1: 0.3, 2: 0.2}, {0: 0.2, 1: 0.3, 2: 0.5})
+    wide = _library(binom.pmf(k, 200, 0.5), np.roll(binom.pmf(k, 200, 0.5), 3))
+    laplace = pld.from_laplace_mechanism(1.5, value_discretization_interval=1e-4)
+    gaussian = pld.from_gaussian_mechanism(0.7, value_discretization_interval=1e-4)
+    infinite = _library(np.array([0.6, 0.4, 0.0]), np.array([0.0, 0.5, 0.5]))
+    many = _library(binom.pmf(np.arange(40), 39, 0.4), binom.pmf(np.arange(40), 39, 0.6))
+    optimistic = acc.pmf_pair_pld(
+        binom.pmf(k, 200, 0.3), binom.pmf(k, 200, 0.31), pessimistic=False
+    )
+    return [
+        ("dense with dense", dense, wide),
+        ("dense with sparse", dense, sparse),
+        ("sparse with sparse, staying sparse", sparse, sparse),
+        ("sparse with sparse, made dense", many, many),  # 40 x 40 buckets: over 1000
+        ("symmetric with symmetric", laplace, gaussian),
+        ("symmetric with asymmetric", laplace, dense),
+        ("infinite loss mass", infinite, dense),
+        ("losses rounded down", optimistic, optimistic.self_compose(3)),
+    ]
+
+
+@pytest.mark.parametrize("name,a,b", _compose_cases(), ids=[c[0] for c in _compose_cases()])
+def test_compose_is_the_librarys(name, a, b):
+    for truncation in (1e-15, 0.0, 1e-6):
+        want, got = a.compose(b, truncation), compose(a, b, truncation)
+        assert got._symmetric == want._symmetric, name
+        assert _same_pmf(got._pmf_remove, want._pmf_remove), (name, truncation)
+        assert _same_pmf(got._pmf_add, want._pmf_add), (name, truncation)
+
+
+def test_compose_refuses_what_the_library_refuses():
+    coarse = pld.from_laplace_mechanism(1.5, value_discretization_interval=1e-3)
+    fine = pld.from_laplace_mechanism(1.5, value_discretization_interval=1e-4)
+    with pytest.raises(ValueError, match="Discretization intervals are different"):
+        coarse.compose(fine)
+    with pytest.raises(ValueError, match="Discretization intervals are different"):
+        compose(coarse, fine)
+
+
+def test_the_truncated_prefix_is_the_librarys_loop_and_can_differ():
+    """The running sum exceeds the threshold at the library loop's index, on tails of tiny masses
+    (where the loop runs longest); a threshold just above a partial sum moves the index."""
+
+    def loop(arr, threshold):  # dp-accounting's _find_prefix_to_truncate, as written there
+        s = 0
+        for i, val in enumerate(arr):
+            s += val
+            if s > threshold:
+                return i
+        return len(arr)
+
+    rng = np.random.default_rng(7)
+    for size in (0, 1, 2, 50, 3000):
+        probs = rng.random(size) * 10.0 ** rng.integers(-320, 0, size)
+        for threshold in (0.0, 5e-16, 1e-3, 0.5, 1e300):
+            assert _prefix_within(probs, threshold) == loop(probs, threshold), (size, threshold)
+    probs = np.array([1e-17, 2e-17, 3e-16, 1e-3])
+    assert _prefix_within(probs, 5e-16) == 3
+    assert _prefix_within(probs, np.cumsum(probs)[2]) == 3 != _prefix_within(probs, 3e-16)
+    assert _prefix_within(np.array([np.nan, 1.0]), 0.5) == 2  # NaN never exceeds: as the loop

@@ -70,13 +70,14 @@ def _infinite_at(pairs, delta: float) -> bool:
 def _composed_pld(pairs, pessimistic: bool = True):
     """Privacy loss distribution (both directions) of the composition of the count pairs, losses
     rounded up (``pessimistic``) or down; ``None`` for no pair."""
+    from .pld_arrays import compose  # = .compose, faster
 
     dist = None
     for (p, q), c in pairs:
         # a lower bound stays valid on a coarser grid (losses rounded down): 10x fewer buckets
         step = PLD_INTERVAL if pessimistic else LOWER_INTERVAL
         one = pmf_pair_pld(p, q, count=c, pessimistic=pessimistic, interval=step)
-        dist = one if dist is None else dist.compose(one)
+        dist = one if dist is None else compose(dist, one)
     return dist
 
 
@@ -114,6 +115,7 @@ def _shift_pld(N: int, p: float, shifts: tuple[tuple[int, int], ...]):
     most ``count`` intervals to the epsilon (where ``k / sd > 1`` such a pair's epsilon is of
     order ``count k / sd``, so at most 0.1 % of it). Where the binomial's standard deviation
     exceeds :data:`CDF_SD` the pairs are built from its CDF (:func:`_shift_pld_cdf`)."""
+    from .pld_arrays import compose  # = .compose, faster
 
     sd = math.sqrt(N * p * (1.0 - p)) if N > 0 else 1.0
     # one interval for every pair (composition needs equal grids): the largest shift's, and at
@@ -125,11 +127,11 @@ def _shift_pld(N: int, p: float, shifts: tuple[tuple[int, int], ...]):
         for k, c in shifts:
             if k > 0 and c > 0:
                 one = _shift_pld_cdf(N, p, k, c, step)
-                dist = one if dist is None else dist.compose(one)
+                dist = one if dist is None else compose(dist, one)
         return dist
     for (a, b), c in _shift_pairs(N, p, shifts):
         one = pmf_pair_pld(a, b, count=c, pessimistic=True, interval=step)
-        dist = one if dist is None else dist.compose(one)
+        dist = one if dist is None else compose(dist, one)
     return dist
 
 

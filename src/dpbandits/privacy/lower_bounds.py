@@ -272,7 +272,7 @@ def _composed_lower(pairs: list[tuple[np.ndarray, np.ndarray]], delta: float) ->
     """Epsilon at ``delta`` of independent pmf pairs composed (losses rounded down): a lower bound
     of the composed mechanism's epsilon; the largest single pair's where dp-accounting cannot
     compose (a pmf without finite losses)."""
-    from .pld_arrays import epsilon_for_delta
+    from .pld_arrays import compose, epsilon_for_delta
 
     if not pairs:
         return 0.0
@@ -282,7 +282,7 @@ def _composed_lower(pairs: list[tuple[np.ndarray, np.ndarray]], delta: float) ->
         try:
             dist = plds[0]
             for one in plds[1:]:
-                dist = dist.compose(one)
+                dist = compose(dist, one)
             best = max(best, epsilon_for_delta(dist, delta))
         except IndexError:  # dp-accounting cannot compose a pmf without finite losses
             pass

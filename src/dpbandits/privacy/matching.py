@@ -197,9 +197,9 @@ def _search_key(cell) -> str:
 
 
 def _disk() -> dict:
-    from dpbandits.runtime.atomic_files import read_json_cache
+    from dpbandits.runtime.atomic_files import changed_json_cache
 
-    return read_json_cache(DISK_CACHE)
+    return changed_json_cache(DISK_CACHE)
 
 
 def _remember(key: str, entry: dict) -> None:

@@ -180,9 +180,9 @@ def _shuffle_part_epsilon(key: tuple, label: str, delta: float) -> float:
     them."""
     name = _part_key(key, label, delta)
     if name not in _PARTS:
-        from dpbandits.runtime.atomic_files import read_json_cache
+        from dpbandits.runtime.atomic_files import changed_json_cache
 
-        _PARTS.update(read_json_cache(PART_CACHE))
+        _PARTS.update(changed_json_cache(PART_CACHE))
     if name in _PARTS:
         return float(_PARTS[name])
     prm, k = _shuffle_parts(*key)[label]

@@ -59,6 +59,28 @@ def read_json_cache(path: str | Path) -> dict:
     return data if isinstance(data, dict) else {}
 
 
+#: The state (inode, size, modification time) of each JSON cache file when this process last read
+#: it through :func:`changed_json_cache`, by absolute path.
+_READ: dict[str, tuple[int, int, int]] = {}
+
+
+def changed_json_cache(path: str | Path) -> dict:
+    """The entries of the JSON object cache file ``path`` if it changed since this process last
+    read it here, else an empty dict: for a caller that merges the entries into its own
+    in-process cache on every miss, so that the file is parsed once per change instead of once
+    per miss. A missing or damaged file reads as empty."""
+    path = Path(path).absolute()
+    try:
+        st = path.stat()
+    except OSError:
+        return {}
+    state = (st.st_ino, st.st_size, st.st_mtime_ns)
+    if _READ.get(str(path)) == state:
+        return {}
+    _READ[str(path)] = state
+    return read_json_cache(path)
+
+
 def merge_json_cache(path: str | Path, entries: dict) -> bool:
     """Add ``entries`` to the JSON object cache file ``path`` (read, merge, replace atomically);
     whether the file now holds them. A concurrent writer may drop some: a cache loses entries only.
