@@ -4,8 +4,9 @@
 #
 # 1. workflow/slurm/setup.sh installs Debian's SLURM and munge and starts a single-node cluster on
 #    localhost (slurmctld + slurmd, this machine's CPUs);
-# 2. two copies of the workflow build the same targets at `scale=quick`: one locally
-#    (`--cores 2`), one with `--profile workflow/profiles/slurm` (every job an sbatch submission);
+# 2. two copies of the workflow build the same targets at `scale=quick`, at the same time: one
+#    locally (`--cores 2`), one with `--profile workflow/profiles/slurm` (every job an sbatch
+#    submission);
 # 3. every job of the SLURM run must have been submitted to SLURM, and every parquet and CSV file
 #    of the two runs must be identical, measured run times excepted (timing tables, the
 #    wall_seconds column of the final-regret tables, the wall-time rows of the claim tables;
@@ -39,7 +40,8 @@ esac
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/dpbandits-slurm.XXXXXX")
 log() { echo "[slurm-test $(date +%T)] $*"; }
 
-trap '"$ROOT/workflow/slurm/stop.sh"' EXIT
+local_run=
+trap '[ -z "$local_run" ] || kill -- "-$local_run" 2>/dev/null; "$ROOT/workflow/slurm/stop.sh"' EXIT
 trap 'exit 130' INT # a signal ends the script through its EXIT trap: the daemons are stopped
 trap 'exit 143' TERM
 "$ROOT/workflow/slurm/setup.sh"
@@ -49,17 +51,14 @@ for run in local slurm; do
     cp -r "$ROOT"/{Snakefile,workflow,config,notebooks,environment.yml} "$WORK/$run/"
 done
 
-log "local run (--cores 2) of ${TARGETS[*]:-the whole quick DAG}"
+# the two runs at once: each spends most of its time waiting (SLURM's polls, the one long job at
+# the end), so together they take about as long as the SLURM run alone
+log "local run (--cores 2) and SLURM run (workflow/profiles/slurm) of ${TARGETS[*]:-the whole quick DAG}"
 start=$SECONDS
-(cd "$WORK/local" && "$PY" -m snakemake --cores 2 "${TARGETS[@]}" --config scale=quick) \
-    >"$WORK/local.log" 2>&1 || {
-    tail -40 "$WORK/local.log"
-    exit 1
-}
-log "local run done in $((SECONDS - start)) s"
-
-log "SLURM run through workflow/profiles/slurm"
-start=$SECONDS
+# (its own process group, so that a failure or a signal stops it with the script)
+setsid bash -c 'cd "$1" && shift && "$@" >../local.log 2>&1 && echo "$SECONDS" >../local.seconds' \
+    _ "$WORK/local" "$PY" -m snakemake --cores 2 "${TARGETS[@]}" --config scale=quick &
+local_run=$!
 (cd "$WORK/slurm" && "$PY" -m snakemake --profile workflow/profiles/slurm \
     --slurm-status-command squeue --slurm-init-seconds-before-status-checks 2 \
     "${TARGETS[@]}" --config scale=quick) >"$WORK/slurm.log" 2>&1 || {
@@ -67,6 +66,12 @@ start=$SECONDS
     exit 1
 }
 log "SLURM run done in $((SECONDS - start)) s"
+wait "$local_run" || {
+    tail -40 "$WORK/local.log"
+    exit 1
+}
+local_run=
+log "local run done in $(cat "$WORK/local.seconds") s"
 
 # every job that runs code was an sbatch submission; the local rules are the target-only rules
 # (no script), which Snakemake completes itself
