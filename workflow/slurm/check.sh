@@ -13,9 +13,9 @@
 #    src/dpbandits/compare.py);
 # 4. the daemons are shut down (also on failure).
 #
-# SLURM_TARGETS: the targets (default: the whole quick DAG, 181 jobs, about 35 min on 2 CPUs;
+# SLURM_TARGETS: the targets (default: the whole quick DAG, 181 jobs; times: docs/performance.md;
 # `smoke`: one simulation of every paper, one figure through papermill, a configuration whose
-# job copies another's results (cz22's R2) and the privacy table, 15 jobs, about 4 min; or
+# job copies another's results (cz22's R2) and the privacy table, 15 jobs; or
 # a list of targets). Must run as root.
 set -euo pipefail
 
