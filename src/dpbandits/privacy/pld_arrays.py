@@ -212,6 +212,17 @@ def _dense_pmf(loss_probs: Mapping[int, float], interval: float, infinity_mass, 
     return pld_pmf.DensePLDPmf(interval, lower, probs, infinity_mass, pessimistic)
 
 
+def _to_dense(pmf):
+    """``pmf.to_dense_pmf()``: a sparse pmf placed with :func:`_dense_pmf`, a dense one itself."""
+    from dp_accounting.pld import pld_pmf
+
+    if type(pmf) is pld_pmf.SparsePLDPmf:
+        return _dense_pmf(
+            pmf._loss_probs, pmf._discretization, pmf._infinity_mass, pmf._pessimistic_estimate
+        )
+    return pmf.to_dense_pmf()
+
+
 def from_rounded(remove, infinity_remove, add, infinity_add, interval: float, pessimistic: bool):
     """``PrivacyLossDistribution.create_from_rounded_probability(remove, infinity_remove,
     interval, pessimistic, add, infinity_add, symmetric=False)``: the privacy loss distribution
@@ -288,9 +299,7 @@ def _self_compose_pmf(pmf, count: int, tail_mass_truncation: float):
     if type(pmf) is pld_pmf.SparsePLDPmf:
         if count == 1 or pmf.size**count <= pld_pmf._MAX_PMF_SPARSE_SIZE:
             return pmf.self_compose(count, tail_mass_truncation)
-        pmf = _dense_pmf(
-            pmf._loss_probs, pmf._discretization, pmf._infinity_mass, pmf._pessimistic_estimate
-        )
+        pmf = _to_dense(pmf)
     elif type(pmf) is not pld_pmf.DensePLDPmf:
         return pmf.self_compose(count, tail_mass_truncation)
     probs = pmf._probs
@@ -357,13 +366,7 @@ def _compose_pmfs(pmf1, pmf2, tail_mass_truncation: float):
     if type(pmf1) is sparse and type(pmf2) is sparse:
         if pmf1.size * pmf2.size <= pld_pmf._MAX_PMF_SPARSE_SIZE:
             return pmf1.compose(pmf2, tail_mass_truncation)
-    dense = [
-        _dense_pmf(p._loss_probs, p._discretization, p._infinity_mass, p._pessimistic_estimate)
-        if type(p) is sparse
-        else p.to_dense_pmf()
-        for p in (pmf1, pmf2)
-    ]
-    one, two = dense
+    one, two = _to_dense(pmf1), _to_dense(pmf2)
     one.validate_composable(two)
     probs = signal.fftconvolve(one._probs, two._probs)
     infinity = one._infinity_mass + two._infinity_mass - one._infinity_mass * two._infinity_mass
