@@ -216,6 +216,25 @@ def test_a_diagnostic_series_does_not_decide():
     assert only.loc["all", "verdict"] == "DIAGNOSTIC" and status("DIAGNOSTIC") == "not audited"
 
 
+def test_a_threshold_of_the_projects_own_cannot_contradict_the_paper():
+    # lambda_min of the played arms: mean 0.03 with sd 0.01 over 20 runs, surely below 0.05
+    df = _frame({("p", "A"): np.full(20, 10.0)})
+    df["lam"] = (0.03 + 0.01 * np.resize([-1.0, 1.0], len(df))) * (df["t"] == T)
+    audit = dict(check="metric_at_least", panels=["p"], series=["A"], metric="lam")
+    audit.update(threshold=0.05)
+    stated = _rows(evaluate_orderings([_claim("x", **audit, threshold_from="paper")], df), "x")
+    assert stated.loc["all", "verdict"] == "FAIL"  # planted: the paper's own number is missed
+    ours = _rows(evaluate_orderings([_claim("x", **audit, threshold_from="project")], df), "x")
+    label = (
+        "A: mean lam >= 0.05 (a threshold of this project's; the paper states none): below it, "
+        "which is not a violation of the paper"
+    )
+    assert ours.loc[label, "verdict"] == "WEAK" and ours.loc["all", "verdict"] == "WEAK"
+    df["lam"] = 0.2 * (df["t"] == T) + 0.0 * df["trial"]  # met: the uniform arm's 1/d at d = 5
+    met = _rows(evaluate_orderings([_claim("x", **audit, threshold_from="project")], df), "x")
+    assert met.loc["all", "verdict"] == "PASS"
+
+
 def test_robustness_decorates_only_a_demonstrated_violation():
     rng = np.random.default_rng(4)
     b = 10 + rng.standard_normal(40)

@@ -436,6 +436,23 @@ def test_a_robust_violation_says_so_and_the_summary_takes_the_largest_detectable
     assert summary["detectable_excess"] == fits["detectable_excess"].max()
 
 
+def test_a_violation_resting_on_the_smallest_horizon_is_inconclusive():
+    # T^(1/2) with the smallest horizon's regret divided by 8: the full window's slope exceeds
+    # the claimed 1/2, the larger horizons alone follow it exactly (a transient, not a violation)
+    df = _power_law_sweep({"p": 0.5})
+    low = (df["schedule"] == "p") & (df["T"] == min(HORIZONS))
+    df.loc[low, "regret_pseudo"] /= 8.0
+    claim = _power_law_claim("x.t", ["p"])
+    claim["audit"]["bound_scope"] = "instance"
+    fits = _fits(evaluate_rate_claims([claim], df, n_boot=50), "x.t")
+    fits = fits[fits["variable"] == "T"]
+    assert (fits["slope"] > 0.55).all()  # planted: the whole window's slope is above the claim
+    assert (fits["verdict"] == "inconclusive").all() and (fits["robustness"] == "").all()
+    assert all(
+        r.startswith("the violation holds only with the smallest level") for r in fits["reason"]
+    )
+
+
 def test_a_slope_trend_compares_each_consecutive_pair_of_schedules():
     # schedules T^0.9 then T^0.5: slope(second) - slope(first) = -0.4 at each epsilon, exactly
     df = _power_law_sweep({"fast": 0.9, "slow": 0.5})

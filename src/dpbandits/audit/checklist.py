@@ -42,8 +42,9 @@ Check types (``audit.check`` of a claim):
 Verdicts follow one rule (:mod:`.ordering`): FAIL only when the whole 95 % interval is on the
 wrong side, PASS when it is on the claimed side, WEAK otherwise. A comparison is ``UNTESTABLE``
 when both series sit at their cap: an exact tie with zero spread of the paired difference, or,
-where the data record random play's regret (column ``regret_unif`` or ``cap``), both series'
-mean regret at least :data:`~dpbandits.audit.verdicts.SATURATION_SHARE` of it. Curve crossings
+where the data record random play's regret (column ``regret_unif`` or ``cap``; the figure
+tables add it, :func:`~dpbandits.audit.ordering_data.with_caps`), both series' mean regret at
+least :data:`~dpbandits.audit.verdicts.SATURATION_SHARE` of it. Curve crossings
 (the curve-level rows) and comparisons with a series the claim lists under ``diagnostic`` are
 ``DIAGNOSTIC`` rows: recorded, never deciding (a diagnostic row's label ends with the verdict
 it would have had). :func:`~dpbandits.audit.ordering.worst` combines a claim's deciding

@@ -82,6 +82,46 @@ def delivered_lookup(privacy: pd.DataFrame | None) -> dict:
     return out
 
 
+def with_caps(df: pd.DataFrame, cells) -> pd.DataFrame:
+    """``df`` (figure results, column ``trial`` numbering each cell's trials from 0) with the
+    column ``regret_unif``: random play's expected pseudo-regret at the cell's horizon on the
+    trial's instance, ``T * random_play_rate`` (:func:`dpbandits.envs.caps.random_play_rate`).
+
+    The instances are rebuilt from each cell's settings (the simulation's own builder), once per
+    distinct instance draw; a frame that already records a cap (:data:`CAP_COLUMNS`) is
+    returned as it is. Rows of a cell that is not in ``cells`` get NaN (no cap known).
+    """
+    if any(c in df and df[c].notna().any() for c in CAP_COLUMNS):
+        return df
+    from ..envs.caps import random_play_rate
+    from ..pipeline import cell_instances  # the simulation's own instance builder
+
+    rates, parts = {}, []
+    for cell in cells:
+        options = repr(sorted(cell.instance_options.items()))
+        draw = (cell.instances, cell.first_trial, cell.trials, cell.K, cell.d, cell.T, options,
+                cell.instance_seed)  # fmt: skip
+        if draw not in rates:
+            rates[draw] = np.asarray(random_play_rate(cell_instances(cell)), dtype=float)
+        parts.append(
+            pd.DataFrame(
+                {
+                    "configuration": cell.configuration,
+                    "panel": cell.panel,
+                    "series": cell.series,
+                    "trial": np.arange(cell.trials, dtype=np.int64),
+                    "regret_unif": cell.T * rates[draw],
+                }
+            )
+        )
+    if not parts:
+        return df.assign(regret_unif=np.nan)
+    caps = pd.concat(parts, ignore_index=True)
+    keys = ["configuration", "panel", "series", "trial"]
+    caps = caps.astype({k: df[k].dtype for k in keys if k in df})
+    return df.merge(caps, on=keys, how="left", validate="many_to_one")
+
+
 def unequal_privacy(eps_a, eps_b):
     """Whether two delivered epsilons differ by more than :data:`UNEQUAL_PRIVACY` relative to the
     smaller (``non-private`` counts as infinite; two infinite ones do not differ); None when

@@ -129,12 +129,13 @@ class Adder:
             row["robustness"] = robustness(
                 x, Y, claimed, self.direction, self.tol, self.n_boot, self.seed, row["verdict"]
             )
-            if row["robustness"] in ("robust", "fragile"):
-                row["reason"] += (
-                    "; robust: the violation holds without the smallest level"
-                    if row["robustness"] == "robust"
-                    else "; fragile: without the smallest level the violation disappears"
-                )
+            if row["robustness"] == "robust":
+                row["reason"] += "; robust: the violation holds without the smallest level"
+            row["verdict"], row["robustness"], transient = vocab.settle_fragile(
+                row["verdict"], row["robustness"]
+            )
+            if transient:
+                row["reason"] = f"{transient}; {row['reason']}"
         elif row["verdict"] in ("exceeds", "below"):
             row["robustness"] = "untested"
         if counts:

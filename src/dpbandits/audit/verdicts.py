@@ -26,7 +26,8 @@ Verdicts
                      that can show a violation of this bound;
     ``below``        the same for a lower bound (significantly below it);
     ``inconclusive`` neither, or a design that cannot show a violation, or too weak to call it
-                     ``consistent``;
+                     ``consistent``, or a violation that disappears without the smallest level
+                     (:func:`settle_fragile`);
     ``untestable``   the fit leans on saturated levels (regret near its cap), or the family's
                      planted violation went undetected: the experiment cannot tell.
 
@@ -221,6 +222,35 @@ def violation_blocker(
     return ""
 
 
+#: The sentence of a violation that rests on the smallest level (:func:`settle_fragile`).
+TRANSIENT = (
+    "the violation holds only with the smallest level: refitted without it, it disappears; a "
+    "transient before the rate the claim describes is not a demonstrated violation"
+)
+
+
+def settle_fragile(verdict: str, robustness: str) -> tuple[str, str, str]:
+    """A violation stands only where it holds up without the smallest level.
+
+    Parameters
+    ----------
+    verdict : str
+        The fit's shared verdict (:data:`VERDICTS`).
+    robustness : str
+        The refit's word: ``robust``, ``fragile``, ``untested`` or ``''``.
+
+    Returns
+    -------
+    (verdict, robustness, reason) : tuple of str
+        ``exceeds`` / ``below`` marked ``fragile`` become ``inconclusive`` with robustness
+        ``''`` (it decorates only a demonstrated violation) and the reason :data:`TRANSIENT`;
+        everything else is returned as it is, with reason ``''``.
+    """
+    if verdict in ("exceeds", "below") and robustness == "fragile":
+        return "inconclusive", "", TRANSIENT
+    return verdict, robustness, ""
+
+
 #: Shared verdicts of a rule or family whose rows decide nothing: a claim's reason says why
 #: (:func:`why_undecided`).
 UNDECIDED = ("untestable", "inconclusive")
@@ -234,6 +264,7 @@ UNDECIDED_WHY = (
     ("these levels share fixed instances", "fixed instances against a worst-case bound"),
     ("this design detects only", "too little power"),
     ("interval straddles the claim's edge", "interval straddles the claim's edge"),
+    ("holds only with the smallest level", "a transient at the smallest level"),
 )
 
 

@@ -36,6 +36,7 @@ import math
 import numpy as np
 import pandas as pd
 
+from dpbandits.audit import verdicts as vocab
 from dpbandits.audit.minimax_rules import (
     MAX_DETECTABLE,
     RuleResult,
@@ -129,7 +130,10 @@ def _row(
 ) -> dict:
     """One verdict row: rate rules carry the shared verdict (``res.shared``), other rows their
     label; the rule's own word is ``rule_verdict``; ``robustness`` of a violation
-    (:func:`~dpbandits.audit.minimax_rules.refit_robustness`)."""
+    (:func:`~dpbandits.audit.minimax_rules.refit_robustness`); a violation that disappears
+    without the smallest level is ``inconclusive``
+    (:func:`~dpbandits.audit.verdicts.settle_fragile`)."""
+    verdict, robustness, transient = vocab.settle_fragile(res.shared or res.verdict, robustness)
     return {
         "claim_id": claim,
         "rule": res.rule,
@@ -140,12 +144,12 @@ def _row(
         "ci_high": res.ci_high,
         "claimed": res.claimed,
         "C_impl": C_impl,
-        "verdict": res.shared or res.verdict,
+        "verdict": verdict,
         "rule_verdict": res.verdict,
         "regime": res.regime,
         "detectable_excess": res.detectable_excess,
         "robustness": robustness,
-        "reason": _reason(res),
+        "reason": f"{transient}; {_reason(res)}" if transient else _reason(res),
         "note": res.note,
     }
 
