@@ -56,11 +56,11 @@ def _frame(finals: dict) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def _verdict(df):
+def _verdict(df, metric="realized"):
     audit = dict(check="below", panels=["p"], a="A", b=["B"])
     claim = {"id": "x", "kind": "ordering", "audit": audit}
     res = evaluate_orderings([claim], df)
-    return res[(res.metric == "realized") & (res.comparison == "all")]["verdict"].iat[0]
+    return res[(res.metric == metric) & (res.comparison == "all")]["verdict"].iat[0]
 
 
 def test_the_cap_is_random_plays_regret_at_the_horizon():
@@ -86,3 +86,14 @@ def test_a_reversal_between_two_saturated_series_is_untestable():
     learning = _frame({"A": 2.0 + noise, "B": 0.5 + noise})
     assert _verdict(with_caps(learning, cells)) == "FAIL"
     assert _verdict(with_caps(_frame({"A": 0.5 + noise, "B": 2.0 + noise}), cells)) == "PASS"
+
+
+def test_the_pseudo_regret_decides_saturation_under_both_metrics():
+    # B's realized regret is at 0.6 of the cap, its pseudo-regret (what the cap measures) at 0.4:
+    # B is learning, so A's reversal against it is a FAIL under both metrics
+    noise = 0.01 * np.tile([1.0, -1.0], 10)
+    df = with_caps(_frame({"A": 4.8 + noise, "B": 2.0 + noise}), [_cell("A"), _cell("B")])
+    df.loc[df["series"] == "B", "regret_realized"] = 3.0 + noise
+    assert _verdict(df, "realized") == "FAIL" and _verdict(df, "pseudo") == "FAIL"
+    df.loc[df["series"] == "B", "regret_pseudo"] = 3.0 + noise  # now both at >= half the cap
+    assert _verdict(df, "realized") == "UNTESTABLE" and _verdict(df, "pseudo") == "UNTESTABLE"

@@ -95,6 +95,24 @@ def test_other_configurations_are_those_of_the_same_claim_except_the_one_shown()
     assert ov.loc["x.b", "how"] == "figure data (below, realized regret, configuration main)"
 
 
+def test_an_untestable_configuration_decides_nothing_across_configurations():
+    # x.a: PASS on "main", every series at its cap on "theory" (UNTESTABLE): the verdict stands.
+    # x.u: UNTESTABLE on "main" and PASS on "zeta": the primary cannot tell, it stays untestable
+    claims = [_claim("x.a", "below"), _claim("x.u", "below")]
+    orderings = _orderings(
+        [
+            ("x.a", "main", "realized", "PASS"),
+            ("x.a", "theory", "realized", "UNTESTABLE"),
+            ("x.u", "main", "realized", "UNTESTABLE"),
+            ("x.u", "zeta", "realized", "PASS"),
+        ]
+    )
+    ov = claim_overview(claims, pd.DataFrame(), orderings, "main").set_index("claim_id")
+    assert ov.loc["x.a", "all_configurations"] == "PASS"
+    assert ov.loc["x.a", "how"].endswith("; other configurations: theory UNTESTABLE")
+    assert ov.loc["x.u", "all_configurations"] == "UNTESTABLE"
+
+
 def _comparison(cid, comparison, verdict, mean, low, high, cap=None, eps=(None, None)):
     """A comparison row of the orderings table as the CSV reads back (booleans as text)."""
     return {

@@ -211,10 +211,15 @@ class OrderingData:
 
     def saturated(self, conf, panel, series, metric) -> bool:
         """Whether the series' mean final regret is at least ``SATURATION_SHARE`` of its cap
-        (False where the data record no cap)."""
+        (False where the data record no cap). The cap is random play's expected pseudo-regret,
+        so the pseudo-regret decides where it is recorded, for either ``metric``: a comparison
+        is untestable under both metrics or under neither."""
         cap = self.cap.get((conf, panel, series), float("nan"))
         if not np.isfinite(cap) or cap <= 0 or metric not in METRICS:
             return False
+        last = self.final[conf, panel, series]
+        if "regret_pseudo" in last and last["regret_pseudo"].notna().all():
+            metric = "regret_pseudo"
         return bool(self.finals(conf, panel, series, metric).mean() >= SATURATION_SHARE * cap)
 
     def delivered(self, conf, panel, series):

@@ -307,8 +307,8 @@ def ratio_figure(runs: pd.DataFrame, grid: list[float], pdf: str, png: str) -> N
         ax.set(ylabel="R_ε(T) / R_∞(T)", xlabel="T", title=f"family {fam}")
     note = mark_all_coincident(axes)
     legend_right(axes[0][-1], fontsize=7)
-    footnote(fig, "ratio of mean regrets; a ratio that does not grow with T is consistent with "
-             "plasso.thm2.shape. " + note)  # fmt: skip
+    footnote(fig, "ratio of mean regrets; plasso.thm2.shape is judged through Theorem 2's logs: "
+             "the ratio may grow like log^3 T log(log T / delta), not faster. " + note)  # fmt: skip
     save(fig, pdf, png)
     close(fig)
 
