@@ -151,6 +151,29 @@ def test_a_failing_ordering_names_its_interval_and_a_missing_cap():
     assert "failing" not in how["x.p"]
 
 
+def test_an_undecided_ordering_says_why():
+    # x.w: the interval contains 0 (WEAK), so the reason gives it; x.u: every comparison has
+    # both series at >= half of random play's regret, so the reason gives their shares
+    rows = [
+        _comparison("x.w", "A < B", "WEAK", 2.0, -1.0, 5.0, cap="True"),
+        {**_comparison("x.u", "A < B", "UNTESTABLE", 1531.1, 948.0, 2114.2, cap="True"),
+         "share_a": 0.527, "share_b": 0.706},
+    ]  # fmt: skip
+    rows += [{**r, "comparison": "all", "mean_diff": None, "ci_low": None, "ci_high": None}
+             for r in rows]  # fmt: skip
+    claims = [_claim(c, "below") for c in ("x.w", "x.u")]
+    ov = claim_overview(claims, pd.DataFrame(), pd.DataFrame(rows), "main").set_index("claim_id")
+    head = "figure data (below, realized regret, configuration main)"
+    assert ov.loc["x.w", "how"] == (
+        head + "; undecided: A < B (p; paired difference a - b): 2 [-1, 5]"
+    )
+    assert ov.loc["x.u", "how"] == (
+        head + "; at the cap (both series at >= half of random play's regret, or tied exactly): "
+        "A < B (p; paired difference a - b): 1531 [948, 2114], at 0.53 and 0.71 of random "
+        "play's regret"
+    )
+
+
 def test_a_summary_claim_shows_what_fails_in_each_claim_it_summarises():
     # the summary fails through x.b and x.c: its reason gives each one's failing interval with
     # both series' delivered epsilon, after the part's id; x.a passes and is not named; the

@@ -133,6 +133,8 @@ class _Claim:
             row["unequal_privacy"] = unequal_privacy(row["epsilon_a"], row["epsilon_b"])
             if regret:
                 row["cap_recorded"] = all(self.data.has_cap(self.conf, p, s) for p, s in sides)
+                for key, (p, s) in zip(("share_a", "share_b"), sides[:2], strict=True):
+                    row[key] = self.data.share(self.conf, p, s, self.metric)
         if any(s in self.diagnostic for _, s in sides) and row["verdict"] != DIAGNOSTIC:
             row["comparison"] += f" (diagnostic series; alone {row['verdict']})"
             row["verdict"] = DIAGNOSTIC

@@ -35,6 +35,8 @@ COLUMNS = [
     "epsilon_b",
     "unequal_privacy",
     "cap_recorded",
+    "share_a",
+    "share_b",
 ]
 
 #: Relative difference of two delivered epsilons above which a comparison is flagged
@@ -209,18 +211,23 @@ class OrderingData:
         cap = self.cap.get((conf, panel, series), float("nan"))
         return bool(np.isfinite(cap) and cap > 0)
 
+    def share(self, conf, panel, series, metric) -> float:
+        """The series' mean final regret as a share of its cap (random play's), on the
+        pseudo-regret where it is recorded (:meth:`saturated`); NaN without a cap."""
+        cap = self.cap.get((conf, panel, series), float("nan"))
+        if not np.isfinite(cap) or cap <= 0 or metric not in METRICS:
+            return float("nan")
+        last = self.final[conf, panel, series]
+        if "regret_pseudo" in last and last["regret_pseudo"].notna().all():
+            metric = "regret_pseudo"
+        return float(self.finals(conf, panel, series, metric).mean() / cap)
+
     def saturated(self, conf, panel, series, metric) -> bool:
         """Whether the series' mean final regret is at least ``SATURATION_SHARE`` of its cap
         (False where the data record no cap). The cap is random play's expected pseudo-regret,
         so the pseudo-regret decides where it is recorded, for either ``metric``: a comparison
         is untestable under both metrics or under neither."""
-        cap = self.cap.get((conf, panel, series), float("nan"))
-        if not np.isfinite(cap) or cap <= 0 or metric not in METRICS:
-            return False
-        last = self.final[conf, panel, series]
-        if "regret_pseudo" in last and last["regret_pseudo"].notna().all():
-            metric = "regret_pseudo"
-        return bool(self.finals(conf, panel, series, metric).mean() >= SATURATION_SHARE * cap)
+        return bool(self.share(conf, panel, series, metric) >= SATURATION_SHARE)
 
     def delivered(self, conf, panel, series):
         """The series' delivered epsilon (:data:`NON_PRIVATE` when it is not private; NaN when

@@ -157,6 +157,51 @@ def _fmt_value(value) -> str:
 NO_CAP = "no cap recorded (random play's regret), so a saturated pair shows only as an exact tie"
 
 
+def _comparisons(orderings: pd.DataFrame, cid: str, conf: str, metric: str, verdict: str):
+    """The comparison rows (not the summaries) of a claim on one configuration with ``verdict``,
+    under the first metric of ``metric`` that has any."""
+    used = ("realized", "pseudo") if metric == "combined" else (metric,)
+    rows = orderings[
+        (orderings["claim_id"] == cid)
+        & (orderings["configuration"] == conf)
+        & (orderings["verdict"] == verdict)
+        & ~orderings["comparison"].astype(str).str.startswith("all")
+    ]
+    return rows[rows["metric"] == used[0]] if (rows["metric"] == used[0]).any() else rows
+
+
+def _stated(rows: pd.DataFrame, epsilon: bool = False, shares: bool = False) -> str:
+    """The first two comparisons of ``rows`` with their statistic and 95 % interval (with both
+    series' delivered epsilon where ``epsilon``, their shares of random play's regret where
+    ``shares``), then a count of the rest."""
+    parts = []
+    for r in rows.head(2).to_dict("records"):
+        stat = f"{r['comparison']} ({r['panels']}; {r['statistic']})"
+        if pd.notna(r.get("ci_low")) and pd.notna(r.get("ci_high")):
+            stat += (
+                f": {_fmt_value(r['mean_diff'])} "
+                f"[{_fmt_value(r['ci_low'])}, {_fmt_value(r['ci_high'])}]"
+            )
+        if shares and pd.notna(r.get("share_a")) and pd.notna(r.get("share_b")):
+            stat += (
+                f", at {float(r['share_a']):.2f} and {float(r['share_b']):.2f} of random "
+                "play's regret"
+            )
+        if epsilon and pd.notna(r.get("epsilon_b")):
+            stat += (
+                f", delivered epsilon {_fmt_epsilon(r['epsilon_a'])} vs "
+                f"{_fmt_epsilon(r['epsilon_b'])}"
+            )
+        parts.append(stat)
+    more = f" and {len(rows) - 2} more" if len(rows) > 2 else ""
+    return "; ".join(parts) + more
+
+
+#: How a reason introduces the comparisons that leave an ordering claim undecided
+#: (:func:`_ordering_undecided`).
+AT_THE_CAP = "at the cap (both series at >= half of random play's regret, or tied exactly)"
+
+
 def _ordering_failures(
     orderings: pd.DataFrame, cid: str, conf: str, metric: str, epsilon: bool = False
 ) -> tuple[str, bool]:
@@ -166,33 +211,29 @@ def _ordering_failures(
     two series' regret lacks their caps (the reason then adds :data:`NO_CAP`)."""
     if orderings.empty:
         return "", False
-    used = ("realized", "pseudo") if metric == "combined" else (metric,)
-    rows = orderings[
-        (orderings["claim_id"] == cid)
-        & (orderings["configuration"] == conf)
-        & (orderings["verdict"] == "FAIL")
-        & ~orderings["comparison"].astype(str).str.startswith("all")
-    ]
-    rows = rows[rows["metric"] == used[0]] if (rows["metric"] == used[0]).any() else rows
+    rows = _comparisons(orderings, cid, conf, metric, "FAIL")
     if rows.empty:
         return "", False
-    parts = []
-    for r in rows.head(2).to_dict("records"):
-        stat = f"{r['comparison']} ({r['panels']}; {r['statistic']})"
-        if pd.notna(r.get("ci_low")) and pd.notna(r.get("ci_high")):
-            stat += (
-                f": {_fmt_value(r['mean_diff'])} "
-                f"[{_fmt_value(r['ci_low'])}, {_fmt_value(r['ci_high'])}]"
-            )
-        if epsilon and pd.notna(r.get("epsilon_b")):
-            stat += (
-                f", delivered epsilon {_fmt_epsilon(r['epsilon_a'])} vs "
-                f"{_fmt_epsilon(r['epsilon_b'])}"
-            )
-        parts.append(stat)
-    more = f" and {len(rows) - 2} more" if len(rows) > 2 else ""
     no_cap = "cap_recorded" in rows and rows["cap_recorded"].map(_truthy_false).any()
-    return "; failing: " + "; ".join(parts) + more, bool(no_cap)
+    return "; failing: " + _stated(rows, epsilon), bool(no_cap)
+
+
+def _ordering_undecided(orderings: pd.DataFrame, cid: str, conf: str, metric: str) -> str:
+    """Why an ordering claim that does not fail is undecided on one configuration: its WEAK
+    comparisons (interval across the claimed side), else, when every deciding comparison is
+    UNTESTABLE, those with both series' shares of random play's regret (empty otherwise)."""
+    if orderings.empty:
+        return ""
+    weak = _comparisons(orderings, cid, conf, metric, "WEAK")
+    if not weak.empty:
+        return "; undecided: " + _stated(weak)
+    mine = orderings[(orderings["claim_id"] == cid) & (orderings["configuration"] == conf)]
+    deciding = mine[~mine["verdict"].isin(["DIAGNOSTIC"])
+                    & ~mine["comparison"].astype(str).str.startswith("all")]  # fmt: skip
+    capped = _comparisons(orderings, cid, conf, metric, "UNTESTABLE")
+    if capped.empty or (deciding["verdict"] != "UNTESTABLE").any():
+        return ""
+    return f"; {AT_THE_CAP}: " + _stated(capped, shares=True)
 
 
 def _ordering_verdict(c: dict, order_sum: dict, primary: str, metric: str, lead: str = ""):
@@ -338,6 +379,7 @@ def claim_overview(
                     no_cap |= lacks
             else:
                 lead, no_cap = _ordering_failures(orderings, c["id"], audit_conf, metric)
+                lead = lead or _ordering_undecided(orderings, c["id"], audit_conf, metric)
             lead += f"; {NO_CAP}" if no_cap else ""
             verdict, how, across = _ordering_verdict(c, order_sum, primary, metric, lead)
             if check != "summary":
