@@ -226,8 +226,8 @@ def test_a_threshold_of_the_projects_own_cannot_contradict_the_paper():
     assert stated.loc["all", "verdict"] == "FAIL"  # planted: the paper's own number is missed
     ours = _rows(evaluate_orderings([_claim("x", **audit, threshold_from="project")], df), "x")
     label = (
-        "A: mean lam >= 0.05 (a threshold of this project's; the paper states none): below it, "
-        "which is not a violation of the paper"
+        "A: mean lam >= 0.05 (our threshold; the paper states none): below it, no violation of "
+        "the paper"
     )
     assert ours.loc[label, "verdict"] == "WEAK" and ours.loc["all", "verdict"] == "WEAK"
     df["lam"] = 0.2 * (df["t"] == T) + 0.0 * df["trial"]  # met: the uniform arm's 1/d at d = 5

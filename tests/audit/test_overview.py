@@ -97,7 +97,7 @@ def test_other_configurations_are_those_of_the_same_claim_except_the_one_shown()
 
 def test_an_untestable_configuration_decides_nothing_across_configurations():
     # x.a: PASS on "main", every series at its cap on "theory" (UNTESTABLE): the verdict stands.
-    # x.u: UNTESTABLE on "main" and PASS on "zeta": the primary cannot tell, it stays untestable
+    # x.u: UNTESTABLE on "main" and PASS on "zeta": decided elsewhere only, so INCONCLUSIVE
     claims = [_claim("x.a", "below"), _claim("x.u", "below")]
     orderings = _orderings(
         [
@@ -110,7 +110,7 @@ def test_an_untestable_configuration_decides_nothing_across_configurations():
     ov = claim_overview(claims, pd.DataFrame(), orderings, "main").set_index("claim_id")
     assert ov.loc["x.a", "all_configurations"] == "PASS"
     assert ov.loc["x.a", "how"].endswith("; other configurations: theory UNTESTABLE")
-    assert ov.loc["x.u", "all_configurations"] == "UNTESTABLE"
+    assert ov.loc["x.u", "all_configurations"] == "INCONCLUSIVE"
 
 
 def _comparison(cid, comparison, verdict, mean, low, high, cap=None, eps=(None, None)):

@@ -220,10 +220,10 @@ def _check_metric_at_least(c: _Claim) -> None:
             label = f"{s}: mean {a['metric']} >= {a['threshold']:g}"
             if a.get("threshold_from") == "project":
                 # the paper states no number: falling short of ours violates nothing it says
-                label += " (a threshold of this project's; the paper states none)"
+                label += " (our threshold; the paper states none)"
                 if stat.verdict == "FAIL":
                     stat = replace(stat, verdict="WEAK")
-                    label += ": below it, which is not a violation of the paper"
+                    label += ": below it, no violation of the paper"
             c.emit(_row(conf, cid, check, p, label, metric, stat), [(p, s)])
 
 

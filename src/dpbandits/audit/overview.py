@@ -240,8 +240,9 @@ def _ordering_verdict(c: dict, order_sum: dict, primary: str, metric: str, lead:
     """An ordering claim's verdict on the configuration shown (the primary, or the first the
     claim lists), how it was reached (``lead`` right after the data it was read on: what fails,
     first, since a page shows the reason's beginning), and ``INCONCLUSIVE`` when another
-    configuration's verdict differs (else None). An ``UNTESTABLE`` configuration (every series
-    at its cap, e.g. under a theorem's calibration) decides nothing, so it differs from none."""
+    configuration's verdict differs (else None). Another configuration that is ``UNTESTABLE``
+    (every series at its cap, e.g. under a theorem's calibration) decides nothing, so it
+    differs from none."""
     audit = c["audit"]
     shown = primary
     if "configurations" in audit and primary not in audit["configurations"]:
@@ -257,7 +258,7 @@ def _ordering_verdict(c: dict, order_sum: dict, primary: str, metric: str, lead:
     if others:
         how += "; other configurations: " + ", ".join(f"{k} {v}" for k, v in others.items())
         decided = [v for v in others.values() if v != "UNTESTABLE"]
-        if verdict != "UNTESTABLE" and any(v != verdict for v in decided):
+        if any(v != verdict for v in decided):
             across = "INCONCLUSIVE"
             how += " (the verdict depends on the configuration)"
     how += matched_phrase(verdict, order_sum.get((c["id"], MATCHED)))
