@@ -395,6 +395,32 @@ def test_the_frontier_ranks_per_epsilon_and_names_the_leaders():
     assert lead.loc[0.1, "leader_regret"] == 200 and lead.loc[1.0, "contestants"] == 3
 
 
+def test_a_contestant_certified_below_the_band_is_marked_on_the_frontier(tmp_path):
+    from dpbandits.arena.frontier import frontier_matched_figure, frontier_table, in_band, leaders
+
+    # the band of epsilon 10 is [9.9, 10]: 9.9 and 10 are in it, 9.886 (a discrete knob's jump)
+    # and 2.674 (a certificate that stays below at the least noise) are not, nor is 10.01
+    assert in_band(10.0, [9.9, 10.0, 9.886, 2.674, 10.01]).tolist() == [
+        True, True, False, False, False
+    ]  # fmt: skip
+    import pandas as pd
+
+    def row(name, delivered, mean):
+        return {
+            "suite": "s", "d": 5, "T": 100, "contestant": name, "paper": "p", "trust": "central",
+            "ranking": "frontier", "nominal_epsilon": 10.0, "delivered_epsilon": delivered,
+            "mean_regret": mean, "ci_low": mean - 5, "ci_high": mean + 5,
+            "random_regret": 1000.0, "status": "ran",
+        }  # fmt: skip
+
+    table = frontier_table(pd.DataFrame([row("A", 9.95, 100), row("P", 2.674, 90)]))
+    assert table.set_index("contestant")["in_band"].to_dict() == {"A": True, "P": False}
+    lead = leaders(table)["leaders"].iloc[0]  # tied (intervals overlap); P named with its epsilon
+    assert lead == "P (certified 2.67, below the band), A"
+    frontier_matched_figure(table, "s", "t", str(tmp_path / "f.pdf"), str(tmp_path / "f.png"))
+    assert (tmp_path / "f.png").stat().st_size > 1000
+
+
 def test_a_suite_without_a_matched_contestant_says_why_instead_of_empty_axes(tmp_path):
     import pandas as pd
 

@@ -29,6 +29,7 @@ COLUMNS = [
     "rank",
     "floor_regret",
     "random_regret",
+    "in_band",
 ]
 LEADER_COLUMNS = [
     "suite",
@@ -44,11 +45,26 @@ LEADER_COLUMNS = [
 ]
 
 
+def in_band(epsilon, delivered) -> np.ndarray:
+    """Whether a certified ``delivered`` epsilon lies in the matched band of its target
+    ``epsilon``, ``[(1 - TOLERANCE) epsilon, epsilon]`` (:mod:`dpbandits.privacy.matching`): False
+    where the calibration's knob cannot reach it (a discrete knob jumps over the band, or the
+    certificate stays below it at the least noise of the map), so the contestant runs with more
+    privacy than the others at that epsilon."""
+    from dpbandits.privacy.matching import TOLERANCE
+
+    eps = np.asarray(epsilon, dtype=float)
+    got = np.asarray(delivered, dtype=float)
+    slack = 1e-9 * eps  # the band's ends as printed (a decimal target)
+    return (got >= (1 - TOLERANCE) * eps - slack) & (got <= eps + slack)
+
+
 def frontier_table(board: pd.DataFrame) -> pd.DataFrame:
     """The frontier rows (:data:`COLUMNS`) from the leaderboard: at the (suite, d, T) points
     that have frontier rows, the private contestants' matched rows (the target's from the matched
     ranking, the others from the frontier's), ranked per epsilon with ties where the 95 %
-    intervals overlap; ``floor_regret``: the best non-private reference's mean at that point."""
+    intervals overlap; ``floor_regret``: the best non-private reference's mean at that point;
+    ``in_band``: whether the certified epsilon is within the matched band (:func:`in_band`)."""
     ran = board[board["status"] == "ran"]
     points = ran.loc[ran["ranking"] == "frontier", ["suite", "d", "T"]].drop_duplicates()
     out = []
@@ -62,6 +78,7 @@ def frontier_table(board: pd.DataFrame) -> pd.DataFrame:
                 epsilon=float(eps),
                 rank=ranks_with_ties(part["ci_low"], part["ci_high"]),
                 floor_regret=floor,
+                in_band=in_band(float(eps), part["delivered_epsilon"]),
             )
             out.append(part)
     if not out:
@@ -72,17 +89,24 @@ def frontier_table(board: pd.DataFrame) -> pd.DataFrame:
 
 def leaders(table: pd.DataFrame) -> pd.DataFrame:
     """Per suite and epsilon: the contestants that lead (rank 1: no other's interval lies wholly
-    below theirs), the best mean regret, how many ran, the floor and the ceiling."""
+    below theirs; one whose certified epsilon is below the matched band is named with it), the
+    best mean regret, how many ran, the floor and the ceiling."""
     rows = []
     for (suite, eps), part in table.groupby(["suite", "epsilon"], sort=False):
         top = part[part["rank"] == 1].sort_values("mean_regret")
+        names = [
+            r.contestant
+            if r.in_band
+            else f"{r.contestant} (certified {r.delivered_epsilon:.3g}, below the band)"
+            for r in top.itertuples()
+        ]
         rows.append(
             {
                 "suite": suite,
                 "d": int(part["d"].iloc[0]),
                 "T": int(part["T"].iloc[0]),
                 "epsilon": float(eps),
-                "leaders": ", ".join(top["contestant"]),
+                "leaders": ", ".join(names),
                 "leader_regret": float(top["mean_regret"].iloc[0]),
                 "contestants": len(part),
                 "floor": "best non-private reference",
@@ -129,6 +153,10 @@ def frontier_matched_figure(
         hi = np.clip(rows["ci_high"].to_numpy(float) - y, 0, None)
         ax.errorbar(x, y, yerr=[np.nan_to_num(lo), np.nan_to_num(hi)], ms=5, lw=1.3, capsize=2,
                     label=name, **styles[name])  # fmt: skip
+        off = ~rows["in_band"].to_numpy(bool)  # certified below the band: a hollow ring
+        if off.any():
+            ax.plot(x[off], y[off], ls="none", marker="o", ms=11, mfc="none", mew=1.4,
+                    color=styles[name].get("color", "0.2"))  # fmt: skip
     if len(part):
         floor, ceiling = part["floor_regret"].iloc[0], part["random_regret"].iloc[0]
         if np.isfinite(floor) and floor > 0:
@@ -138,9 +166,10 @@ def frontier_matched_figure(
         title = f"{title}\n(d = {d}, T = {T}, matched privacy)"
     ax.set_xscale("log")
     ax.set_yscale("log")
-    ax.set_xlabel(
-        "matched epsilon: certified within 1 % below it (series offset by 3 % each for legibility)"
-    )
+    xlabel = "matched epsilon: certified within 1 % below it (series offset by 3 % each)"
+    if not part["in_band"].astype(bool).all():
+        xlabel += "\nringed: certified further below (the knob cannot reach the band; frontier.csv)"
+    ax.set_xlabel(xlabel)
     ax.set_ylabel("mean final pseudo-regret (95 % interval)")
     ax.set_title(title, fontsize=11)
     ax.grid(True, which="both", alpha=0.3)
@@ -150,4 +179,11 @@ def frontier_matched_figure(
     close(fig)
 
 
-__all__ = ["COLUMNS", "LEADER_COLUMNS", "frontier_matched_figure", "frontier_table", "leaders"]
+__all__ = [
+    "COLUMNS",
+    "LEADER_COLUMNS",
+    "frontier_matched_figure",
+    "frontier_table",
+    "in_band",
+    "leaders",
+]

@@ -90,8 +90,11 @@ def write_page(
         "(<code>ranking = nominal</code>): their labels deliver other epsilons. Regret is the "
         "final pseudo-regret with its 95 % interval over the trials; contestants whose "
         "intervals overlap share a rank. The frontier (<code>ranking = frontier</code>) repeats "
-        "the matched ranking at other epsilons at each suite's first dimension and horizon. How "
-        "to read it: the arena's documentation (docs/arena.md, linked above).</p>",
+        "the matched ranking at other epsilons at each suite's first dimension and horizon; a "
+        "contestant whose calibration cannot reach the 1 % band (a discrete knob makes its "
+        "certificate jump over it) runs with more privacy there: the figure rings it, and the "
+        "leaders' table names its certified epsilon. "
+        "How to read it: the arena's documentation (docs/arena.md, linked above).</p>",
         "<h2>Claims of the papers</h2>",
         _claims_table(claims),
     ]
