@@ -408,7 +408,8 @@ def status_file(name):
 
 def status_inputs(name):
     """What decides the statuses of paper ``name``'s claims: its registry, its verdicts (rate
-    fits and orderings, or a study's verdict table) and the privacy audit."""
+    fits and orderings, or a study's verdict table), the privacy audit, and the files its
+    package names (``status_inputs(results)``)."""
     out = {
         "privacy_delivered": PRIVACY_FILES["delivered_csv"],
         "privacy_empirical": PRIVACY_FILES["empirical_csv"],
@@ -422,6 +423,9 @@ def status_inputs(name):
         out["orderings"] = table_outputs(name)["claims"]
         if communication_outputs(name):
             out["communication"] = communication_outputs(name)["summary_csv"]
+    extra = paper(name).hook("status_inputs")  # a paper's own (e.g. olucb's constants sweep)
+    if extra:
+        out.update(extra(RESULTS))
     return out
 
 

@@ -50,9 +50,9 @@ with job_log(snakemake.log[0]):
         statements={c["id"]: claim_statement(c) for c in claims},
         evidence=dict(p.evidence),
     )
-    # a paper may add a note to some claims' reasons (e.g. a robustness study not in this build)
+    # a paper may add a note to some claims' reasons (e.g. olucb's constants sweep)
     notes_of = paper(p.paper).hook("claim_notes")
-    for cid, note in (notes_of() if notes_of else {}).items():
+    for cid, note in (notes_of(inp) if notes_of else {}).items():
         hit = board["claim_id"] == cid
         board.loc[hit, "reason"] = board.loc[hit, "reason"].astype(str) + "; " + note
     write_csv_table(board, snakemake.output.csv)  # the audit pages and the scoreboard read it

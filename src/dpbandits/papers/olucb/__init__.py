@@ -3,8 +3,8 @@
 
 What belongs to this paper alone beyond its configuration: :mod:`.findings` (the findings its
 audit page reports: delivered privacy of Algorithm 1's noise, the hidden 1/epsilon^3, lambda_min
-of the played arms, the combiner's grid) and :mod:`.robustness` (the on-demand study of the failed
-Figure 1 ordering). Its policies (OnlineUCB, the combiner) are in :mod:`dpbandits.policies`.
+of the played arms, the combiner's grid) and :mod:`.robustness` (the constants sweep behind the
+failed Figure 1 ordering). Its policies (OnlineUCB, the combiner) are in :mod:`dpbandits.policies`.
 """
 
 #: The audit page's findings (:mod:`.findings`) read the figure cells' final rows as well as the
@@ -13,13 +13,19 @@ Figure 1 ordering). Its policies (OnlineUCB, the combiner) are in :mod:`dpbandit
 FINDINGS_READ_FIGURES = True
 
 
-def claim_notes() -> dict[str, str]:
+def status_inputs(results: str) -> dict[str, str]:
+    """Files besides the shared ones that decide this paper's claim statuses (the scoreboard
+    job's inputs, ``workflow/rules/common.smk``): the constants sweep's table."""
+    return {"robustness": f"{results}/audit/olucb_robustness.csv"}
+
+
+def claim_notes(inputs) -> dict[str, str]:
     """Claim id -> a note the scoreboard appends to the claim's reason
-    (:func:`.robustness.claim_notes`: the constants sweep's verdict, not established while the
-    default build does not run it)."""
+    (:func:`.robustness.claim_notes`: the constants sweep's classification); ``inputs``: the
+    scoreboard job's inputs (:func:`status_inputs` among them)."""
     from .robustness import claim_notes as robustness_notes
 
-    return robustness_notes()
+    return robustness_notes(inputs["robustness"])
 
 
 def robustness_job(job, log) -> None:

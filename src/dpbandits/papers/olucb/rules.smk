@@ -2,8 +2,9 @@
 # shared ones, whose names (EXPERIMENTS, RESULTS, LOGS, ...) they use.
 
 
-# On demand only (not in `all`): robustness of the failed Figure 1 ordering of olucb
-# (OnlineUCB below LinUCB-LDP) to the constants the paper leaves open; issue 19.
+# Robustness of the failed Figure 1 ordering of olucb (OnlineUCB below LinUCB-LDP) to the
+# constants the paper leaves open (issue 19); in the default build: olucb's scoreboard job
+# reads its table (dpbandits.papers.olucb.status_inputs).
 if "olucb" in EXPERIMENTS and "robustness" in EXPERIMENTS["olucb"].data:
 
     rule olucb_robustness:
