@@ -1,13 +1,14 @@
 """Robustness of a failed ordering claim to the constants a paper leaves open (issue 19).
 
 olucb (OnlineUCB) reports OnlineUCB far below LinUCB-LDP in Sec. 5, Figure 1; the audit
-finds it above at epsilon = 0.2 and 1 (claims ``olucb.fig1.eps{0.2,1}.beats_ldp`` FAIL). The
+finds it above at epsilon = 0.2 and 1 (``olucb.fig1.eps1.beats_ldp`` FAIL; at 0.2 both series
+sit at half of random play's regret or more, so that claim is UNTESTABLE). The
 paper fixes neither the radius scale, nor the clipping constant G of Algorithm 1 beyond its
 order (Cor. 3.6), nor the online learner's step size, so the negative finding could hinge on
 them. The study (``robustness:`` of ``config/experiments/olucb.yaml``, rule
-``olucb_robustness``, in the default build) runs each setting of those constants on held-out instances
-with common random numbers (the same instances and reward streams for both series, the same
-algorithm-noise stream for every setting) and calls the finding
+``olucb_robustness``, in the default build) runs each setting of those constants on held-out
+instances with common random numbers (the same instances and reward streams for both series, the
+same algorithm-noise stream for every setting) and calls the finding
 
 * **fragile** if some setting reproduces the published ordering: OnlineUCB's final regret
   significantly below the reference's (paired 95 % t-interval of the difference below 0) at
