@@ -423,7 +423,8 @@ def status_inputs(name):
         out["orderings"] = table_outputs(name)["claims"]
         if communication_outputs(name):
             out["communication"] = communication_outputs(name)["summary_csv"]
-    extra = paper(name).hook("status_inputs")  # a paper's own (e.g. olucb's constants sweep)
+    # a paper's own (e.g. olucb's constants sweep)
+    extra = paper(name).hook("status_inputs")
     if extra:
         out.update(extra(RESULTS))
     return out
