@@ -95,9 +95,10 @@ def test_other_configurations_are_those_of_the_same_claim_except_the_one_shown()
     assert ov.loc["x.b", "how"] == "figure data (below, realized regret, configuration main)"
 
 
-def test_an_untestable_configuration_decides_nothing_across_configurations():
-    # x.a: PASS on "main", every series at its cap on "theory" (UNTESTABLE): the verdict stands.
-    # x.u: UNTESTABLE on "main" and PASS on "zeta": decided elsewhere only, so INCONCLUSIVE
+def test_a_verdict_untestable_on_another_configuration_is_not_established_across_them():
+    # x.a: PASS on "main", every series at its cap on "theory" (UNTESTABLE): it holds where it
+    # can be tested, which is not every configuration, so INCONCLUSIVE across them, saying so.
+    # x.u: UNTESTABLE on "main" and PASS on "zeta": INCONCLUSIVE as well
     claims = [_claim("x.a", "below"), _claim("x.u", "below")]
     orderings = _orderings(
         [
@@ -108,9 +109,13 @@ def test_an_untestable_configuration_decides_nothing_across_configurations():
         ]
     )
     ov = claim_overview(claims, pd.DataFrame(), orderings, "main").set_index("claim_id")
-    assert ov.loc["x.a", "all_configurations"] == "PASS"
-    assert ov.loc["x.a", "how"].endswith("; other configurations: theory UNTESTABLE")
+    assert ov.loc["x.a", "verdict"] == "PASS"
+    assert ov.loc["x.a", "all_configurations"] == "INCONCLUSIVE"
+    assert ov.loc["x.a", "how"].endswith(
+        "; other configurations: theory UNTESTABLE (not testable on every configuration)"
+    )
     assert ov.loc["x.u", "all_configurations"] == "INCONCLUSIVE"
+    assert ov.loc["x.u", "how"].endswith("(the verdict depends on the configuration)")
 
 
 def _comparison(cid, comparison, verdict, mean, low, high, cap=None, eps=(None, None)):

@@ -18,7 +18,7 @@ VERDICT_SEMANTICS = (
     "1/epsilon, with a 95 % bootstrap interval over instances): an upper-bound claim is "
     "**consistent** when the interval's upper end is at most the claimed exponent plus the "
     "tolerance, **exceeds** when its lower end is above that and stays above without the "
-    "smallest level (else a transient: inconclusive), **inconclusive** otherwise; a "
+    "smallest level (else it rests on one level: inconclusive), **inconclusive** otherwise; a "
     "lower-bound claim mirrors this (**below** when the interval's upper end is under the claimed "
     "exponent minus the tolerance). The claimed exponent includes the local slope of the "
     "bound's (ln T)^p factor over the fitted horizons. Two gates follow: a fit with a level "
@@ -242,9 +242,9 @@ def _ordering_verdict(c: dict, order_sum: dict, primary: str, metric: str, lead:
     """An ordering claim's verdict on the configuration shown (the primary, or the first the
     claim lists), how it was reached (``lead`` right after the data it was read on: what fails,
     first, since a page shows the reason's beginning), and ``INCONCLUSIVE`` when another
-    configuration's verdict differs (else None). Another configuration that is ``UNTESTABLE``
-    (every series at its cap, e.g. under a theorem's calibration) decides nothing, so it
-    differs from none."""
+    configuration's verdict differs (else None): an ``UNTESTABLE`` one (both series at their
+    cap there) too, since a verdict that holds on one configuration and cannot be tested on
+    another is not established across them."""
     audit = c["audit"]
     shown = primary
     if "configurations" in audit and primary not in audit["configurations"]:
@@ -259,10 +259,14 @@ def _ordering_verdict(c: dict, order_sum: dict, primary: str, metric: str, lead:
     across = None
     if others:
         how += "; other configurations: " + ", ".join(f"{k} {v}" for k, v in others.items())
-        decided = [v for v in others.values() if v != "UNTESTABLE"]
-        if any(v != verdict for v in decided):
+        differing = {v for v in others.values() if v != verdict}
+        if differing:
             across = "INCONCLUSIVE"
-            how += " (the verdict depends on the configuration)"
+            how += (
+                " (not testable on every configuration)"
+                if differing == {"UNTESTABLE"}
+                else " (the verdict depends on the configuration)"
+            )
     how += matched_phrase(verdict, order_sum.get((c["id"], MATCHED)))
     return verdict, how, across
 

@@ -46,9 +46,9 @@ def robustness(levels, values, claimed, direction, tol, n_boot, seed, verdict_wo
 
     The fit is redone on the larger levels only (at least 2 levels must remain; fewer:
     ``untested``). ``robust``: the same violation; ``fragile``: it disappears, so it rests on the
-    smallest level (for horizons: a transient before the rate the claim describes). The
-    claimed exponent is the full window's (with log factors it is slightly above the larger
-    window's local slope, so this errs toward ``fragile``).
+    smallest level (for horizons: a transient before the rate the claim describes, or too little
+    power without that level). The claimed exponent is the full window's (with log factors it
+    is slightly above the larger window's local slope, so this errs toward ``fragile``).
     """
     x = np.asarray(levels, dtype=float)
     if verdict_word not in ("exceeds", "below") or x.size < 3:

@@ -224,8 +224,9 @@ def violation_blocker(
 
 #: The sentence of a violation that rests on the smallest level (:func:`settle_fragile`).
 TRANSIENT = (
-    "the violation holds only with the smallest level: refitted without it, it disappears; a "
-    "transient before the rate the claim describes is not a demonstrated violation"
+    "the violation holds only with the smallest level: refitted on the larger levels alone, the "
+    "interval no longer lies beyond the claim (a transient, or too little power without that "
+    "level), so the violation is not demonstrated"
 )
 
 
@@ -264,7 +265,7 @@ UNDECIDED_WHY = (
     ("these levels share fixed instances", "fixed instances against a worst-case bound"),
     ("this design detects only", "too little power"),
     ("interval straddles the claim's edge", "interval straddles the claim's edge"),
-    ("holds only with the smallest level", "a transient at the smallest level"),
+    ("holds only with the smallest level", "the violation rests on the smallest level"),
 )
 
 

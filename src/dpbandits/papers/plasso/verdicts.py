@@ -87,7 +87,7 @@ VERDICT_SEMANTICS = (
     "0.05, the regime is learning and the design would detect an exponent excess of 0.1 "
     "(detectable_excess, 80% power), else inconclusive; exceeds (CONTRADICTED) when it starts "
     "above, in the learning regime, and still does without the smallest horizon (else a "
-    "transient: inconclusive); untestable (PRE-ASYMPTOTIC) when the mean regret at any "
+    "one-horizon violation: inconclusive); untestable (PRE-ASYMPTOTIC) when the mean regret at any "
     "fitted horizon is at least 0.5 of random play's (regime saturated). A rule aggregates its "
     "finite eps values (any exceeds wins; untestable values left out unless all are); a claim is "
     "consistent only when every rule is. R-EPS: the excess over PrivateLASSO(inf) at T_max must "
