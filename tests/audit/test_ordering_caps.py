@@ -13,37 +13,18 @@ import pytest
 
 from dpbandits.audit.checklist import evaluate_orderings
 from dpbandits.audit.ordering_data import with_caps
-from dpbandits.config import Cell
+
+from .two_action import two_action_cell
 
 T = 100
 CAP = 5.0
 
 
 def _cell(series, trials=20):
-    return Cell(
-        experiment="x",
-        figure="fig",
-        panel="p",
-        configuration="c",
-        series=series,
-        algorithm="dpe",
-        calibration="experiment",
-        fidelity="corrected",
-        instances="two_action",
-        T=T,
-        trials=trials,
-        K=2,
-        d=2,
-        epsilon=1.0,
-        delta=0.1,
-        B=1,
-        instance_seed=0,
-        reward_seed_offset=0,
-        checkpoints=1,
-        root_seed=1,
-        scale="quick",
-        instance_options={"gap_scale": 1.0, "gap_power": 0.5},
-    )
+    return two_action_cell(
+        T, trials, experiment="x", figure="fig", panel="p", configuration="c", series=series,
+        sweep="", schedule="", point="", epsilon=1.0, checkpoints=1, kind="figure",
+    )  # fmt: skip
 
 
 def _frame(finals: dict) -> pd.DataFrame:

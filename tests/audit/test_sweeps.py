@@ -13,40 +13,13 @@ import pyarrow as pa
 import pytest
 
 from dpbandits.audit.sweeps import read_finals, read_sweeps, write_finals
-from dpbandits.config import Cell
 from dpbandits.io import ResultMismatchError, read_results, write_result
+
+from .two_action import two_action_cell
 
 
 def _cell(T, schedule="sched_a", options=None, trials=2):
-    return Cell(
-        experiment="dpdpe",
-        figure="",
-        panel="",
-        configuration="",
-        series="",
-        sweep="rates",
-        schedule=schedule,
-        point=f"T{T}",
-        algorithm="dpe",
-        calibration="experiment",
-        fidelity="corrected",
-        instances="two_action",
-        T=T,
-        trials=trials,
-        K=2,
-        d=2,
-        epsilon=None,
-        delta=0.1,
-        B=1,
-        instance_seed=0,
-        reward_seed_offset=0,
-        checkpoints=2,
-        root_seed=1,
-        scale="quick",
-        options=options or {},
-        kind="sweep",
-        instance_options={"gap_scale": 1.0, "gap_power": 0.5},
-    )
+    return two_action_cell(T, trials, schedule=schedule, options=options or {})
 
 
 def _write(path, cell, trials=(0, 1), extra=False):
