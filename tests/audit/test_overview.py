@@ -179,6 +179,20 @@ def test_an_undecided_ordering_says_why():
     )
 
 
+def test_a_configuration_with_the_same_simulations_is_named_as_such():
+    # r2 repeats r1's comparison value for value (a shared simulation); r3 differs
+    base = _comparison("x.s", "A < B", "PASS", -3.0, -4.0, -2.0, cap="True")
+    rows = [base, {**base, "configuration": "r2"}, {**base, "configuration": "r3", "ci_low": -5}]
+    rows += [{**r, "comparison": "all", "mean_diff": None, "ci_low": None, "ci_high": None}
+             for r in rows]  # fmt: skip
+    how = claim_overview([_claim("x.s", "below")], pd.DataFrame(), pd.DataFrame(rows), "main")
+    assert (
+        how["how"]
+        .iloc[0]
+        .endswith("; other configurations: r2 PASS (the same simulations as main), r3 PASS")
+    )
+
+
 def test_a_summary_claim_shows_what_fails_in_each_claim_it_summarises():
     # the summary fails through x.b and x.c: its reason gives each one's failing interval with
     # both series' delivered epsilon, after the part's id; x.a passes and is not named; the

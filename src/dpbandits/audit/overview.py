@@ -238,10 +238,29 @@ def _ordering_undecided(orderings: pd.DataFrame, cid: str, conf: str, metric: st
     return f"; {AT_THE_CAP}: " + _stated(capped, shares=True)
 
 
-def _ordering_verdict(c: dict, order_sum: dict, primary: str, metric: str, lead: str = ""):
+def _same_data(orderings: pd.DataFrame, cid: str, conf: str, other: str) -> bool:
+    """Whether a claim's comparisons on ``other`` are those on ``conf``, value for value (the
+    same simulations under another configuration's name, e.g. cz22's r2 in Figure 1(a))."""
+    cols = ["metric", "panels", "comparison", "mean_diff", "ci_low", "ci_high"]
+    if orderings.empty or not set(cols) <= set(orderings.columns):
+        return False
+
+    def rows(name):
+        mine = orderings[(orderings["claim_id"] == cid) & (orderings["configuration"] == name)]
+        mine = mine[~mine["comparison"].astype(str).str.startswith("all")]
+        return sorted(map(tuple, mine[cols].astype(str).to_numpy()))
+
+    here = rows(conf)
+    return bool(here) and here == rows(other)
+
+
+def _ordering_verdict(
+    c: dict, order_sum: dict, primary: str, metric: str, lead: str = "", twins=()
+):
     """An ordering claim's verdict on the configuration shown (the primary, or the first the
     claim lists), how it was reached (``lead`` right after the data it was read on: what fails,
-    first, since a page shows the reason's beginning), and ``INCONCLUSIVE`` when another
+    first, since a page shows the reason's beginning; ``twins``: configurations whose data are the
+    shown one's, named as such), and ``INCONCLUSIVE`` when another
     configuration's verdict differs (else None): an ``UNTESTABLE`` one (both series at their
     cap there) too, since a verdict that holds on one configuration and cannot be tested on
     another is not established across them."""
@@ -258,7 +277,10 @@ def _ordering_verdict(c: dict, order_sum: dict, primary: str, metric: str, lead:
     how = f"figure data ({audit.get('check')}, {metric} regret, configuration {shown})" + lead
     across = None
     if others:
-        how += "; other configurations: " + ", ".join(f"{k} {v}" for k, v in others.items())
+        how += "; other configurations: " + ", ".join(
+            f"{k} {v}" + (f" (the same simulations as {shown})" if k in twins else "")
+            for k, v in others.items()
+        )
         differing = {v for v in others.values() if v != verdict}
         if differing:
             across = "INCONCLUSIVE"
@@ -388,7 +410,13 @@ def claim_overview(
                 lead, no_cap = _ordering_failures(orderings, c["id"], audit_conf, metric)
                 lead = lead or _ordering_undecided(orderings, c["id"], audit_conf, metric)
             lead += f"; {NO_CAP}" if no_cap else ""
-            verdict, how, across = _ordering_verdict(c, order_sum, primary, metric, lead)
+            twins = {
+                conf
+                for (cid, conf) in order_sum
+                if cid == c["id"] and conf != audit_conf
+                and _same_data(orderings, cid, audit_conf, conf)
+            }  # fmt: skip
+            verdict, how, across = _ordering_verdict(c, order_sum, primary, metric, lead, twins)
             if check != "summary":
                 how += _ordering_privacy(orderings, c["id"], audit_conf, metric)
         if c["id"] in found and found[c["id"]]["status"] != "not audited":
