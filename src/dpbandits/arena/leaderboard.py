@@ -62,10 +62,9 @@ def random_regret(cell) -> float:
     """Expected final regret of uniform random play on the cell's instances, averaged over its
     trials: ``T`` times the audit's random-play rate (:func:`dpbandits.envs.caps.random_play_rate`,
     the cap of its learning regime)."""
-    from dpbandits.envs.caps import random_play_rate
-    from dpbandits.pipeline import cell_instances
+    from dpbandits.envs.caps import cell_play_rates
 
-    return float(cell.T * np.mean(random_play_rate(cell_instances(cell))))
+    return float(cell.T * np.mean(cell_play_rates(cell)))
 
 
 def final_regret(frame: pd.DataFrame, T: int) -> np.ndarray:

@@ -87,7 +87,7 @@ def delivered_lookup(privacy: pd.DataFrame | None) -> dict:
 def with_caps(df: pd.DataFrame, cells) -> pd.DataFrame:
     """``df`` (figure results, column ``trial`` numbering each cell's trials from 0) with the
     column ``regret_unif``: random play's expected pseudo-regret at the cell's horizon on the
-    trial's instance, ``T * random_play_rate`` (:func:`dpbandits.envs.caps.random_play_rate`).
+    trial's instance (:func:`dpbandits.envs.caps.cell_caps`).
 
     The instances are rebuilt from each cell's settings (the simulation's own builder), once per
     distinct instance draw; a frame that already records a cap (:data:`CAP_COLUMNS`) is
@@ -95,16 +95,15 @@ def with_caps(df: pd.DataFrame, cells) -> pd.DataFrame:
     """
     if any(c in df and df[c].notna().any() for c in CAP_COLUMNS):
         return df
-    from ..envs.caps import random_play_rate
-    from ..pipeline import cell_instances  # the simulation's own instance builder
+    from ..envs.caps import cell_caps
 
-    rates, parts = {}, []
+    caps_of, parts = {}, []
     for cell in cells:
         options = repr(sorted(cell.instance_options.items()))
         draw = (cell.instances, cell.first_trial, cell.trials, cell.K, cell.d, cell.T, options,
                 cell.instance_seed)  # fmt: skip
-        if draw not in rates:
-            rates[draw] = np.asarray(random_play_rate(cell_instances(cell)), dtype=float)
+        if draw not in caps_of:
+            caps_of[draw] = cell_caps(cell)
         parts.append(
             pd.DataFrame(
                 {
@@ -112,7 +111,7 @@ def with_caps(df: pd.DataFrame, cells) -> pd.DataFrame:
                     "panel": cell.panel,
                     "series": cell.series,
                     "trial": np.arange(cell.trials, dtype=np.int64),
-                    "regret_unif": cell.T * rates[draw],
+                    "regret_unif": caps_of[draw],
                 }
             )
         )

@@ -7,7 +7,7 @@ import numpy as np
 import pandas as pd
 
 from ..config import Cell
-from ..envs.caps import random_play_rate
+from ..envs.caps import cell_caps
 from ..io import read_metadata, read_results
 from .verdicts import REGIME_SUFFIX
 
@@ -20,11 +20,9 @@ def read_sweeps(paths, expect: dict | None = None) -> tuple[pd.DataFrame | None,
     (:func:`dpbandits.io.read_metadata`); a file holding another cell is refused.
 
     The cap of trial ``i`` of a cell is ``T`` times random play's per-round regret on the
-    cell's instance ``i`` (:func:`dpbandits.envs.caps.random_play_rate`); the instances are
+    cell's instance ``i`` (:func:`dpbandits.envs.caps.cell_caps`); the instances are
     rebuilt from the cell stored in the file's metadata, so they are the ones simulated.
     """
-    from ..pipeline import cell_instances  # the simulation's own instance builder
-
     paths = list(paths)
     if not paths:
         return None, {}
@@ -35,7 +33,7 @@ def read_sweeps(paths, expect: dict | None = None) -> tuple[pd.DataFrame | None,
         cell = Cell.from_dict(meta["cell"])
         options.setdefault((cell.sweep, cell.schedule), cell.options)
         df = read_results(path, at_horizon=True)
-        cap = cell.T * random_play_rate(cell_instances(cell))
+        cap = cell_caps(cell)
         trial = df["trial"].to_numpy()
         if trial.min() < 0 or trial.max() >= cap.size:
             raise ValueError(f"{path}: trials {trial.min()}..{trial.max()} outside the cell's")

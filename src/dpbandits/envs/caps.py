@@ -52,3 +52,17 @@ def random_play_rate(instances) -> np.ndarray:
         return norm * expected_best_projection(instances.d, instances.K)
     means = np.asarray(instances.means, dtype=float)
     return means.max(axis=1) - means.mean(axis=1)
+
+
+def cell_play_rates(cell) -> np.ndarray:
+    """:func:`random_play_rate` on a simulation cell's instances (:class:`dpbandits.config.Cell`),
+    rebuilt with the simulation's own builder (so they are the ones simulated); index ``i`` is
+    the cell's trial ``i``."""
+    from ..pipeline import cell_instances  # (the pipeline imports this package)
+
+    return np.asarray(random_play_rate(cell_instances(cell)), dtype=float)
+
+
+def cell_caps(cell) -> np.ndarray:
+    """Each trial's cap of a simulation cell: ``T`` times :func:`cell_play_rates`."""
+    return cell.T * cell_play_rates(cell)
