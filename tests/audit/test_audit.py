@@ -207,3 +207,29 @@ def test_spearman_decreasing_with_equal_means_is_untestable(recwarn):
     assert "4 of 4 panels tied exactly" in rows.index[0]
     assert row["verdict"] == "UNTESTABLE" and rows.loc["all", "verdict"] == "UNTESTABLE"
     assert not [w for w in recwarn if "constant" in str(w.message)]
+
+
+@pytest.mark.parametrize(
+    "means,threshold_from,refute,verdict",
+    [
+        # ranks (3, 2, 4, 1) against epsilon: Spearman 1 - 6 * 14 / 60 = -0.4, above -0.8
+        ([150.0, 100.0, 160.0, 50.0], "paper", None, "FAIL"),
+        ([150.0, 100.0, 160.0, 50.0], "project", None, "WEAK"),
+        ([150.0, 100.0, 160.0, 50.0], "project", 0.0, "WEAK"),  # -0.4 is not above 0
+        ([50.0, 100.0, 150.0, 200.0], "project", 0.0, "FAIL"),  # +1: regret grows with epsilon
+    ],
+)
+def test_a_spearman_cut_off_of_the_projects_own_fails_only_beyond_its_refutation(
+    means, threshold_from, refute, verdict
+):
+    """-0.8 is this project's reading of "decreases" (ordering_checks.project_threshold): missing
+    it is WEAK; only a whole interval above ``refute`` (0: regret not decreasing at all) is FAIL."""
+    audit = {**SPEARMAN_CLAIM["audit"], "threshold_from": threshold_from}
+    if refute is not None:
+        audit["refute"] = refute
+    res = evaluate_orderings([{**SPEARMAN_CLAIM, "audit": audit}], _eps_frame(means, 1.0))
+    res = res[res.metric == "realized"]
+    row = res[res.comparison != "all"].iloc[0]
+    assert row["mean_diff"] == pytest.approx(-0.4 if means[0] == 150.0 else 1.0)
+    assert row["verdict"] == verdict
+    assert ("our threshold" in row["comparison"]) == (threshold_from == "project")

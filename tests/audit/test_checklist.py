@@ -226,13 +226,34 @@ def test_a_threshold_of_the_projects_own_cannot_contradict_the_paper():
     assert stated.loc["all", "verdict"] == "FAIL"  # planted: the paper's own number is missed
     ours = _rows(evaluate_orderings([_claim("x", **audit, threshold_from="project")], df), "x")
     label = (
-        "A: mean lam >= 0.05 (our threshold; the paper states none): below it, no violation of "
-        "the paper"
+        "A: mean lam >= 0.05 (our threshold; the paper states none): missed, no violation of the "
+        "paper"
     )
     assert ours.loc[label, "verdict"] == "WEAK" and ours.loc["all", "verdict"] == "WEAK"
     df["lam"] = 0.2 * (df["t"] == T) + 0.0 * df["trial"]  # met: the uniform arm's 1/d at d = 5
     met = _rows(evaluate_orderings([_claim("x", **audit, threshold_from="project")], df), "x")
     assert met.loc["all", "verdict"] == "PASS"
+
+
+@pytest.mark.parametrize(
+    "threshold_from,refute,verdict",
+    [("paper", None, "FAIL"), ("project", None, "WEAK"), ("project", [0.0, 10.0], "WEAK")]
+    + [("project", [0.0, 2.0], "FAIL")],
+)
+def test_a_ratio_band_of_the_projects_own_fails_only_beyond_its_refutation(
+    threshold_from, refute, verdict
+):
+    # r = 5/2, SE = 1/4 (module docstring): the interval [2.01, 2.99] lies above 1.5, above 2,
+    # not above 10
+    df = _frame({("p", "A"): [3.0, 4.0, 8.0], ("p", "B"): [1.0, 2.0, 3.0]})
+    audit = dict(check="ratio", panels=["p"], a="A", b=["B"], high=1.5)
+    audit.update(threshold_from=threshold_from)
+    if refute is not None:
+        audit["refute"] = refute
+    rows = _rows(evaluate_orderings([_claim("x", **audit)], df), "x")
+    row = rows.loc[[k for k in rows.index if k.startswith("A / B")][0]]
+    assert row["mean_diff"] == pytest.approx(2.5) and row["ci_low"] == pytest.approx(2.01)
+    assert row["verdict"] == verdict and rows.loc["all", "verdict"] == verdict
 
 
 def test_robustness_decorates_only_a_demonstrated_violation():

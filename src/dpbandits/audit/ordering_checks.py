@@ -143,6 +143,34 @@ class _Claim:
             self.verdicts.append(row["verdict"])
 
 
+def project_threshold(a: dict, stat: PairedStat, label: str, refuted) -> tuple[PairedStat, str]:
+    """The one rule for every thresholded check (ratio bands, ``metric_at_least``, Spearman
+    cut-offs): a number the paper does not state cannot be violated on its own.
+
+    Under ``threshold_from: project`` the threshold is this project's reading of the paper's
+    words ("very close", "O(1)", "decreases"). A FAIL against it becomes WEAK, unless the claim
+    declares ``refute``: the value that no reading of those words admits (e.g. a ratio of 10
+    for "very close"), and the whole interval lies beyond it too (``refuted(stat, refute)``).
+    PASS and WEAK are unchanged; under ``threshold_from: paper`` (the default) nothing changes.
+    The label says which number decided.
+    """
+    if a.get("threshold_from", "paper") != "project":
+        return stat, label
+    label += " (our threshold; the paper states none)"
+    if stat.verdict != "FAIL":
+        return stat, label
+    refute = a.get("refute")
+    if refute is not None and refuted(stat, refute):
+        shown = f"[{refute[0]:g}, {refute[1]:g}]" if isinstance(refute, list) else f"{refute:g}"
+        return stat, label + f": beyond {shown} too, which no reading of the paper's words admits"
+    return replace(stat, verdict="WEAK"), label + ": missed, no violation of the paper"
+
+
+def _outside(stat: PairedStat, band: list) -> bool:
+    """Whether the whole interval of ``stat`` lies outside ``band = [low, high]``."""
+    return stat.ci_high < band[0] or stat.ci_low > band[1]
+
+
 def _check_ratio(c: _Claim) -> None:
     """``ratio`` and ``mean_above``: per panel and series of ``b`` (module docstring)."""
     a, cid, check, conf, metric, data = c.a, c.cid, c.check, c.conf, c.metric, c.data
@@ -167,6 +195,7 @@ def _check_ratio(c: _Claim) -> None:
                 if col != metric:
                     what += f" [{col}]"
                 label = f"{what} in [{low:g}, {a['high']:g}]"
+                stat, label = project_threshold(a, stat, label, _outside)
             else:
                 stat = c.paired(sides[1], sides[0], fb, fa)
                 label = f"{a['a']} > {b}"
@@ -218,12 +247,7 @@ def _check_metric_at_least(c: _Claim) -> None:
             x = data.finals(conf, p, s, a["metric"])
             stat = mean_at_least(x, a["threshold"], quantile(x.size, c.interval))
             label = f"{s}: mean {a['metric']} >= {a['threshold']:g}"
-            if a.get("threshold_from") == "project":
-                # the paper states no number: falling short of ours violates nothing it says
-                label += " (our threshold; the paper states none)"
-                if stat.verdict == "FAIL":
-                    stat = replace(stat, verdict="WEAK")
-                    label += ": below it, no violation of the paper"
+            stat, label = project_threshold(a, stat, label, lambda st, r: st.ci_high < r)
             c.emit(_row(conf, cid, check, p, label, metric, stat), [(p, s)])
 
 
@@ -254,6 +278,7 @@ def _check_spearman(c: _Claim) -> None:
         )
         if tied:
             label += f" ({tied} of {len(panels)} panels tied exactly, set aside)"
+        stat, label = project_threshold(a, stat, label, lambda st, r: st.ci_low > r)
         row = _row(conf, cid, check, ",".join(panels), label, metric, stat)
         c.emit(row, [(panels[0], s)] if s in c.diagnostic else ())
 
