@@ -52,3 +52,21 @@ def test_delta_zero_is_refused():
         vector_params(1.0, 0.0, 3, 2, 1.0)
     with pytest.raises(ValueError, match=r"delta in \(0, 1\)"):
         scalar_params(1.0, 0.0, 3, 1.0)
+
+
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda k: vector_params(2.0, 0.1, 50, 3, 1.0, None, k),
+        lambda k: scalar_params(2.0, 0.1, 50, 1.0, k),
+    ],
+)
+def test_the_noise_scale_moves_p_alone(make):
+    """p_scale (module docstring): 1 is the paper's map exactly; 1/2 halves p, g and b held;
+    outside (0, 1] refused."""
+    plain, half = make(1.0), make(0.5)
+    assert plain == make(1.0) and (half.g, half.b) == (plain.g, plain.b)
+    assert half.p == plain.p / 2
+    for bad in (0.0, 1.5):
+        with pytest.raises(ValueError, match="p_scale must be in"):
+            make(bad)

@@ -175,3 +175,14 @@ def test_vec_params_ru_theory_is_thm_e5_rounded_up(epsilon, delta, B, d, T):
     b = math.ceil(num / (epsilon**2 * B**2))
     got = vec.vec_params_ru_theory(epsilon, delta, B, d, T)
     assert (got.g, got.b, got.p, got.b_trials) == (g, float(b), 0.25, b)
+
+
+def test_the_noise_scale_moves_p_alone():
+    """p_scale (module docstring): p = p_scale / 4 with g and b held; outside (0, 1] refused."""
+    plain = vec.vec_params_experiment(10.0, 0.1, 20, 5)
+    half = vec.vec_params_experiment(10.0, 0.1, 20, 5, p_scale=0.5)
+    assert plain.p == 0.25 and half.p == 0.125
+    assert (half.g, half.b, half.b_trials) == (plain.g, plain.b, plain.b_trials)
+    assert vec.vec_params_theory(1.0, 0.1, 20, 5, p_scale=0.5).p == 0.125
+    with pytest.raises(ValueError, match="p_scale must be in"):
+        vec.vec_params_experiment(10.0, 0.1, 20, 5, p_scale=0.0)

@@ -112,7 +112,7 @@ def test_dpdpe_families_deliver_their_label(algorithm):
 
 
 def test_the_shuffle_certificate_is_the_largest_of_its_parts():
-    key = (40.0, 0.25, 2, 1.0, False, 0.8, None)
+    key = (40.0, 0.25, 2, 1.0, False, 0.8, None, 1.0)
     parts = shuffle_release._shuffle_parts(*key)
     assert len(parts) == len(rel.SHUFFLE_PHASES) * len(rel.support_sizes(2))
     whole = shuffle_release._shuffle_worst(*key, 0.25)
@@ -190,7 +190,7 @@ def test_a_matched_row_is_accounted_at_its_delta_only(cz22):
 
 
 def test_shuffle_part_certificates_are_shared_through_the_disk_cache():
-    key = (40.0, 0.25, 2, 1.0, False, 0.8, None)
+    key = (40.0, 0.25, 2, 1.0, False, 0.8, None, 1.0)
     # (another test may have computed it in this process)
     shuffle_release._shuffle_worst.cache_clear()
     shuffle_release._shuffle_part_epsilon.cache_clear()
@@ -220,3 +220,74 @@ def test_a_search_after_another_dimension_uses_only_the_parts_this_release_has()
     for d in (10, 2):
         cell = replace(base, d=d, epsilon=2.0)
         assert (1 - TOLERANCE) * 2.0 <= _certified(cell, cell.policy()) <= 2.0
+
+
+# -- the noise knob: a jump of the discrete knobs closed, or named where it cannot be ------------
+
+
+@pytest.fixture(scope="module")
+def arena_cell():
+    from dpbandits.arena.spec import load_arena
+
+    arena = load_arena(
+        str(ROOT / "config/arena.yaml"), str(ROOT / "workflow/schemas/arena.schema.yaml")
+    )
+
+    def cell(series: str, epsilon: float):
+        return next(
+            c
+            for c in arena.cells
+            if (c.series, c.epsilon, c.d) == (series, epsilon, 5)
+            and matching.is_matched(c.calibration)
+        )
+
+    return cell
+
+
+@pytest.fixture
+def fresh_searches(monkeypatch, tmp_path):
+    """Searches made anew: an empty process cache and disk cache (the knob is not in their key)."""
+
+    def clear(name: str) -> None:
+        monkeypatch.setattr(matching, "_CACHE", {})
+        monkeypatch.setattr(matching, "DISK_CACHE", tmp_path / f"{name}.json")
+
+    clear("first")
+    return clear
+
+
+def test_a_jump_of_the_binomial_trials_is_closed_by_the_noise_knob(
+    arena_cell, fresh_searches, monkeypatch
+):
+    from dpbandits.policies.vec import SDPVec
+
+    # P_Vec at epsilon 10: b's rounding jumps over the band; p scaled below 1/4, b and g held,
+    # closes it, as the accountant certifies
+    cell = arena_cell("LinUCB-SDP-Vec", 10.0)
+    policy = cell.policy()
+    found = policy.match
+    assert not found.gap and found.knob < 1.0
+    assert (1 - TOLERANCE) * 10.0 <= _certified(cell, policy) <= 10.0
+    assert policy.vec.p == pytest.approx(0.25 * found.knob)
+    assert policy.constants()["p_scale"] == found.knob
+    # planted: the same search without the knob stays below the band
+    fresh_searches("coarse")
+    monkeypatch.setattr(SDPVec, "noise_knob", None)
+    coarse = cell.policy().match
+    assert coarse.gap and coarse.delivered < (1 - TOLERANCE) * 10.0 and coarse.knob == 1.0
+
+
+def test_a_certificate_that_jumps_to_no_finite_epsilon_stays_below_the_band_and_says_so(
+    arena_cell, fresh_searches
+):
+    from dpbandits.audit.privacy import matched_note
+
+    # DP-PE's shuffle protocol at epsilon 3: below the jump the certificate is at most the
+    # largest finite privacy loss (2.67); past it, the mass with infinite loss passes delta
+    cell = arena_cell("DP-PE-shuffle", 3.0)
+    found = cell.policy().match
+    assert found.gap and math.isinf(found.above)
+    assert found.delivered == pytest.approx(_certified(cell, cell.policy()))
+    assert found.delivered < (1 - TOLERANCE) * 3.0
+    note = matched_note(found)
+    assert "not matchable within the band" in note and "no finite epsilon" in note

@@ -181,19 +181,30 @@ def release_row(
 
 
 def matched_note(found) -> str:
-    """The note of a matched row (:mod:`dpbandits.privacy.matching`): the internal epsilon, and
-    where the knob's jump kept the match below the tolerance band, how far below."""
+    """The note of a matched row (:mod:`dpbandits.privacy.matching`): the internal epsilon, the
+    noise knob where the search turned it, and where the certificate jumps over the tolerance
+    band at every noise level, how far below the match stays and where the jump goes."""
     from ..privacy.matching import TOLERANCE
 
     text = (
         f"matched calibration: the base calibration's map at internal epsilon "
         f"{found.internal_epsilon:.4g} (accounted at the cell's delta only)"
     )
+    if found.knob != 1.0:
+        text += f", binomial noise p scaled by {found.knob:.6g}"
     if found.gap:
+        if found.above is None:
+            how = f"no noise level certifies more than {found.delivered:.4g}"
+        else:
+            to = (
+                "no finite epsilon (the mass with infinite privacy loss passes delta)"
+                if math.isinf(found.above)
+                else f"at least {found.above:.4g}"
+            )
+            how = f"the certificate jumps from {found.delivered:.4g} to {to} there"
         return (
-            f"{text}; the certificate jumps over the band [{1 - TOLERANCE:g}, 1] x label there "
-            f"(a discrete knob): matched from below, {100 * found.relative_error:.1f} % under "
-            "the label"
+            f"{text}; not matchable within the band [{1 - TOLERANCE:g}, 1] x label: {how}: "
+            f"matched from below, {100 * found.relative_error:.1f} % under the label"
         )
     return text
 

@@ -209,9 +209,9 @@ class Cell:
         if is_matched(self.calibration):  # the base calibration's map at an internal epsilon
             base = matched_base(self.calibration)
 
-            def build(epsilon: float) -> Policy:
+            def build(epsilon: float, **knob) -> Policy:
                 at = replace(setting, epsilon=epsilon)
-                return make_policy(self.algorithm, at, base, quirks, **options)
+                return make_policy(self.algorithm, at, base, quirks, **{**options, **knob})
 
             return matched_policy(self, build, search)
         return make_policy(self.algorithm, setting, self.calibration, quirks, **options)

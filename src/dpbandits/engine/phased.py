@@ -408,7 +408,7 @@ def dppe_sums(policy, mean_s, counts, env, noise) -> tuple[np.ndarray, float]:
                 + math.sqrt(c) * pe_sigma_noise(st.epsilon, st.delta, B) * noise.standard_normal()
             )
         else:  # Algorithm 4 at the count level (I5-I7, rounding bits per user: I6)
-            prm = scalar_params(st.epsilon, st.delta, c, B)
+            prm = scalar_params(st.epsilon, st.delta, c, B, float(policy.opts["p_scale"]))
             y_hat[j] = analyze_scalar(count_ones(noise, y[:, None], prm)[0], prm)
             bits += c * (prm.g + prm.b)
     return y_hat, bits

@@ -15,6 +15,11 @@ analyzer outputs ``(2 Delta2/(g n)) (ones - b n p) - Delta2``, unbiased for the 
 ((eps/2)^2 n))``, ``p = 90 g^2 ln(2/delta) / (b (eps/2)^2 n)``; the analyzer outputs
 ``(2B/g)(ones - n b p) - n B``, unbiased for the sum.
 
+**The binomial noise scale ``p_scale``** (both protocols; 1 = the paper's map): ``p`` is multiplied
+by ``p_scale`` in ``(0, 1]`` with ``g`` and ``b`` held, so the privacy bits' variance moves
+continuously where the map's ``ceil`` jumps. Only a matched calibration sets it below 1
+(:mod:`dpbandits.privacy.matching`); the analyzers subtract ``b n p`` with the scaled ``p``.
+
 Simulation uses the count level (identities of :mod:`..engine.phased`): the shuffler is skipped,
 since the analyzer reads only the number of ones per coordinate (I7); the ``n`` clients' binomial
 bits sum to one ``Binomial(n b, p)`` (I5); the rounding bits have different probabilities, so they
@@ -54,32 +59,48 @@ class SumParams:
         return self.s * (self.g + self.b)
 
 
+def _check_p_scale(p_scale: float) -> float:
+    if not 0.0 < float(p_scale) <= 1.0:
+        raise ValueError(f"p_scale must be in (0, 1], got {p_scale!r}")
+    return float(p_scale)
+
+
 def vector_params(
-    eps: float, delta: float, n: int, s: int, Delta2: float, eps_hat: float | None = None
+    eps: float,
+    delta: float,
+    n: int,
+    s: int,
+    Delta2: float,
+    eps_hat: float | None = None,
+    p_scale: float = 1.0,
 ) -> SumParams:
     """Algorithm 2's parameters (Eq. 22). ``eps_hat`` overrides ``eps/(18 sqrt(ln(2/delta)))``
-    (SDP-DPE-S1 of docs/papers/dpdpe.md uses ``eps_hat = eps``; not private as analysed)."""
+    (SDP-DPE-S1 of docs/papers/dpdpe.md uses ``eps_hat = eps``; not private as analysed);
+    ``p_scale`` multiplies ``p`` (module docstring)."""
     if not (eps > 0 and 0 < delta < 1 and n >= 1 and s >= 1 and Delta2 > 0):
         raise ValueError(
             f"need eps > 0, delta in (0, 1), n, s >= 1, Delta2 > 0; got {eps, delta, n, s, Delta2}"
         )
+    p_scale = _check_p_scale(p_scale)
     e = eps / (18.0 * math.sqrt(math.log(2.0 / delta))) if eps_hat is None else float(eps_hat)
     L = math.log(4.0 * s / delta)
     g = math.ceil(max(e * math.sqrt(n) / (6.0 * math.sqrt(5.0 * L)), math.sqrt(s), 10.0))
     b = math.ceil(180.0 * g * g * L / (e * e * n))
-    p = 90.0 * g * g * L / (b * e * e * n)
+    p = p_scale * 90.0 * g * g * L / (b * e * e * n)
     return SumParams(n, s, g, b, p, 2.0 * Delta2, Delta2, e, L)
 
 
-def scalar_params(eps: float, delta: float, n: int, B: float) -> SumParams:
-    """Algorithm 4's parameters (Eq. 60, reconstructed; docs/papers/dpdpe.md): P_1D at eps/2."""
+def scalar_params(eps: float, delta: float, n: int, B: float, p_scale: float = 1.0) -> SumParams:
+    """Algorithm 4's parameters (Eq. 60, reconstructed; docs/papers/dpdpe.md): P_1D at eps/2;
+    ``p_scale`` multiplies ``p`` (module docstring)."""
     if not (eps > 0 and 0 < delta < 1 and n >= 1 and B > 0):
         raise ValueError(f"need eps > 0, delta in (0, 1), n >= 1, B > 0; got {eps, delta, n, B}")
+    p_scale = _check_p_scale(p_scale)
     e = eps / 2.0
     L = math.log(2.0 / delta)
     g = max(1, math.ceil(2.0 * B * math.sqrt(n)))
     b = math.ceil(180.0 * g * g * L / (e * e * n))
-    p = 90.0 * g * g * L / (b * e * e * n)
+    p = p_scale * 90.0 * g * g * L / (b * e * e * n)
     return SumParams(n, 1, g, b, p, 2.0 * B, B, e, L)
 
 

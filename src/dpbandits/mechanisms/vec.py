@@ -7,6 +7,10 @@ A user encodes each entry ``v in [-Delta, Delta]`` of its statistic as a count o
 the batch; the analyzer counts the ones of each label and returns
 ``(Delta/g)(count - p b B) - B Delta`` (Alg. 7 with the paper's ``B Delta`` correction).
 
+``p_scale`` (every calibration below; 1 = the paper's ``p = 1/4``) multiplies ``p`` with ``g`` and
+``b`` held, so the privacy bits' variance moves continuously where ``b``'s rounding jumps; only a
+matched calibration sets it below 1 (:mod:`dpbandits.privacy.matching`).
+
 Only the count of ones reaches the analyzer, so simulations work with counts (a message
 needs ``2g + b`` bits, not Alg. 5's ``g + b``, because ``w`` reaches ``2 Delta``).
 """
@@ -76,7 +80,10 @@ def check_simulable(params: VecParams, period: int) -> None:
         )
 
 
-def _finish(g: float, b: float, p: float, truncate_b: bool) -> VecParams:
+def _finish(g: float, b: float, p: float, truncate_b: bool, p_scale: float = 1.0) -> VecParams:
+    if not 0.0 < float(p_scale) <= 1.0:
+        raise ValueError(f"P_Vec's p_scale must be in (0, 1], got {p_scale!r}")
+    p = float(p_scale) * p
     if not (math.isfinite(b) and math.isfinite(g)):
         raise ValueError(
             f"P_Vec's g = {g!r}, b = {b!r} are not finite; allowed: an epsilon and delta whose "
@@ -94,7 +101,7 @@ def vec_g(B: int, d: int) -> float:
 
 
 def vec_params_theory(
-    epsilon: float, delta: float, B: int, d: int, integer: bool = True
+    epsilon: float, delta: float, B: int, d: int, integer: bool = True, p_scale: float = 1.0
 ) -> VecParams:
     """Theory calibration of CZ22 Thm. C.1 (docs/papers/cz22.md).
 
@@ -108,7 +115,7 @@ def vec_params_theory(
     b = 24e4 * g**2 * math.log(4.0 * (d**2 + 1) / delta) ** 2 / (epsilon**2 * B)
     if integer:
         b = float(math.ceil(b))
-    return _finish(g, b, 0.25, truncate_b=False)
+    return _finish(g, b, 0.25, truncate_b=False, p_scale=p_scale)
 
 
 def corC2_local_budget(epsilon: float, delta: float, B: int) -> tuple[float, float]:
@@ -118,7 +125,13 @@ def corC2_local_budget(epsilon: float, delta: float, B: int) -> tuple[float, flo
 
 
 def vec_params_experiment(
-    epsilon: float, delta: float, B: int, d: int, vec_scale: float = 1.0, truncate_b: bool = True
+    epsilon: float,
+    delta: float,
+    B: int,
+    d: int,
+    vec_scale: float = 1.0,
+    truncate_b: bool = True,
+    p_scale: float = 1.0,
 ) -> VecParams:
     """The script's calibration (the authors' experiment script).
 
@@ -128,10 +141,12 @@ def vec_params_experiment(
     """
     g = vec_g(B, d)
     b = vec_scale * g**2 * math.log(d / delta) ** 2 / (epsilon**2 * B)
-    return _finish(g, b, 0.25, truncate_b)
+    return _finish(g, b, 0.25, truncate_b, p_scale)
 
 
-def vec_params_ru_theory(epsilon: float, delta: float, B: int, d: int, T: int) -> VecParams:
+def vec_params_ru_theory(
+    epsilon: float, delta: float, B: int, d: int, T: int, p_scale: float = 1.0
+) -> VecParams:
     """Returning-user calibration of CZ22 Thm. E.5 (Sec. 4), ``g`` and ``b`` rounded up.
 
     ``b = 10^7 ln(2/delta) g^2 T ln^2(8T(d^2+1)/(B delta)) / (epsilon^2 B^2)``.
@@ -139,7 +154,7 @@ def vec_params_ru_theory(epsilon: float, delta: float, B: int, d: int, T: int) -
     g = float(math.ceil(vec_g(B, d)))
     b = 1e7 * math.log(2.0 / delta) * g**2 * T * math.log(8.0 * T * (d**2 + 1) / (B * delta)) ** 2
     b = float(math.ceil(b / (epsilon**2 * B**2)))
-    return _finish(g, b, 0.25, truncate_b=False)
+    return _finish(g, b, 0.25, truncate_b=False, p_scale=p_scale)
 
 
 def vec_params_ru_experiment(
@@ -150,10 +165,11 @@ def vec_params_ru_experiment(
     T: int,
     vec_scale: float = 1.0,
     truncate_b: bool = True,
+    p_scale: float = 1.0,
 ) -> VecParams:
     """Experiment-style returning-user calibration: the script's, at the per-batch budget."""
     eps_m, delta_m = amp_ru_batch_budget(epsilon, delta, T // B)
-    return vec_params_experiment(eps_m, delta_m, B, d, vec_scale, truncate_b)
+    return vec_params_experiment(eps_m, delta_m, B, d, vec_scale, truncate_b, p_scale)
 
 
 # --- randomizer, shuffler, analyzer ------------------------------------------------------------

@@ -141,6 +141,11 @@ class Policy:
     #: The family of privacy release descriptions that accounts it
     #: (:data:`dpbandits.privacy.cell_releases.RELEASES`); None: no description.
     release: ClassVar[str | None] = None
+    #: The option that moves its noise continuously below the calibration's discrete knobs
+    #: (``p_scale`` of a binomial bit-sum protocol, in (0, 1], 1 = the paper's map); a matched
+    #: calibration turns it when the map jumps over the target
+    #: (:mod:`dpbandits.privacy.matching`). None: the map's noise is already continuous.
+    noise_knob: ClassVar[str | None] = None
     #: Interpreter, libraries and compiled kernels of a job running it (MiB,
     #: :func:`dpbandits.runtime.job_memory.job_memory_mb`).
     base_mb: ClassVar[int] = BASE_MB

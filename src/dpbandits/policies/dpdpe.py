@@ -87,17 +87,20 @@ def pe_sigma_noise(eps: float, delta: float, B: float) -> float:
     return classic_gaussian_sigma(2.0 * B, eps, delta)
 
 
-def pe_sigma_ns(counts, eps: float, delta: float, B: float) -> float:
+def pe_sigma_ns(counts, eps: float, delta: float, B: float, p_scale: float = 1.0) -> float:
     """Algorithm 4's Hoeffding std for the largest batch of a phase (docs/papers/dpdpe.md)."""
     return max(
-        math.sqrt(hoeffding_proxy(scalar_params(eps, delta, int(c), B), average=False))
+        math.sqrt(hoeffding_proxy(scalar_params(eps, delta, int(c), B, p_scale), average=False))
         for c in counts
     )
 
 
-def pe_sigma_n(privatizer: str, s: int, h: float, d: int, eps, delta, B: float, counts=()):
+def pe_sigma_n(
+    privatizer: str, s: int, h: float, d: int, eps, delta, B: float, counts=(), p_scale=1.0
+):
     """``sigma_n`` of Table 4: ``2 d sigma_nc sqrt(s)/h``, ``2 d sigma_nl sqrt(2 s/h)``,
-    ``2 d sigma_ns sqrt(s)/h`` (0 for non-private PE)."""
+    ``2 d sigma_ns sqrt(s)/h`` (0 for non-private PE; ``p_scale``: the shuffle protocol's noise
+    scale, :mod:`dpbandits.mechanisms.shuffle_sum`)."""
     if privatizer == "none":
         return 0.0
     if privatizer == "central":
@@ -105,7 +108,7 @@ def pe_sigma_n(privatizer: str, s: int, h: float, d: int, eps, delta, B: float, 
     if privatizer == "local":
         return 2.0 * d * pe_sigma_noise(eps, delta, B) * math.sqrt(2.0 * s / h)
     if privatizer == "shuffle":
-        return 2.0 * d * pe_sigma_ns(counts, eps, delta, B) * math.sqrt(s) / h
+        return 2.0 * d * pe_sigma_ns(counts, eps, delta, B, p_scale) * math.sqrt(s) / h
     raise ValueError(f"unknown privatizer {privatizer!r}; allowed: {PRIVATIZERS}")
 
 
@@ -127,6 +130,11 @@ class _Phased(Policy):
             raise ValueError(f"{self.algorithm}: the number of actions K is needed (beta = 1/(kT))")
         if not float(o["reward_bound"]) > 0:
             raise ValueError(f"{self.algorithm}: reward_bound must be > 0")
+        if not 0 < float(o["p_scale"]) <= 1 or (o["p_scale"] != 1 and self.privatizer != "shuffle"):
+            raise ValueError(
+                f"{self.algorithm}: p_scale must be in (0, 1], and 1 unless the privatizer is the "
+                f"shuffle protocol; got {o['p_scale']!r}"
+            )
         self.period = 1
         self.scheme = "phased"
         self.beta = 1.0 / (s.K * s.T) if o["beta"] is None else float(o["beta"])
@@ -153,7 +161,8 @@ class DPDPE(_Phased):
 
     Options: ``alpha`` (0.8), ``sigma`` (client heterogeneity, 0.1; also the environment's),
     ``reward_bound`` (B, 1), ``beta`` (None: ``1/(kT)``), ``population`` (1e6), ``h1`` (2),
-    ``width`` (faithful | tight | s1), ``U`` (DPE-FixedU only: clients per phase).
+    ``width`` (faithful | tight | s1), ``U`` (DPE-FixedU only: clients per phase), ``p_scale``
+    (shuffle only: Algorithm 2's binomial noise scale, 1; below 1 only in a matched calibration).
     """
 
     algorithm = "dpe"
@@ -168,6 +177,7 @@ class DPDPE(_Phased):
         "h1": 2.0,
         "width": "faithful",
         "U": None,
+        "p_scale": 1.0,
     }
 
     def _calibrate(self) -> None:
@@ -199,7 +209,8 @@ class DPDPE(_Phased):
         st = self.setting
         eps_hat = st.epsilon if self.opts["width"] == "s1" else None
         B = float(self.opts["reward_bound"])
-        return vector_params(st.epsilon, st.delta, n, s, B * math.sqrt(s), eps_hat)
+        p_scale = float(self.opts["p_scale"])
+        return vector_params(st.epsilon, st.delta, n, s, B * math.sqrt(s), eps_hat, p_scale)
 
     def tau2(self, n: int, s: int) -> float:
         """Per-coordinate variance of the privacy noise in ``y_hat`` (configuration T): central
@@ -252,19 +263,21 @@ class SDPDPE(DPDPE):
     label = "SDP-DPE"
     private = True
     privatizer = "shuffle"
+    noise_knob = "p_scale"
 
 
 class DPPE(_Phased):
     """Algorithm 3 of dpdpe (DP-PE for standard linear bandits; Appendix C).
 
     Options: ``reward_bound`` (B, 1), ``beta`` (None: ``1/(kT)``), ``h1`` (None:
-    ``S = 4 d ln ln d + 16``, Remark C.10).
+    ``S = 4 d ln ln d + 16``, Remark C.10), ``p_scale`` (shuffle only: Algorithm 4's binomial
+    noise scale, 1; below 1 only in a matched calibration).
     """
 
     algorithm = "pe"
     label = "PE"
     private = False
-    options = {"reward_bound": 1.0, "beta": None, "h1": None}
+    options = {"reward_bound": 1.0, "beta": None, "h1": None, "p_scale": 1.0}
 
     def _calibrate(self) -> None:
         self._check_common()
@@ -275,7 +288,8 @@ class DPPE(_Phased):
         """Table 4's ``sigma_n`` for a phase."""
         st = self.setting
         B = float(self.opts["reward_bound"])
-        return pe_sigma_n(self.privatizer, s, h, st.d, st.epsilon, st.delta, B, counts)
+        p_scale = float(self.opts["p_scale"])
+        return pe_sigma_n(self.privatizer, s, h, st.d, st.epsilon, st.delta, B, counts, p_scale)
 
 
 class CDPPE(DPPE):
@@ -303,6 +317,7 @@ class SDPPE(DPPE):
     label = "SDP-PE"
     private = True
     privatizer = "shuffle"
+    noise_knob = "p_scale"
 
 
 PHASED_POLICIES = (DPDPE, DPEFixedU, CDPDPE, LDPDPE, SDPDPE, DPPE, CDPPE, LDPPE, SDPPE)

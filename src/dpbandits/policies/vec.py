@@ -24,7 +24,10 @@ class SDPVec(Policy):
     algorithm = "sdp_vec"
     label = "LinUCB-SDP-Vec"
     engine = "vec"
-    options = {"vec_scale": 1.0}
+    #: ``p_scale``: P_Vec's binomial noise scale (:mod:`dpbandits.mechanisms.vec`; 1 = the
+    #: paper's ``p = 1/4``), set below 1 only by a matched calibration.
+    options = {"vec_scale": 1.0, "p_scale": 1.0}
+    noise_knob = "p_scale"
 
     def _budget(self) -> tuple[float, float]:
         return self.setting.epsilon, self.setting.delta
@@ -40,8 +43,9 @@ class SDPVec(Policy):
                 s.d,
                 float(self.opts["vec_scale"]),
                 truncate_b=self.quirks.truncate_b,
+                p_scale=float(self.opts["p_scale"]),
             )
-        return pvec.vec_params_theory(eps, delta, s.B, s.d)
+        return pvec.vec_params_theory(eps, delta, s.B, s.d, p_scale=float(self.opts["p_scale"]))
 
     def _calibrate(self) -> None:
         s = self.setting
@@ -122,5 +126,8 @@ class SDPVecRU(SDPVec):
                 s.T,
                 float(self.opts["vec_scale"]),
                 self.quirks.truncate_b,
+                float(self.opts["p_scale"]),
             )
-        return pvec.vec_params_ru_theory(s.epsilon, s.delta, s.B, s.d, s.T)
+        return pvec.vec_params_ru_theory(
+            s.epsilon, s.delta, s.B, s.d, s.T, float(self.opts["p_scale"])
+        )

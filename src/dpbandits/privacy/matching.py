@@ -14,9 +14,16 @@ constants that the map derives from the noise (e.g. the confidence width) follow
 (:func:`match`) is a bracketing search on the internal epsilon, followed by bisection in log
 space; it needs ``delivered`` to be non-decreasing in the internal epsilon (less noise never
 delivers more privacy), and certifies its result by evaluating ``delivered`` at the returned
-point. A target no noise level of the map can deliver (a release that is not private at any
-noise, such as the authors' JDP stand-in; a certificate that stays above the target however
-much noise is added) raises :class:`NotMatchable` with the reason.
+point. Where the map's discrete knobs (a binomial protocol's trials ``b`` and precision ``g``)
+jump over the band, a second search holds them at the closest level from below and turns the
+policy's continuous :attr:`~dpbandits.policies.base.Policy.noise_knob` (the privacy bits'
+probability, scaled by ``p_scale`` in (0, 1]) until the certificate is in the band. Some
+certificates are discontinuous in every knob: a binomial protocol's certificate at ``delta`` is
+at most its largest finite privacy loss while the mass with infinite loss stays below ``delta``,
+and infinite once it passes; such a match stays below the band (:attr:`Match.gap`, with the
+jump in :attr:`Match.above`). A target no noise level of the map can deliver (a release that is
+not private at any noise, such as the authors' JDP stand-in; a certificate that stays above the
+target however much noise is added) raises :class:`NotMatchable` with the reason.
 """
 
 from __future__ import annotations
@@ -24,7 +31,7 @@ from __future__ import annotations
 import hashlib
 import math
 from collections.abc import Callable
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 
 from .releases import flush_part_cache
@@ -61,8 +68,15 @@ class Match:
         Evaluations of ``delivered`` the search made.
     gap : bool
         True when ``delivered`` jumps over the tolerance band at ``internal_epsilon`` (a
-        discrete knob, or a certificate that switches method): the match is the closest level
-        from below, ``delivered < (1 - TOLERANCE) target``.
+        discrete knob, or a certificate that switches method) and no continuous knob closes
+        it: the match is the closest level from below, ``delivered < (1 - TOLERANCE) target``.
+    knob : float
+        The policy's :attr:`~dpbandits.policies.base.Policy.noise_knob` at the match (1: the
+        map's own noise at ``internal_epsilon``).
+    above : float or None
+        With ``gap``: the certificate just above the jump (``inf``: no finite epsilon, e.g. a
+        binomial protocol whose mass with infinite privacy loss passes delta); None otherwise,
+        or when no level above the target was reached.
     """
 
     internal_epsilon: float
@@ -70,6 +84,8 @@ class Match:
     target: float
     evaluations: int
     gap: bool = False
+    knob: float = 1.0
+    above: float | None = None
 
     @property
     def relative_error(self) -> float:
@@ -152,7 +168,8 @@ def match(
             f"{above:.3g} (noise about {target / above:.3g} times the label's) the certified "
             f"epsilon is still {v_above:.4g}"
         )
-    return Match(below, v_below, target, count, gap=True)
+    above_value = None if math.isnan(v_above) else v_above
+    return Match(below, v_below, target, count, gap=True, above=above_value)
 
 
 #: The calibration name of a matched cell (config/experiments/<prefix>.yaml), and the
@@ -220,7 +237,8 @@ def matched_policy(cell, build: Callable[[float], object], search: bool = True):
     cell : dpbandits.config.Cell
         A cell with a matched calibration (:func:`is_matched`).
     build : callable
-        ``epsilon -> Policy``: the cell's policy under its base calibration at another epsilon.
+        ``(epsilon, **options) -> Policy``: the cell's policy under its base calibration at
+        another epsilon (``options``: its noise knob, where the search turns it).
     search : bool
         False: check only that the cell can be matched (its release is private and certified at
         the label) and return the policy at the label, whose shapes and sizes are the matched
@@ -269,10 +287,19 @@ def matched_policy(cell, build: Callable[[float], object], search: bool = True):
     if "reason" in entry:
         raise NotMatchable(f"{cell.series} ({cell.algorithm}) cannot be matched: {entry['reason']}")
     found = Match(**entry)
-    policy = build(found.internal_epsilon)
+    policy = _at(build, found.internal_epsilon, found.knob)
     policy.match = found
     policy.consts = {**policy.consts, "internal_epsilon": found.internal_epsilon}
+    if found.knob != 1.0:
+        policy.consts[policy.noise_knob] = found.knob
     return policy
+
+
+def _at(build, epsilon: float, knob: float = 1.0):
+    """``build`` at ``epsilon`` with its noise knob at ``knob`` (not passed when 1: the map's)."""
+    if knob == 1.0:
+        return build(epsilon)
+    return build(epsilon, **{build(epsilon).noise_knob: knob})
 
 
 def _why(release) -> str:
@@ -286,7 +313,33 @@ _DECIDING: dict[str, frozenset[str]] = {}
 
 
 def _search(cell, build) -> Match:
-    """:func:`match` on the certified epsilon of the cell's release. A release whose certificate
+    """:func:`_search_on` the internal epsilon; after a gap, where the policy has a
+    :attr:`~dpbandits.policies.base.Policy.noise_knob`, :func:`_search_on` the knob at the
+    gap's level from below: ``p_scale = target / v`` for ``v >= target``, so the certificate is
+    non-decreasing in ``v`` (less binomial noise) and ``v = target`` is the level itself."""
+    coarse = _search_on(cell, build)
+    if not coarse.gap or build(coarse.internal_epsilon).noise_knob is None:
+        return coarse
+    x, target = coarse.internal_epsilon, float(cell.epsilon)
+
+    def knob(v: float) -> float:
+        return min(1.0, target / v)
+
+    fine = _search_on(cell, lambda v: _at(build, x, knob(v)))
+    return Match(
+        x,
+        fine.delivered,
+        target,
+        coarse.evaluations + fine.evaluations,
+        fine.gap,
+        knob(fine.internal_epsilon),
+        fine.above,
+    )
+
+
+def _search_on(cell, build) -> Match:
+    """:func:`match` on the certified epsilon of the cell's release, as a function of the one
+    argument of ``build``. A release whose certificate
     is the largest of several (``extra["epsilon_parts"]``) is searched on the parts that decided
     it (a lower bound of the certificate, cheaper), then certified whole at the result; where
     another part decides there, it joins and the search goes on."""
@@ -338,5 +391,5 @@ def _search(cell, build) -> Match:
         evaluations += 1
         if value <= target:
             _DECIDING[cell.algorithm] = frozenset(deciding)
-            return Match(found.internal_epsilon, value, target, evaluations, found.gap)
+            return replace(found, delivered=value, evaluations=evaluations)
         deciding.add(worst)

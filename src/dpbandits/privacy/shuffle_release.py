@@ -109,15 +109,18 @@ PE_USERS = (1, 10, 100, 1000, 10000)
 
 
 @functools.lru_cache(maxsize=1024)
-def _shuffle_parts(eps, delta, d, B, pe, alpha, eps_hat) -> dict[str, tuple]:
+def _shuffle_parts(eps, delta, d, B, pe, alpha, eps_hat, p_scale=1.0) -> dict[str, tuple]:
     """The protocols :func:`_shuffle_worst` maximises over, by label: DP-PE's scalar protocol per
     user count (``n=<n>``), DP-DPE's vector protocol per phase and support size
-    (``l=<l>,s=<s>``); each ``(parameters, coordinates)``."""
+    (``l=<l>,s=<s>``); each ``(parameters, coordinates)``, with the binomial noise scale
+    ``p_scale`` of :mod:`dpbandits.mechanisms.shuffle_sum`."""
     if pe:
-        return {f"n={n}": (scalar_params(eps, delta, n, B), 1) for n in PE_USERS}
+        return {f"n={n}": (scalar_params(eps, delta, n, B, p_scale), 1) for n in PE_USERS}
     return {
         f"l={l},s={s}": (
-            vector_params(eps, delta, math.ceil(2.0 ** (alpha * l) - 1e-9), s, B * s**0.5, eps_hat),
+            vector_params(
+                eps, delta, math.ceil(2.0 ** (alpha * l) - 1e-9), s, B * s**0.5, eps_hat, p_scale
+            ),
             s,
         )
         for l in SHUFFLE_PHASES
@@ -134,6 +137,7 @@ def _shuffle_worst(
     pe: bool,
     alpha: float,
     eps_hat,
+    p_scale: float,
     query: float,
     bound: str = "upper",
 ) -> float:
@@ -141,7 +145,7 @@ def _shuffle_worst(
     ceil(2^(alpha l))`` clients, ``s`` in :func:`support_sizes`) or user counts (DP-PE): the
     certificate (``bound = "upper"``, :func:`shuffle_sum_certificate`) or the extreme pair's lower
     bound (``"lower"``: one client at ``-B`` vs ``+B`` in every coordinate)."""
-    key = (eps, delta, d, B, pe, alpha, eps_hat)
+    key = (eps, delta, d, B, pe, alpha, eps_hat, p_scale)
     parts = _shuffle_parts(*key)
     if bound == "lower":
         pairs = parts.values()
@@ -174,7 +178,7 @@ def _part_key(key: tuple, label: str, delta: float) -> str:
 
 @functools.lru_cache(maxsize=16384)
 def _shuffle_part_epsilon(key: tuple, label: str, delta: float) -> float:
-    """The certificate of one part of :func:`_shuffle_worst` (``key``: its first seven
+    """The certificate of one part of :func:`_shuffle_worst` (``key``: its first eight
     arguments) at ``delta``; cached in the process and in :data:`PART_CACHE`, so that a matched
     calibration's search, which evaluates the parts, and the privacy row at its result share
     them."""
@@ -249,7 +253,7 @@ def dpdpe_release(policy, universe: Universe | None = None) -> Release:
             raise ValueError(f"{policy.algorithm}: a fixed client count U is not private")
         s1 = not pe and policy.opts["width"] == "s1"
         alpha = 0.0 if pe else float(policy.opts["alpha"])
-        key = (eps, delta, st.d, B, pe, alpha, eps if s1 else None)
+        key = (eps, delta, st.d, B, pe, alpha, eps if s1 else None, float(policy.opts["p_scale"]))
         what = (
             f"Algorithm 4 (scalar sum at eps/2), n users per action in {PE_USERS}"
             if pe
@@ -265,6 +269,7 @@ def dpdpe_release(policy, universe: Universe | None = None) -> Release:
                 "exact count distributions: Binomial(n b, p) shifted by the most one client's "
                 "rounded count can move (ceil of 2B g / scale) in every coordinate, privacy loss "
                 "distributions (dp-accounting), largest over the phases"
+                + (f"; p scaled by {key[-1]:.6g}" if key[-1] != 1.0 else "")
             ),
             notes="parallel composition over phases: fresh clients in every phase",
             extra={
