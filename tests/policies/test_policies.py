@@ -176,6 +176,10 @@ def test_every_policy_builds_under_each_of_its_calibrations():
     for alg, cls in POLICIES.items():
         for cal in cls.calibrations:
             # dpdpe: no per-round radius (tests/papers/dpdpe/test_dpdpe.py)
+            if alg == "etc_phased":  # the phased contestant: its exploration, no radius
+                p = make_policy(alg, Setting(T=400, d=3, K=10), cal, explore=40)
+                assert p.constants() == {"lambda": 1.0, "explore": 40}
+                continue
             if cls.engine == "phased":
                 opts = {"U": 5} if alg == "dpe_fixedu" else {}
                 p = make_policy(alg, Setting(T=400, d=3, epsilon=1.0, delta=0.1, K=10), cal, **opts)

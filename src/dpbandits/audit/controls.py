@@ -244,8 +244,9 @@ def contestant_control(
     }
 
 
-#: Algorithm id of the planted contestant in the sweeps (:mod:`dpbandits.policies.etc`).
-CONTESTANT_ALGORITHM = "etc"
+#: Algorithm ids of the planted contestant in the sweeps (:mod:`dpbandits.policies.etc`: on the
+#: per-round engines, and on the phased engine of dpdpe's sweeps).
+CONTESTANT_ALGORITHMS = ("etc", "etc_phased")
 
 
 def planted_contestants(
@@ -266,7 +267,7 @@ def planted_contestants(
     claims : list of dict
         The registry entries; those with ``audit.check == "slope"``, an upper bound, a T fit and
         a regret metric are judged against every contestant schedule of their sweep (the
-        schedules of ``df`` whose ``algorithm`` is :data:`CONTESTANT_ALGORITHM`), once per
+        schedules of ``df`` whose ``algorithm`` is one of :data:`CONTESTANT_ALGORITHMS`), once per
         distinct claimed exponent (over the claim's schedules' options) and dimension.
     df : DataFrame
         The sweeps' results (:func:`dpbandits.audit.rates.evaluate_rate_claims`'s ``df``).
@@ -287,7 +288,7 @@ def planted_contestants(
 
     if df is None or df.empty or "algorithm" not in df.columns:
         return []
-    found = df.loc[df["algorithm"] == CONTESTANT_ALGORITHM, ["sweep", "schedule"]]
+    found = df.loc[df["algorithm"].isin(CONTESTANT_ALGORITHMS), ["sweep", "schedule"]]
     contestants: dict[str, list[str]] = {}
     for sweep, sched in found.drop_duplicates().itertuples(index=False):
         contestants.setdefault(sweep, []).append(sched)

@@ -2,7 +2,7 @@
 
 Exactness (docs/papers/dpdpe.md): the regret depends only on the action schedule, and the reports a
 phase produces have closed forms, so nothing is simulated per round. Every identity is stated
-where it is used (I1-I9); ``tests/engine/test_phased.py`` compares each with a
+where it is used (I1-I10); ``tests/engine/test_phased.py`` compares each with a
 per-round, per-client simulation. A run is a loop over its (about log2 T) phases; each phase is
 vectorised over clients and actions. Designs depend only on the active set, so they are cached
 (exactly) across runs and cells of a job.
@@ -333,6 +333,46 @@ def _width(policy, h, n, s, Z, Zs, V, counts, d):
         v = float(np.max((A**2 * (counts**2)[None, :]).sum(axis=1))) * policy.tau2(n, s)
         sigma_n = math.sqrt(v)
     return dpdpe_width(h, n, d, sigma, sigma_n, policy.log_inv_beta)
+
+
+def run_etc(policy, X, theta, env, noise) -> Run:
+    """One run of explore-then-commit (:class:`dpbandits.policies.etc.PhasedExploreThenCommit`):
+    ``n`` exploration rounds round-robin over the ``K`` actions (round ``t`` plays ``t mod K``),
+    the ridge estimate ``theta_hat = (I + sum_k c_k x_k x_k^T)^{-1} sum_k x_k S_k`` from the
+    exploration sums ``S_k``, then the action with the largest ``x^T theta_hat`` (lowest index
+    on ties) until ``T``. ``noise`` is not used (not private).
+
+    I10: action ``k``'s ``c_k`` exploration rounds are ``c_k`` clients, each with its own
+    ``xi ~ N(0, sigma^2 I)`` and ``eta ~ N(0, 1)``, so ``S_k ~ N(c_k <theta*, x_k>,
+    c_k (1 + sigma^2 ||x_k||^2))``, independent over actions (disjoint rounds). The exploration
+    is recorded in blocks, action by action: the regret at every round from ``n`` on is
+    round-robin play's.
+    """
+    T, K = policy.setting.T, X.shape[0]
+    means = X @ theta
+    gaps = means.max() - means
+    n = policy.n_explore
+    counts = np.full(K, n // K, dtype=np.int64)
+    counts[: n % K] += 1
+    sigma = float(policy.opts["sigma"])
+    sd = np.sqrt(counts * (1.0 + sigma * sigma * np.einsum("kd,kd->k", X, X)))
+    sums = counts * means + sd * env.standard_normal(K)
+    G = np.eye(X.shape[1]) * policy.lam + (X * counts[:, None]).T @ X
+    theta_hat = np.linalg.solve(G, X.T @ sums)
+    chosen = int(np.argmax(X @ theta_hat))
+    run = _new_run()
+    played = np.flatnonzero(counts)
+    _add_blocks(run, 0, played, counts[played], gaps, T)
+    if n < T:
+        _add_blocks(run, n, [chosen], [T - n], gaps, T)
+    run.active_sizes.extend([K, 1])
+    run.phase_first.extend([1, n + 1])
+    run.phase_end.append(n)
+    run.comm_reals.append(0.0)
+    run.comm_bits.append(float("nan"))
+    run.clients.append(n)
+    run.log.append({"l": 1, "t_start": 1, "T_l": n, "n_l": n, "committed": chosen})
+    return run
 
 
 def run_dppe(policy, X, theta, env, noise) -> Run:

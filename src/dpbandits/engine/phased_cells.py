@@ -12,8 +12,9 @@ from dpbandits.runtime.job_memory import CHUNK_BYTES
 
 from ..policies.base import Policy
 from ..policies.dpdpe import DPPE
+from ..policies.etc import PhasedExploreThenCommit
 from ..seeds import environment_generator
-from .phased import PHASED_METRICS, run_dpdpe, run_dppe, run_metrics
+from .phased import PHASED_METRICS, run_dpdpe, run_dppe, run_etc, run_metrics
 from .result import SimulationResult, check_inputs
 
 
@@ -32,7 +33,11 @@ def simulate_phased(
     start = time.perf_counter()
     n = instances.X.shape[0]
     cps = check_inputs(policy, instances.X.shape[2], n, reward_seeds, noise_rngs, checkpoints)
-    runner = run_dppe if isinstance(policy, DPPE) else run_dpdpe
+    runner = run_dpdpe
+    if isinstance(policy, DPPE):
+        runner = run_dppe
+    elif isinstance(policy, PhasedExploreThenCommit):
+        runner = run_etc
     out = {name: np.zeros((n, cps.shape[0])) for name in PHASED_METRICS}
     logs = []
     for i in range(n):

@@ -5,7 +5,7 @@ from __future__ import annotations
 from .base import CALIBRATIONS, FIDELITIES, Policy, Quirks, Setting
 from .combiner import Combiner, OnlineUCBDoubling
 from .dpdpe import PHASED_POLICIES, TABLE_FUNCTIONS
-from .etc import ExploreThenCommit
+from .etc import ExploreThenCommit, PhasedExploreThenCommit
 from .gaussian import LDP, BatchedLDP, SDPAmp, SDPAmpRU
 from .jdp import BatchedJDP, JDPStandin, JDPTree, JDPUser
 from .linucb import LinUCB
@@ -36,6 +36,7 @@ POLICIES: dict[str, type[Policy]] = {
         *OP24_POLICIES,
         *PLASSO_POLICIES,
         ExploreThenCommit,
+        PhasedExploreThenCommit,
     )
 }
 

@@ -16,6 +16,8 @@ import math
 
 import numpy as np
 
+from dpbandits.runtime.job_memory import PHASED_BASE_MB
+
 from .base import CALIBRATIONS, Policy
 
 
@@ -72,3 +74,46 @@ class ExploreThenCommit(Policy):
 def explore_rounds(T: int, power: float, scale: float = 1.0) -> int:
     """``ceil(scale * T^power)`` exploration rounds, at least 1 and at most ``T``."""
     return int(min(T, max(1, math.ceil(scale * float(T) ** power - 1e-9))))
+
+
+class PhasedExploreThenCommit(ExploreThenCommit):
+    """Explore-then-commit on the phased engine (:func:`dpbandits.engine.phased.run_etc`): the
+    planted contestant of dpdpe's sweeps, on their instances and horizons (to ``10^7`` rounds).
+
+    The same algorithm as :class:`ExploreThenCommit`, in the phased engine's environment: each
+    round is a new client, whose reward is ``<theta* + xi, x> + eta`` with ``xi ~ N(0, sigma^2 I)``
+    and ``eta ~ N(0, 1)`` (Sec. 2's clients, one round each). Its exploration rounds are played in
+    blocks, arm by arm in index order (as the engine plays DP-DPE's phases); the regret at the
+    horizon is that of round-robin play.
+
+    Options
+    -------
+    explore : int
+        Number of exploration rounds, ``1 <= explore <= T`` (required).
+    sigma : float
+        Client heterogeneity (0.1, dpdpe's default and its environment's).
+    """
+
+    algorithm = "etc_phased"
+    label = "Explore-then-commit (phased engine)"
+    engine = "phased"
+    compiled = False
+    phase_level = True
+    calibrations = ("experiment",)
+    options = {"explore": None, "sigma": 0.1}
+    base_mb = PHASED_BASE_MB
+
+    def _calibrate(self) -> None:
+        super()._calibrate()
+        if not float(self.opts["sigma"]) >= 0:
+            raise ValueError(f"etc_phased: sigma must be >= 0, got {self.opts['sigma']!r}")
+        self.scheme = "phased"
+
+    def trial_bytes(self, K: int) -> int:
+        """A trial holds its actions, the exploration sums and the ridge system."""
+        d = self.setting.d
+        return 32 * (K * d + d * d + K)
+
+    def constants(self, L: float | None = None) -> dict:
+        """Named constants (for metadata and tables)."""
+        return {"lambda": self.lam, **self.consts}
