@@ -32,6 +32,12 @@ Four verdicts (:func:`verdict`), comparisons up to 1e-9 relative:
 ``NOT-CERTIFIED``
     Neither: the upper bound exceeds the nominal epsilon (or is no certificate) while the lower
     bound does not (or is unknown); the truth may lie on either side.
+
+A release whose accountant evaluates a grid of its parts (``extra["grid"]``: DP-DPE's shuffle
+protocol, over a grid of phases and support sizes) has no certificate above 0: its value is the
+largest over the grid, a lower bound of the certificate over every part. Its row reads DELIVERED
+only where the value is 0 and every part is within delta in total variation
+(``extra["zero_everywhere"]``); elsewhere NOT-CERTIFIED, the note saying so.
 """
 
 from __future__ import annotations
@@ -110,14 +116,29 @@ def release_bounds(release, nominal: float, delta: float) -> dict:
     """``delivered_epsilon`` (upper), ``lower_epsilon``, ``lower_method``, ``verdict`` and the
     accountant's note (``how``) of one release at ``delta``."""
     eps, how = rel.delivered_epsilon(release, delta)
-    if release.certified and eps <= nominal * (1 + RTOL) and not release.tight:
+    certified = release.certified
+    grid = release.extra.get("grid")
+    if certified and grid:  # a grid's maximum certifies only 0, and only if 0 everywhere
+        everywhere = release.extra.get("zero_everywhere")
+        certified = eps == 0.0 and everywhere is not None and everywhere()
+        how = "; ".join(
+            x
+            for x in (
+                how,
+                "zero at every phase and support size (total variation within delta)"
+                if certified
+                else f"{grid}: a value on the grid, not a certificate",
+            )
+            if x
+        )
+    if certified and eps <= nominal * (1 + RTOL) and not release.tight:
         # the certificate decides (DELIVERED): the lower bounds of the shuffled and bit-sum
         # protocols (privacy loss distributions of exact counts) are computed only where the
         # verdict needs them
         lower, lower_how = math.nan, "not needed: the certified upper bound is within the label"
     else:
         lower, lower_how = rel.lower_epsilon(release, delta, upper=eps)
-    if not math.isnan(lower) and lower > eps * (1 + 1e-6) and release.certified:
+    if not math.isnan(lower) and lower > eps * (1 + 1e-6) and certified:
         raise AssertionError(
             f"{release.mechanism}: lower bound {lower} above the certified upper bound {eps}"
         )
@@ -125,7 +146,7 @@ def release_bounds(release, nominal: float, delta: float) -> dict:
         "delivered_epsilon": eps,
         "lower_epsilon": lower,
         "lower_method": lower_how,
-        "verdict": verdict(nominal, eps, release.certified, lower),
+        "verdict": verdict(nominal, eps, certified, lower),
         "how": how,
     }
 

@@ -409,13 +409,20 @@ def _status(d: pd.DataFrame, e: pd.DataFrame) -> tuple[str, str]:
             else f"{len(open_rows)} NOT-CERTIFIED row" + ("s" if len(open_rows) > 1 else "")
         )
         low = _lower(w)
+        above = float(w["delivered_epsilon"]) > float(w["nominal_epsilon"]) * (1 + 1e-9)
+        what = (
+            f"the certified upper bound {_fmt(w['delivered_epsilon'])} exceeds the nominal "
+            f"{_fmt(w['nominal_epsilon'])}"
+            if above
+            else f"the accountant's {_fmt(w['delivered_epsilon'])} at nominal "
+            f"{_fmt(w['nominal_epsilon'])} is no certificate (a maximum over a grid of its parts)"
+        )
         parts.append(
-            f"{lead}: the certified upper bound {_fmt(w['delivered_epsilon'])} exceeds the "
-            f"nominal {_fmt(w['nominal_epsilon'])} in {_where(w)} while "
+            f"{lead}: {what} in {_where(w)} while "
             + (
                 "no lower bound is known"
                 if math.isnan(low)
-                else f"the lower bound {_fmt(low)} does not"
+                else f"the lower bound {_fmt(low)} does not exceed the nominal"
             )
             + " (the true epsilon may lie on either side)"
         )

@@ -211,6 +211,31 @@ def flush_part_cache() -> None:
         _NEW.clear()
 
 
+#: Phases over which :func:`zero_everywhere` checks DP-DPE's shuffle protocol: every phase a
+#: run of at most ``1e7`` rounds can reach.
+EVERY_PHASE = tuple(range(1, SHUFFLE_PHASES[-1] + 1))
+
+
+@functools.lru_cache(maxsize=1024)
+def zero_everywhere(eps, delta, d, B, alpha, eps_hat, p_scale) -> bool:
+    """Whether DP-DPE's shuffle protocol certifies epsilon 0 at ``delta`` at *every* phase of
+    :data:`EVERY_PHASE` and every support size ``1 .. floor(S)``, not only on the grid of
+    :func:`_shuffle_worst`: each part's total variation bound
+    (:func:`dpbandits.privacy.binomial_shift._mode_total_variation`, no arrays) is within
+    ``delta``. Then the grid's certificate 0 is a certificate."""
+    from .binomial_shift import _mode_total_variation
+
+    cap = int(math.floor(support_cap(d)))
+    for l in EVERY_PHASE:
+        n = math.ceil(2.0 ** (alpha * l) - 1e-9)
+        for s in range(1, cap + 1):
+            prm = vector_params(eps, delta, n, s, B * s**0.5, eps_hat, p_scale)
+            k = math.ceil(2.0 * B * prm.g / prm.scale - 1e-9)
+            if _mode_total_variation(prm.n * prm.b, prm.p, ((k, s),)) > delta:
+                return False
+    return True
+
+
 def dpdpe_release(policy, universe: Universe | None = None) -> Release:
     """Release of DP-DPE / DP-PE (dpdpe, Sec. 4 and Appendix A; DP-PE: Appendix C.2).
 
@@ -282,6 +307,20 @@ def dpdpe_release(policy, universe: Universe | None = None) -> Release:
                 },
                 "lower_at": lambda q, key=key: _shuffle_worst(*key, q, "lower"),
                 "lower_method": "exact count distributions of one client at -B vs +B",
+                **(
+                    {}
+                    if pe
+                    else {
+                        # the certificate is a maximum over a grid of phases and support sizes:
+                        # a row reads DELIVERED only where it is 0 at every phase and size
+                        # (dpbandits.audit.privacy.release_bounds)
+                        "grid": "the largest over a grid of phases and support sizes, "
+                        "not over every one",
+                        "zero_everywhere": functools.partial(
+                            zero_everywhere, eps, delta, st.d, B, alpha, key[6], key[7]
+                        ),
+                    }
+                ),
             },
         )
     raise ValueError(f"no release description for privatizer {priv!r}")
