@@ -370,7 +370,7 @@ def test_the_frontier_ranks_per_epsilon_and_names_the_leaders():
             "suite": "s", "d": 5, "T": 100, "contestant": name, "paper": "p", "trust": trust,
             "ranking": ranking, "nominal_epsilon": eps, "delivered_epsilon": eps * 0.995,
             "mean_regret": mean, "ci_low": mean - half, "ci_high": mean + half,
-            "random_regret": 1000.0, "status": "ran",
+            "random_regret": 1000.0, "status": "ran", "privacy_verdict": "DELIVERED",
         }  # fmt: skip
 
     import pandas as pd
@@ -405,18 +405,22 @@ def test_a_contestant_certified_below_the_band_is_marked_on_the_frontier(tmp_pat
     ]  # fmt: skip
     import pandas as pd
 
-    def row(name, delivered, mean):
+    def row(name, delivered, mean, verdict="DELIVERED"):
         return {
             "suite": "s", "d": 5, "T": 100, "contestant": name, "paper": "p", "trust": "central",
             "ranking": "frontier", "nominal_epsilon": 10.0, "delivered_epsilon": delivered,
             "mean_regret": mean, "ci_low": mean - 5, "ci_high": mean + 5,
-            "random_regret": 1000.0, "status": "ran",
+            "random_regret": 1000.0, "status": "ran", "privacy_verdict": verdict,
         }  # fmt: skip
 
-    table = frontier_table(pd.DataFrame([row("A", 9.95, 100), row("P", 2.674, 90)]))
-    assert table.set_index("contestant")["in_band"].to_dict() == {"A": True, "P": False}
-    lead = leaders(table)["leaders"].iloc[0]  # tied (intervals overlap); P named with its epsilon
-    assert lead == "P (certified 2.67, below the band), A"
+    rows = [row("A", 9.95, 100), row("P", 2.674, 90), row("N", 9.95, 95, "NOT-CERTIFIED")]
+    table = frontier_table(pd.DataFrame(rows))
+    by = table.set_index("contestant")
+    assert by["in_band"].to_dict() == {"A": True, "P": False, "N": True}
+    assert by["certified"].to_dict() == {"A": True, "P": True, "N": False}
+    # tied (intervals overlap); P named with its epsilon, N as not certified
+    lead = leaders(table)["leaders"].iloc[0]
+    assert lead == "P (certified 2.67, below the band), N (not certified at this epsilon), A"
     frontier_matched_figure(table, "s", "t", str(tmp_path / "f.pdf"), str(tmp_path / "f.png"))
     assert (tmp_path / "f.png").stat().st_size > 1000
 

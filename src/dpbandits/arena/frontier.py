@@ -30,6 +30,7 @@ COLUMNS = [
     "floor_regret",
     "random_regret",
     "in_band",
+    "certified",
 ]
 LEADER_COLUMNS = [
     "suite",
@@ -64,7 +65,9 @@ def frontier_table(board: pd.DataFrame) -> pd.DataFrame:
     that have frontier rows, the private contestants' matched rows (the target's from the matched
     ranking, the others from the frontier's), ranked per epsilon with ties where the 95 %
     intervals overlap; ``floor_regret``: the best non-private reference's mean at that point;
-    ``in_band``: whether the certified epsilon is within the matched band (:func:`in_band`)."""
+    ``in_band``: whether the certified epsilon is within the matched band (:func:`in_band`);
+    ``certified``: whether the privacy audit certifies it (verdict DELIVERED; a value on a grid
+    of the protocol's parts is none)."""
     ran = board[board["status"] == "ran"]
     points = ran.loc[ran["ranking"] == "frontier", ["suite", "d", "T"]].drop_duplicates()
     out = []
@@ -79,6 +82,7 @@ def frontier_table(board: pd.DataFrame) -> pd.DataFrame:
                 rank=ranks_with_ties(part["ci_low"], part["ci_high"]),
                 floor_regret=floor,
                 in_band=in_band(float(eps), part["delivered_epsilon"]),
+                certified=part["privacy_verdict"].eq("DELIVERED").to_numpy(),
             )
             out.append(part)
     if not out:
@@ -89,17 +93,21 @@ def frontier_table(board: pd.DataFrame) -> pd.DataFrame:
 
 def leaders(table: pd.DataFrame) -> pd.DataFrame:
     """Per suite and epsilon: the contestants that lead (rank 1: no other's interval lies wholly
-    below theirs; one whose certified epsilon is below the matched band is named with it), the
-    best mean regret, how many ran, the floor and the ceiling."""
+    below theirs; one whose certified epsilon is below the matched band is named with it, one
+    whose epsilon is not certified says so), the best mean regret, how many ran, the floor and the
+    ceiling."""
+
+    def name(r) -> str:
+        if not r.certified:
+            return f"{r.contestant} (not certified at this epsilon)"
+        if not r.in_band:
+            return f"{r.contestant} (certified {r.delivered_epsilon:.3g}, below the band)"
+        return r.contestant
+
     rows = []
     for (suite, eps), part in table.groupby(["suite", "epsilon"], sort=False):
         top = part[part["rank"] == 1].sort_values("mean_regret")
-        names = [
-            r.contestant
-            if r.in_band
-            else f"{r.contestant} (certified {r.delivered_epsilon:.3g}, below the band)"
-            for r in top.itertuples()
-        ]
+        names = [name(r) for r in top.itertuples()]
         rows.append(
             {
                 "suite": suite,
@@ -153,7 +161,8 @@ def frontier_matched_figure(
         hi = np.clip(rows["ci_high"].to_numpy(float) - y, 0, None)
         ax.errorbar(x, y, yerr=[np.nan_to_num(lo), np.nan_to_num(hi)], ms=5, lw=1.3, capsize=2,
                     label=name, **styles[name])  # fmt: skip
-        off = ~rows["in_band"].to_numpy(bool)  # certified below the band: a hollow ring
+        # certified below the band, or not certified: a hollow ring
+        off = ~(rows["in_band"].to_numpy(bool) & rows["certified"].to_numpy(bool))
         if off.any():
             ax.plot(x[off], y[off], ls="none", marker="o", ms=11, mfc="none", mew=1.4,
                     color=styles[name].get("color", "0.2"))  # fmt: skip
@@ -167,8 +176,8 @@ def frontier_matched_figure(
     ax.set_xscale("log")
     ax.set_yscale("log")
     xlabel = "matched epsilon: certified within 1 % below it (series offset by 3 % each)"
-    if not part["in_band"].astype(bool).all():
-        xlabel += "\nringed: certified further below (the knob cannot reach the band; frontier.csv)"
+    if not (part["in_band"].astype(bool) & part["certified"].astype(bool)).all():
+        xlabel += "\nringed: certified further below the band, or not certified (frontier.csv)"
     ax.set_xlabel(xlabel)
     ax.set_ylabel("mean final pseudo-regret (95 % interval)")
     ax.set_title(title, fontsize=11)
