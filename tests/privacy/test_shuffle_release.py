@@ -122,3 +122,6 @@ def test_a_grid_release_reads_delivered_only_at_zero_everywhere(value, everywher
     b = release_bounds(release, 1.0, 0.1)
     assert b["verdict"] == verdict and b["delivered_epsilon"] == value
     assert ("not a certificate" in b["how"]) == (verdict != "DELIVERED")
+    # below the label the grid pairs' lower bound cannot exceed it: not computed
+    assert math.isnan(b["lower_epsilon"])
+    assert ("not computed" in b["lower_method"]) == (verdict != "DELIVERED")

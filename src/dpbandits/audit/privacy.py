@@ -136,6 +136,13 @@ def release_bounds(release, nominal: float, delta: float) -> dict:
         # protocols (privacy loss distributions of exact counts) are computed only where the
         # verdict needs them
         lower, lower_how = math.nan, "not needed: the certified upper bound is within the label"
+    elif grid and eps <= nominal * (1 + RTOL):
+        # the release's lower bound is of its grid's pairs, at most their certificate: it
+        # cannot exceed the label, so it cannot change the verdict (NOT-CERTIFIED)
+        lower, lower_how = math.nan, (
+            "not computed: the grid's pairs are certified within the label, so their lower "
+            "bound cannot exceed it"
+        )
     else:
         lower, lower_how = rel.lower_epsilon(release, delta, upper=eps)
     if not math.isnan(lower) and lower > eps * (1 + 1e-6) and certified:
