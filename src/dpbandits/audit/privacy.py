@@ -139,9 +139,12 @@ def release_bounds(release, nominal: float, delta: float) -> dict:
     elif grid and eps <= nominal * (1 + RTOL):
         # the release's lower bound is of its grid's pairs, at most their certificate: it
         # cannot exceed the label, so it cannot change the verdict (NOT-CERTIFIED)
-        lower, lower_how = math.nan, (
-            "not computed: the grid's pairs are certified within the label, so their lower "
-            "bound cannot exceed it"
+        lower, lower_how = (
+            math.nan,
+            (
+                "not computed: the grid's pairs are certified within the label, so their lower "
+                "bound cannot exceed it"
+            ),
         )
     else:
         lower, lower_how = rel.lower_epsilon(release, delta, upper=eps)
