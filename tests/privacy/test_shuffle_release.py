@@ -96,9 +96,9 @@ def test_the_grid_misses_a_larger_part_so_its_maximum_is_no_certificate():
     )
     off = shuffle_sum_certificate(vector_params(eps, delta, 2, 97, 97**0.5), delta, -1.0, 1.0, 97)
     assert grid == pytest.approx(13.43, abs=0.01) and off > 15.0
-    assert not zero_everywhere(eps, delta, d, 1.0, alpha, None, 1.0)
+    assert not zero_everywhere(eps, delta, d, 1.0, alpha, None, 1.0, delta)
     # the meeting case: at the label (epsilon 10) every part is within delta in total variation
-    assert zero_everywhere(10.0, delta, d, 1.0, alpha, None, 1.0)
+    assert zero_everywhere(10.0, delta, d, 1.0, alpha, None, 1.0, delta)
 
 
 @pytest.mark.parametrize(
@@ -116,12 +116,30 @@ def test_a_grid_release_reads_delivered_only_at_zero_everywhere(value, everywher
             "epsilon_at": lambda delta: value,
             "lower_at": lambda delta: 0.0,
             "grid": "the largest over a grid of its parts",
-            "zero_everywhere": lambda: everywhere,
+            "zero_everywhere": lambda delta: everywhere,
         },
     )
     b = release_bounds(release, 1.0, 0.1)
     assert b["verdict"] == verdict and b["delivered_epsilon"] == value
     assert ("not a certificate" in b["how"]) == (verdict != "DELIVERED")
-    # below the label the grid pairs' lower bound cannot exceed it: not computed
-    assert math.isnan(b["lower_epsilon"])
-    assert ("not computed" in b["lower_method"]) == (verdict != "DELIVERED")
+    # the release's own lower bound (0 here) is computed where the certificate does not decide
+    assert math.isnan(b["lower_epsilon"]) == (verdict == "DELIVERED")
+
+
+def test_one_support_action_in_every_phase_shows_the_matched_fourteen_is_not_private():
+    """The lower bound of DP-DPE's shuffle protocol takes one support action in every phase: at
+    the matched epsilon 14 point phase 5 (16 clients, b = 2) has no finite epsilon at delta 1/4,
+    off the grid's phases; at the label (epsilon 10) the pair tells nothing apart."""
+    from dpbandits.privacy.shuffle_release import _every_phase_lower
+
+    assert math.isinf(_every_phase_lower(1218.887313634455, 0.25, 1.0, 0.8, None, 1.0, 0.25))
+    assert _every_phase_lower(10.0, 0.25, 1.0, 0.8, None, 1.0, 0.25) == 0.0
+
+
+def test_dp_pe_reads_zero_everywhere_only_where_every_user_count_is_within_delta():
+    from dpbandits.privacy.shuffle_release import zero_everywhere_pe
+
+    # Figure 2's label (epsilon 10, delta 1/4) up to 10^6 users: every count within delta
+    assert zero_everywhere_pe(10.0, 0.25, 1.0, 1.0, 10**6, 0.25)
+    # planted: at internal epsilon 30 the shift is seen
+    assert not zero_everywhere_pe(30.0, 0.25, 1.0, 1.0, 10**6, 0.25)

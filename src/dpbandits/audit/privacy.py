@@ -120,12 +120,12 @@ def release_bounds(release, nominal: float, delta: float) -> dict:
     grid = release.extra.get("grid")
     if certified and grid:  # a grid's maximum certifies only 0, and only if 0 everywhere
         everywhere = release.extra.get("zero_everywhere")
-        certified = eps == 0.0 and everywhere is not None and everywhere()
+        certified = eps == 0.0 and everywhere is not None and everywhere(delta)
         how = "; ".join(
             x
             for x in (
                 how,
-                "zero at every phase and support size (total variation within delta)"
+                "zero at every part (total variation within delta)"
                 if certified
                 else f"{grid}: a value on the grid, not a certificate",
             )
@@ -136,16 +136,6 @@ def release_bounds(release, nominal: float, delta: float) -> dict:
         # protocols (privacy loss distributions of exact counts) are computed only where the
         # verdict needs them
         lower, lower_how = math.nan, "not needed: the certified upper bound is within the label"
-    elif grid and eps <= nominal * (1 + RTOL):
-        # the release's lower bound is of its grid's pairs, at most their certificate: it
-        # cannot exceed the label, so it cannot change the verdict (NOT-CERTIFIED)
-        lower, lower_how = (
-            math.nan,
-            (
-                "not computed: the grid's pairs are certified within the label, so their lower "
-                "bound cannot exceed it"
-            ),
-        )
     else:
         lower, lower_how = rel.lower_epsilon(release, delta, upper=eps)
     if not math.isnan(lower) and lower > eps * (1 + 1e-6) and certified:
@@ -291,7 +281,13 @@ def experiment_rows(experiment, account: bool = True) -> list[dict]:
         noise = cell_accounting_key(cell) + view
         # a theory calibration outside the conditions its statement sets: the statement claims
         # nothing there (privacy_claims sets such rows aside)
-        outside = "; ".join(policy.unmet_statement_conditions())
+        unmet = list(policy.unmet_statement_conditions())
+        if getattr(policy, "match", None) is not None:  # the map at another epsilon
+            unmet.append(
+                "matched calibration: the paper's map at internal epsilon "
+                f"{policy.match.internal_epsilon:.4g}, not its calibration at the label"
+            )
+        outside = "; ".join(unmet)
         if noise not in computed and view:
             universe = rel.instance_universe(cell.instances)
             eps0, delta0 = policy.stated_local_level()

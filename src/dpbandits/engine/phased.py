@@ -2,8 +2,9 @@
 
 Exactness (docs/papers/dpdpe.md): the regret depends only on the action schedule, and the reports a
 phase produces have closed forms, so nothing is simulated per round. Every identity is stated
-where it is used (I1-I10); ``tests/engine/test_phased.py`` compares each with a
-per-round, per-client simulation. A run is a loop over its (about log2 T) phases; each phase is
+where it is used (I1-I10); ``tests/engine/test_phased.py`` compares I1-I9 with a
+per-round, per-client simulation, and ``tests/engine/test_phased_etc.py`` checks I10 through a
+probability computed by hand. A run is a loop over its (about log2 T) phases; each phase is
 vectorised over clients and actions. Designs depend only on the active set, so they are cached
 (exactly) across runs and cells of a job.
 

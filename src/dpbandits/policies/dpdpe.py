@@ -198,6 +198,14 @@ class DPDPE(_Phased):
             "width": o["width"],
         }
 
+    def unmet_statement_conditions(self) -> list[str]:
+        """Under the S1 diagnostic (``eps_hat = eps``) Algorithm 2 is not run at Thm 4.6's
+        calibration (``eps_hat = eps/(18 sqrt(ln(2/delta)))``): the theorem claims nothing."""
+        unmet = super().unmet_statement_conditions()
+        if self.opts["width"] == "s1":
+            unmet.append("Thm 4.6's calibration eps_hat = eps/(18 sqrt(ln(2/delta))): S1 uses eps")
+        return unmet
+
     def clients(self, phase: int) -> int:
         """``n_l = ceil(2^{alpha l})`` (Alg. 1 line 7, reconstructed), or ``U`` (DPE-FixedU)."""
         if self.opts["U"] is not None:

@@ -217,12 +217,12 @@ EVERY_PHASE = tuple(range(1, SHUFFLE_PHASES[-1] + 1))
 
 
 @functools.lru_cache(maxsize=1024)
-def zero_everywhere(eps, delta, d, B, alpha, eps_hat, p_scale) -> bool:
-    """Whether DP-DPE's shuffle protocol certifies epsilon 0 at ``delta`` at *every* phase of
-    :data:`EVERY_PHASE` and every support size ``1 .. floor(S)``, not only on the grid of
-    :func:`_shuffle_worst`: each part's total variation bound
+def zero_everywhere(eps, delta, d, B, alpha, eps_hat, p_scale, query) -> bool:
+    """Whether DP-DPE's shuffle protocol (calibrated at ``eps, delta``) certifies epsilon 0 at
+    ``query`` at *every* phase of :data:`EVERY_PHASE` and every support size ``1 .. floor(S)``,
+    not only on the grid of :func:`_shuffle_worst`: each part's total variation bound
     (:func:`dpbandits.privacy.binomial_shift._mode_total_variation`, no arrays) is within
-    ``delta``. Then the grid's certificate 0 is a certificate."""
+    ``query``. Then the grid's certificate 0 is a certificate."""
     from .binomial_shift import _mode_total_variation
 
     cap = int(math.floor(support_cap(d)))
@@ -231,9 +231,43 @@ def zero_everywhere(eps, delta, d, B, alpha, eps_hat, p_scale) -> bool:
         for s in range(1, cap + 1):
             prm = vector_params(eps, delta, n, s, B * s**0.5, eps_hat, p_scale)
             k = math.ceil(2.0 * B * prm.g / prm.scale - 1e-9)
-            if _mode_total_variation(prm.n * prm.b, prm.p, ((k, s),)) > delta:
+            if _mode_total_variation(prm.n * prm.b, prm.p, ((k, s),)) > query:
                 return False
     return True
+
+
+@functools.lru_cache(maxsize=1024)
+def zero_everywhere_pe(eps, delta, B, p_scale, n_max: int, query) -> bool:
+    """Whether DP-PE's scalar protocol (calibrated at ``eps, delta``) certifies epsilon 0 at
+    ``query`` for *every* user count ``1 .. n_max`` (vectorised total variation bounds
+    ``g p_mode``, the count shift being ``g``), not only on :data:`PE_USERS`."""
+    from scipy.stats import binom
+
+    n = np.arange(1, int(n_max) + 1, dtype=float)
+    e, L = eps / 2.0, math.log(2.0 / delta)
+    g = np.maximum(1.0, np.ceil(2.0 * B * np.sqrt(n)))
+    b = np.ceil(180.0 * g * g * L / (e * e * n))
+    p = p_scale * 90.0 * g * g * L / (b * e * e * n)
+    N = n * b
+    top = binom.pmf(np.floor((N + 1) * p), N, p)
+    return bool(np.all(g * top <= query))
+
+
+def _every_phase_lower(eps, delta, B, alpha, eps_hat, p_scale, query) -> float:
+    """Lower bound on DP-DPE's shuffle protocol at ``query``: the exact count distributions of
+    one client at ``-B`` vs ``+B`` with one support action (reachable: the other users' reports
+    can eliminate every other action), the largest over every phase of :data:`EVERY_PHASE`."""
+    return max(
+        shuffle_sum_epsilon(
+            vector_params(eps, delta, math.ceil(2.0 ** (alpha * l) - 1e-9), 1, B, eps_hat, p_scale),
+            query,
+            -B,
+            B,
+            1,
+            pessimistic=False,
+        )
+        for l in EVERY_PHASE
+    )
 
 
 def dpdpe_release(policy, universe: Universe | None = None) -> Release:
@@ -305,15 +339,24 @@ def dpdpe_release(policy, universe: Universe | None = None) -> Release:
                     label: functools.partial(_shuffle_part_epsilon, key, label)
                     for label in _shuffle_parts(*key)
                 },
-                "lower_at": lambda q, key=key: _shuffle_worst(*key, q, "lower"),
-                "lower_method": "exact count distributions of one client at -B vs +B",
+                # the certificate is a maximum over a grid of its parts: a row reads DELIVERED
+                # only where it is 0 at every part (dpbandits.audit.privacy.release_bounds)
                 **(
-                    {}
+                    {
+                        "lower_at": lambda q, key=key: _shuffle_worst(*key, q, "lower"),
+                        "lower_method": "exact count distributions of one client at -B vs +B",
+                        "grid": "the largest over a grid of user counts, not over every one",
+                        "zero_everywhere": functools.partial(
+                            zero_everywhere_pe, eps, delta, B, key[7], st.T
+                        ),
+                    }
                     if pe
                     else {
-                        # the certificate is a maximum over a grid of phases and support sizes:
-                        # a row reads DELIVERED only where it is 0 at every phase and size
-                        # (dpbandits.audit.privacy.release_bounds)
+                        "lower_at": functools.partial(
+                            _every_phase_lower, eps, delta, B, alpha, key[6], key[7]
+                        ),
+                        "lower_method": "exact count distributions of one client at -B vs +B "
+                        "with one support action, the largest over every phase 1..25",
                         "grid": "the largest over a grid of phases and support sizes, "
                         "not over every one",
                         "zero_everywhere": functools.partial(
