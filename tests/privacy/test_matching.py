@@ -187,6 +187,18 @@ def test_a_matched_row_is_accounted_at_its_delta_only(cz22):
     assert math.isnan(by["matched"]["delivered_epsilon_delta_1_over_T"])
     assert "matched calibration" in by["matched"]["notes"]
     assert not math.isnan(by["r1"]["delivered_epsilon_delta_1_over_T"])
+    # the paper's map at another epsilon is not its calibration: set aside by its claims
+    assert by["matched"]["outside_conditions"].startswith("matched calibration: the paper's map")
+    assert by["r1"]["outside_conditions"] == ""
+
+
+def test_the_s1_diagnostic_is_outside_thm_4_6s_calibration():
+    from dpbandits.policies import Setting, make_policy
+
+    at = Setting(T=400, d=3, epsilon=1.0, delta=0.1, K=10)
+    s1 = make_policy("sdp_dpe", at, width="s1").unmet_statement_conditions()
+    assert s1 == ["Thm 4.6's calibration eps_hat = eps/(18 sqrt(ln(2/delta))): S1 uses eps"]
+    assert make_policy("sdp_dpe", at).unmet_statement_conditions() == []
 
 
 def test_shuffle_part_certificates_are_shared_through_the_disk_cache():

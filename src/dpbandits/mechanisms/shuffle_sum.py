@@ -95,13 +95,20 @@ def scalar_params(eps: float, delta: float, n: int, B: float, p_scale: float = 1
     ``p_scale`` multiplies ``p`` (module docstring)."""
     if not (eps > 0 and 0 < delta < 1 and n >= 1 and B > 0):
         raise ValueError(f"need eps > 0, delta in (0, 1), n >= 1, B > 0; got {eps, delta, n, B}")
-    p_scale = _check_p_scale(p_scale)
+    e, L, g, b, p = scalar_knobs(eps, delta, n, B, _check_p_scale(p_scale))
+    return SumParams(n, 1, int(g), int(b), float(p), 2.0 * B, B, e, L)
+
+
+def scalar_knobs(eps: float, delta: float, n, B: float, p_scale: float = 1.0):
+    """Algorithm 4's ``eps_hat = eps/2``, ``L = ln(2/delta)`` and ``g, b, p`` of
+    :func:`scalar_params` for one user count ``n`` or an array of them (elementwise, the same
+    floating-point operations; ``g`` and ``b`` whole numbers as floats)."""
     e = eps / 2.0
     L = math.log(2.0 / delta)
-    g = max(1, math.ceil(2.0 * B * math.sqrt(n)))
-    b = math.ceil(180.0 * g * g * L / (e * e * n))
+    g = np.maximum(1.0, np.ceil(2.0 * B * np.sqrt(n)))
+    b = np.ceil(180.0 * g * g * L / (e * e * n))
     p = p_scale * 90.0 * g * g * L / (b * e * e * n)
-    return SumParams(n, 1, g, b, p, 2.0 * B, B, e, L)
+    return e, L, g, b, p
 
 
 def _encode(Y: np.ndarray, prm: SumParams) -> tuple[np.ndarray, np.ndarray]:

@@ -276,7 +276,7 @@ def matched_policy(cell, build: Callable[[float], object], search: bool = True):
         _CACHE.update(_disk())
     if key not in _CACHE:
         try:
-            entry = asdict(_search(cell, build))
+            entry = asdict(_search(cell, build, plain.noise_knob))
         except NotMatchable as err:
             entry = {"reason": err.reason}
         finally:
@@ -287,7 +287,7 @@ def matched_policy(cell, build: Callable[[float], object], search: bool = True):
     if "reason" in entry:
         raise NotMatchable(f"{cell.series} ({cell.algorithm}) cannot be matched: {entry['reason']}")
     found = Match(**entry)
-    policy = _at(build, found.internal_epsilon, found.knob)
+    policy = _at(build, found.internal_epsilon, found.knob, plain.noise_knob)
     policy.match = found
     policy.consts = {**policy.consts, "internal_epsilon": found.internal_epsilon}
     if found.knob != 1.0:
@@ -295,11 +295,10 @@ def matched_policy(cell, build: Callable[[float], object], search: bool = True):
     return policy
 
 
-def _at(build, epsilon: float, knob: float = 1.0):
-    """``build`` at ``epsilon`` with its noise knob at ``knob`` (not passed when 1: the map's)."""
-    if knob == 1.0:
-        return build(epsilon)
-    return build(epsilon, **{build(epsilon).noise_knob: knob})
+def _at(build, epsilon: float, knob: float, name: str | None):
+    """``build`` at ``epsilon`` with its noise knob ``name`` at ``knob`` (not passed when 1: the
+    map's)."""
+    return build(epsilon) if knob == 1.0 else build(epsilon, **{name: knob})
 
 
 def _why(release) -> str:
@@ -312,20 +311,20 @@ def _why(release) -> str:
 _DECIDING: dict[str, frozenset[str]] = {}
 
 
-def _search(cell, build) -> Match:
+def _search(cell, build, knob_name: str | None) -> Match:
     """:func:`_search_on` the internal epsilon; after a gap, where the policy has a
     :attr:`~dpbandits.policies.base.Policy.noise_knob`, :func:`_search_on` the knob at the
     gap's level from below: ``p_scale = target / v`` for ``v >= target``, so the certificate is
     non-decreasing in ``v`` (less binomial noise) and ``v = target`` is the level itself."""
     coarse = _search_on(cell, build)
-    if not coarse.gap or build(coarse.internal_epsilon).noise_knob is None:
+    if not coarse.gap or knob_name is None:
         return coarse
     x, target = coarse.internal_epsilon, float(cell.epsilon)
 
     def knob(v: float) -> float:
         return min(1.0, target / v)
 
-    fine = _search_on(cell, lambda v: _at(build, x, knob(v)))
+    fine = _search_on(cell, lambda v: _at(build, x, knob(v), knob_name))
     return Match(
         x,
         fine.delivered,

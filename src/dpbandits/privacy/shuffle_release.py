@@ -86,8 +86,13 @@ def shuffle_sum_certificate(prm, delta: float, lo: float, hi: float, coords: int
     ``ceil((hi - lo) g / scale)`` in each of ``coords`` coordinates (the user's rounded count
     moves by at most that; the other clients' rounding bits are independent of the user's input,
     a post-processing)."""
-    k = math.ceil((hi - lo) * prm.g / prm.scale - 1e-9)
-    return shift_epsilon(prm.n * prm.b, prm.p, ((k, coords),), delta)
+    return shift_epsilon(prm.n * prm.b, prm.p, ((count_shift(prm, lo, hi), coords),), delta)
+
+
+def count_shift(prm, lo: float, hi: float) -> int:
+    """The most one client's rounded count of ones moves in a coordinate whose input lies in
+    ``[lo, hi]``: ``ceil((hi - lo) g / scale)``."""
+    return math.ceil((hi - lo) * prm.g / prm.scale - 1e-9)
 
 
 def support_sizes(d: int) -> tuple[int, ...]:
@@ -230,8 +235,8 @@ def zero_everywhere(eps, delta, d, B, alpha, eps_hat, p_scale, query) -> bool:
         n = math.ceil(2.0 ** (alpha * l) - 1e-9)
         for s in range(1, cap + 1):
             prm = vector_params(eps, delta, n, s, B * s**0.5, eps_hat, p_scale)
-            k = math.ceil(2.0 * B * prm.g / prm.scale - 1e-9)
-            if _mode_total_variation(prm.n * prm.b, prm.p, ((k, s),)) > query:
+            shift = ((count_shift(prm, -B, B), s),)
+            if _mode_total_variation(prm.n * prm.b, prm.p, shift) > query:
                 return False
     return True
 
@@ -240,14 +245,15 @@ def zero_everywhere(eps, delta, d, B, alpha, eps_hat, p_scale, query) -> bool:
 def zero_everywhere_pe(eps, delta, B, p_scale, n_max: int, query) -> bool:
     """Whether DP-PE's scalar protocol (calibrated at ``eps, delta``) certifies epsilon 0 at
     ``query`` for *every* user count ``1 .. n_max`` (vectorised total variation bounds
-    ``g p_mode``, the count shift being ``g``), not only on :data:`PE_USERS`."""
+    ``g p_mode`` of :func:`dpbandits.privacy.binomial_shift._mode_total_variation`, the count
+    shift being ``g``: :func:`count_shift` of ``[-B, B]`` at ``scale = 2B``), not only on
+    :data:`PE_USERS`."""
     from scipy.stats import binom
 
+    from ..mechanisms.shuffle_sum import scalar_knobs
+
     n = np.arange(1, int(n_max) + 1, dtype=float)
-    e, L = eps / 2.0, math.log(2.0 / delta)
-    g = np.maximum(1.0, np.ceil(2.0 * B * np.sqrt(n)))
-    b = np.ceil(180.0 * g * g * L / (e * e * n))
-    p = p_scale * 90.0 * g * g * L / (b * e * e * n)
+    _, _, g, b, p = scalar_knobs(eps, delta, n, B, p_scale)
     N = n * b
     top = binom.pmf(np.floor((N + 1) * p), N, p)
     return bool(np.all(g * top <= query))
