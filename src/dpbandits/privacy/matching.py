@@ -276,7 +276,7 @@ def matched_policy(cell, build: Callable[[float], object], search: bool = True):
         _CACHE.update(_disk())
     if key not in _CACHE:
         try:
-            entry = asdict(_search(cell, build, plain.noise_knob))
+            entry = asdict(_search(cell, build))
         except NotMatchable as err:
             entry = {"reason": err.reason}
         finally:
@@ -311,12 +311,13 @@ def _why(release) -> str:
 _DECIDING: dict[str, frozenset[str]] = {}
 
 
-def _search(cell, build, knob_name: str | None) -> Match:
+def _search(cell, build) -> Match:
     """:func:`_search_on` the internal epsilon; after a gap, where the policy has a
     :attr:`~dpbandits.policies.base.Policy.noise_knob`, :func:`_search_on` the knob at the
     gap's level from below: ``p_scale = target / v`` for ``v >= target``, so the certificate is
     non-decreasing in ``v`` (less binomial noise) and ``v = target`` is the level itself."""
     coarse = _search_on(cell, build)
+    knob_name = type(build(coarse.internal_epsilon)).noise_knob
     if not coarse.gap or knob_name is None:
         return coarse
     x, target = coarse.internal_epsilon, float(cell.epsilon)
