@@ -54,12 +54,11 @@ def _own_matched_searches(request, tmp_path_factory, monkeypatch):
     folder = tmp_path_factory.getbasetemp() / "matched-searches"
     monkeypatch.setattr(matching, "DISK_CACHE", folder / f"{name}.json")
     monkeypatch.setattr(matching, "_CACHE", {})
-    monkeypatch.setattr(matching, "_DECIDING", {})
-    from dpbandits.privacy import shuffle_release
+    from dpbandits.privacy import part_cache
 
-    monkeypatch.setattr(shuffle_release, "PART_CACHE", folder / f"{name}-parts.json")
-    monkeypatch.setattr(shuffle_release, "_PARTS", {})
-    monkeypatch.setattr(shuffle_release, "_NEW", {})
+    monkeypatch.setattr(part_cache, "PART_CACHE", folder / f"{name}-parts.json")
+    monkeypatch.setattr(part_cache, "_PARTS", {})
+    monkeypatch.setattr(part_cache, "_NEW", {})
     from dpbandits.runtime import atomic_files
 
     monkeypatch.setattr(atomic_files, "_READ", {})  # what this process has read of the caches

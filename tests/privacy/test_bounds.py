@@ -9,7 +9,6 @@ import numpy as np
 import pytest
 
 from dpbandits.audit import privacy as pa
-from dpbandits.g_optimal import support_cap
 from dpbandits.mechanisms.tree import n_levels, released_nodes
 from dpbandits.mechanisms.vec import VecParams
 from dpbandits.privacy import binomial_shift, lower_bounds
@@ -184,16 +183,6 @@ def test_zero_certificate_from_total_variation_agrees_with_the_pld():
     assert epsilon_for_delta(binomial_shift._shift_pld(N, p, shifts), 0.1) == 0.0
     # below the distance, the certificate is positive
     assert rel.shift_epsilon(N, p, shifts, tv / 2) > 0.0
-
-
-def test_dpdpe_shuffle_is_evaluated_on_a_grid_of_support_sizes_from_1_to_the_cap():
-    # the engine calibrates each phase with its design's support over the active arms, from 1
-    # (one arm left) to floor(S): the grid doubles from 1 and ends at the cap
-    for d in (2, 5, 20):
-        sizes = rel.support_sizes(d)
-        cap = int(math.floor(support_cap(d)))
-        assert sizes[0] == 1 and sizes[-1] == cap and list(sizes) == sorted(set(sizes))
-        assert all(b <= 2 * a for a, b in zip(sizes, sizes[1:], strict=False))
 
 
 def _theory_policy(alg: str, eps: float, B: int):

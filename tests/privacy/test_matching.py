@@ -12,7 +12,7 @@ import pytest
 
 from dpbandits.audit.privacy import cell_release
 from dpbandits.config import ConfigError, load_experiment, load_yaml
-from dpbandits.privacy import matching, shuffle_release
+from dpbandits.privacy import matching, part_cache, shuffle_release
 from dpbandits.privacy import releases as rel
 from dpbandits.privacy.matching import TOLERANCE, NotMatchable, match
 
@@ -111,14 +111,6 @@ def test_dpdpe_families_deliver_their_label(algorithm):
     assert (1 - TOLERANCE) * 2.0 <= eps <= 2.0
 
 
-def test_the_shuffle_certificate_is_the_largest_of_its_parts():
-    key = (40.0, 0.25, 2, 1.0, False, 0.8, None, 1.0)
-    parts = shuffle_release._shuffle_parts(*key)
-    assert len(parts) == len(rel.SHUFFLE_PHASES) * len(rel.support_sizes(2))
-    whole = shuffle_release._shuffle_worst(*key, 0.25)
-    assert whole == max(shuffle_release._shuffle_part_epsilon(key, label, 0.25) for label in parts)
-
-
 def test_the_script_stand_in_cannot_be_matched_and_is_refused_at_parse(cz22, tmp_path):
     cell = replace(_cell(cz22, "cz22_fig1b", "matched", "LinUCB-JDP"), algorithm="jdp_standin")
     with pytest.raises(NotMatchable, match="cannot be matched: .*no finite epsilon"):
@@ -202,14 +194,14 @@ def test_the_s1_diagnostic_is_outside_thm_4_6s_calibration():
 
 
 def test_shuffle_part_certificates_are_shared_through_the_disk_cache():
-    key = (40.0, 0.25, 2, 1.0, False, 0.8, None, 1.0)
+    key = (40.0, 0.25, 1.0, 1.0)  # DP-PE's scalar protocol at internal epsilon 40
     # (another test may have computed it in this process)
     shuffle_release._shuffle_worst.cache_clear()
     shuffle_release._shuffle_part_epsilon.cache_clear()
     first = shuffle_release._shuffle_worst(*key, 0.25)
-    assert shuffle_release.PART_CACHE.exists() and not shuffle_release._NEW
+    assert part_cache.PART_CACHE.exists() and not part_cache._NEW
     shuffle_release._shuffle_part_epsilon.cache_clear()
-    shuffle_release._PARTS.clear()
+    part_cache._PARTS.clear()
     calls = []
     real = rel.shuffle_sum_certificate
     rel.shuffle_sum_certificate = lambda *a: calls.append(a) or real(*a)
@@ -224,14 +216,22 @@ def test_shuffle_part_certificates_are_shared_through_the_disk_cache():
 
 
 @pytest.mark.e2e
-def test_a_search_after_another_dimension_uses_only_the_parts_this_release_has():
-    # DP-DPE's shuffle parts are per support size, which depends on d: a search at d = 10 after
-    # one at d = 2 must not ask for a part d = 2 lacks
+def test_a_search_is_the_same_after_other_searches_in_the_process(tmp_path, monkeypatch):
+    # determinism: a persistent worker runs many searches; a search's end point must not depend
+    # on which ran before it (DP-DPE's shuffle parts are per support size, which depends on d: a
+    # search at d = 10 before one at d = 2 also must not ask for a part d = 2 lacks)
     exp = _experiment("dpdpe")
     base = replace(_cell(exp, "dpdpe_fig2aa", "matched", "CDP-DPE"), algorithm="sdp_dpe")
-    for d in (10, 2):
-        cell = replace(base, d=d, epsilon=2.0)
-        assert (1 - TOLERANCE) * 2.0 <= _certified(cell, cell.policy()) <= 2.0
+    cell = replace(base, d=2, epsilon=2.0)
+    alone = cell.policy().match
+    for other in (replace(base, d=10, epsilon=2.0), replace(base, d=2, epsilon=6.0)):
+        other.policy()
+    # forget the cell's search (its parts stay cached: they are pure values) and search again
+    monkeypatch.setattr(matching, "_CACHE", {})
+    monkeypatch.setattr(matching, "DISK_CACHE", tmp_path / "again.json")
+    again = cell.policy().match
+    assert again == alone
+    assert (1 - TOLERANCE) * 2.0 <= _certified(cell, cell.policy()) <= 2.0
 
 
 # -- the noise knob: a jump of the discrete knobs closed, or named where it cannot be ------------

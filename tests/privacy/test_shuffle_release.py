@@ -68,37 +68,7 @@ def test_dpdpe_shuffle_names_read_at_run_time_are_compared_by_value():
     assert (f.func, f.args) == literal
 
 
-# -- the grid of phases and support sizes is no certificate above 0 ------------------------------
-
-
-def test_the_grid_misses_a_larger_part_so_its_maximum_is_no_certificate():
-    """At the internal epsilon of dpdpe's matched Figure 2(a) at epsilon 14 (d = 20, delta 1/4),
-    phase 1 at support size 97 (off the grid) certifies more than every part of the grid."""
-    from dpbandits.mechanisms.shuffle_sum import vector_params
-    from dpbandits.privacy.shuffle_release import (
-        SHUFFLE_PHASES,
-        shuffle_sum_certificate,
-        support_sizes,
-        zero_everywhere,
-    )
-
-    eps, delta, d, alpha = 1218.887313634455, 0.25, 20, 0.8
-    grid = max(
-        shuffle_sum_certificate(
-            vector_params(eps, delta, math.ceil(2 ** (alpha * l) - 1e-9), s, s**0.5),
-            delta,
-            -1.0,
-            1.0,
-            s,
-        )
-        for l in SHUFFLE_PHASES
-        for s in support_sizes(d)
-    )
-    off = shuffle_sum_certificate(vector_params(eps, delta, 2, 97, 97**0.5), delta, -1.0, 1.0, 97)
-    assert grid == pytest.approx(13.43, abs=0.01) and off > 15.0
-    assert not zero_everywhere(eps, delta, d, 1.0, alpha, None, 1.0, delta)
-    # the meeting case: at the label (epsilon 10) every part is within delta in total variation
-    assert zero_everywhere(10.0, delta, d, 1.0, alpha, None, 1.0, delta)
+# -- a grid of its parts is no certificate above 0 (DP-PE's user counts) ---------------------
 
 
 @pytest.mark.parametrize(

@@ -33,11 +33,12 @@ Four verdicts (:func:`verdict`), comparisons up to 1e-9 relative:
     Neither: the upper bound exceeds the nominal epsilon (or is no certificate) while the lower
     bound does not (or is unknown); the truth may lie on either side.
 
-A release whose accountant evaluates a grid of its parts (``extra["grid"]``: DP-DPE's shuffle
-protocol, over a grid of phases and support sizes) has no certificate above 0: its value is the
-largest over the grid, a lower bound of the certificate over every part. Its row reads DELIVERED
-only where the value is 0 and every part is within delta in total variation
-(``extra["zero_everywhere"]``); elsewhere NOT-CERTIFIED, the note saying so.
+A release whose accountant evaluates a grid of its parts (``extra["grid"]``: DP-PE's shuffle
+protocol, over a grid of user counts) has no certificate above 0: its value is the largest over
+the grid, a lower bound of the certificate over every part. Its row reads DELIVERED only where
+the value is 0 and every part is within delta in total variation (``extra["zero_everywhere"]``);
+elsewhere NOT-CERTIFIED, the note saying so. DP-DPE's shuffle protocol is certified over every
+phase and support size (:mod:`dpbandits.privacy.every_part`).
 """
 
 from __future__ import annotations

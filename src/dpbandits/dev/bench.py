@@ -126,10 +126,14 @@ def bench_adac_oful(trials: int = 20, T: int = 100_000, ref_trials: int = 2, ref
     )
 
 
+#: Phases of :func:`bench_shuffle_accounting` (``n_l = 2^l`` clients).
+BENCH_PHASES = (1, 2, 4, 8, 12, 16, 20, 25)
+
+
 def bench_shuffle_accounting(d: int = 10, query: float = 1e-5) -> None:
     """Time the delivered epsilon of DP-DPE's shuffle protocol as the privacy audit computes it
     (the count view's exact distributions, composed over the ``s`` coordinates, maximised over
-    the phases :data:`dpbandits.privacy.releases.SHUFFLE_PHASES`; epsilon = 1, delta = 0.1,
+    the phases :data:`BENCH_PHASES`; epsilon = 1, delta = 0.1,
     ``B = 1``, ``n_l = 2^l`` clients) against dp-accounting's own construction and epsilon search
     (``from_two_probability_mass_functions`` on dicts, ``get_epsilon_for_delta``); the two
     epsilons must be equal."""
@@ -141,7 +145,7 @@ def bench_shuffle_accounting(d: int = 10, query: float = 1e-5) -> None:
 
     B = 1.0
     s = int(math.floor(support_cap(d)))
-    prms = [(vector_params(1.0, 0.1, 2**phase, s, B * s**0.5), s) for phase in rel.SHUFFLE_PHASES]
+    prms = [(vector_params(1.0, 0.1, 2**phase, s, B * s**0.5), s) for phase in BENCH_PHASES]
     start = time.perf_counter()
     fast = max(rel.shuffle_sum_epsilon(prm, query, -B, B, k) for prm, k in prms)
     t_fast = time.perf_counter() - start

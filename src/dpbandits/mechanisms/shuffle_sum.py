@@ -111,6 +111,12 @@ def scalar_knobs(eps: float, delta: float, n, B: float, p_scale: float = 1.0):
     return e, L, g, b, p
 
 
+def count_shift(prm, lo: float, hi: float) -> int:
+    """The most one client's rounded count of ones moves in a coordinate whose input lies in
+    ``[lo, hi]``: ``ceil((hi - lo) g / scale)``."""
+    return math.ceil((hi - lo) * prm.g / prm.scale - 1e-9)
+
+
 def _encode(Y: np.ndarray, prm: SumParams) -> tuple[np.ndarray, np.ndarray]:
     """Floor part and rounding probability of every input (``n x s``)."""
     scaled = (Y + prm.shift) * prm.g / prm.scale

@@ -307,10 +307,6 @@ def _why(release) -> str:
     return f"the accountant has no certificate for {release.mechanism}"
 
 
-#: By algorithm: the parts of its certificate that decided its last search in this process.
-_DECIDING: dict[str, frozenset[str]] = {}
-
-
 def _search(cell, build) -> Match:
     """:func:`_search_on` the internal epsilon; after a gap, where the policy has a
     :attr:`~dpbandits.policies.base.Policy.noise_knob`, :func:`_search_on` the knob at the
@@ -342,7 +338,9 @@ def _search_on(cell, build) -> Match:
     argument of ``build``. A release whose certificate
     is the largest of several (``extra["epsilon_parts"]``) is searched on the parts that decided
     it (a lower bound of the certificate, cheaper), then certified whole at the result; where
-    another part decides there, it joins and the search goes on."""
+    another part decides there, it joins and the search goes on. The first deciding part is
+    the one that decides the whole certificate at the target, so the result is a function of
+    the cell and ``build`` alone (no searches made before it in the process)."""
     from .cell_releases import cell_release
     from .releases import delivered_epsilon
 
@@ -355,41 +353,37 @@ def _search_on(cell, build) -> Match:
             raise NotMatchable(_why(release))
         return release
 
-    def whole(eps: float) -> tuple[float, str | None]:
-        """The whole certificate at ``eps`` and, for a certificate of parts, the part that
-        decides it (the parts are cached by the accountant: a privacy row at the result, and
-        the whole certificate, reuse them)."""
+    def whole(eps: float) -> tuple[float, list[str]]:
+        """The whole certificate at ``eps`` and, for a certificate of parts, the parts that
+        exceed the target there, largest first (at least the one that decides it; the parts
+        are cached by the accountant: a privacy row at the result, and the whole certificate,
+        reuse them)."""
         release = release_at(eps)
         parts = release.extra.get("epsilon_parts")
         if not parts:
-            return delivered_epsilon(release, delta)[0], None
-        values = {label: f(delta) for label, f in parts.items()}
-        worst = max(values, key=values.get)
-        return values[worst], worst
+            return delivered_epsilon(release, delta)[0], []
+        if "worst_parts" in release.extra:  # the certificate with the parts it certified
+            value, values = release.extra["worst_parts"](delta)
+        else:
+            values = {label: f(delta) for label, f in parts.items()}
+            value = max(values.values())
+        ranked = sorted(values, key=lambda label: -values[label])
+        return value, [x for x in ranked if values[x] > target] or ranked[:1]
 
     def deciding_parts(eps: float) -> float:
         parts = release_at(eps).extra["epsilon_parts"]
         return max(parts[label](delta) for label in deciding)
 
-    evaluations = 0
-    # the parts that decided this algorithm's last search, where this release has them (its
-    # parts depend on the dimension: the support sizes)
-    known = set(_DECIDING.get(cell.algorithm, ()))
-    parts = release_at(target).extra.get("epsilon_parts") or {}
-    if known & set(parts):
-        deciding |= known & set(parts)
-    else:
-        value, worst = whole(target)
-        if worst is None:
-            return match(lambda eps: whole(eps)[0], target)
-        evaluations = 1
-        deciding.add(worst)
+    value, worst = whole(target)
+    if not worst:
+        return match(lambda eps: whole(eps)[0], target)
+    evaluations = 1
+    deciding.update(worst)
     while True:
         found = match(deciding_parts, target)
         evaluations += found.evaluations
         value, worst = whole(found.internal_epsilon)
         evaluations += 1
         if value <= target:
-            _DECIDING[cell.algorithm] = frozenset(deciding)
             return replace(found, delivered=value, evaluations=evaluations)
-        deciding.add(worst)
+        deciding.update(worst)

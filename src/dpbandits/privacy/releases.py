@@ -44,6 +44,7 @@ from .lower_bounds import (
     lower_epsilon,
     shuffled_gaussian_lower,
 )
+from .part_cache import PART_CACHE, flush_part_cache
 from .release import (
     INSTANCE_BOUNDS,
     LOWER_INTERVAL,
@@ -57,16 +58,12 @@ from .release import (
     ss18_sensitivity,
 )
 from .shuffle_release import (
-    PART_CACHE,
     PE_USERS,
-    SHUFFLE_PHASES,
     count_pmf_arrays,
     count_pmf_pair,
     dpdpe_release,
-    flush_part_cache,
     shuffle_sum_certificate,
     shuffle_sum_epsilon,
-    support_sizes,
 )
 from .vec_release import vec_certified_epsilon, vec_count_pair, vec_lower_epsilon, vec_release
 
@@ -366,12 +363,10 @@ __all__ = [
     "vec_lower_epsilon",
     "vec_release",
     "vec_certified_epsilon",
-    "SHUFFLE_PHASES",
     "count_pmf_pair",
     "count_pmf_arrays",
     "shuffle_sum_epsilon",
     "shuffle_sum_certificate",
-    "support_sizes",
     "PE_USERS",
     "PART_CACHE",
     "flush_part_cache",

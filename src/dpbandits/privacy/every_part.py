@@ -1,0 +1,150 @@
+"""DP-DPE's shuffle certificate over every part: every phase and every support size.
+
+DP-DPE's shuffle privatizer (dpdpe, Algorithm 2 in every phase, fresh clients per phase) is
+calibrated per phase ``l`` (``n_l = ceil(2^(alpha l))`` clients) and per support size ``s`` of
+the phase's design (``1 .. floor(S)``, :func:`dpbandits.g_optimal.support_cap`). Its certificate
+is the largest over those parts, each a :func:`~dpbandits.privacy.binomial_shift.shift_epsilon` of
+``Binomial(n b, p)`` counts shifted by ``k = ceil(g / sqrt(s))`` in ``s`` coordinates. The
+discrete knobs ``g`` and ``b`` make it far from monotone in ``s`` (``k`` jumps from 1 to 2 where
+``g / sqrt(s)`` passes 1), so no grid of sizes bounds it: every part is certified.
+
+About 2 500 parts at ``d = 20`` cost about 20 ms each on the certificate's fine grid. Most are
+decided without it:
+
+1. a part whose total variation bound (``s k`` times the binomial's largest mass, no arrays) is
+   within ``delta`` has epsilon 0;
+2. every other part gets a *screen*: the same pair's privacy loss distribution, losses rounded up
+   on the coarser grid :data:`SCREEN_INTERVAL` (an upper bound of the part's epsilon too, about
+   ten times cheaper);
+3. parts are certified on the fine grid in decreasing order of their screen until the next
+   screen is at most the largest certificate so far. Every part is then bounded: the certified
+   ones by their certificate, the others by a screen below it. The order is a function of the
+   values (ties by label), so the result is deterministic.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+
+import numpy as np
+
+from dpbandits.g_optimal import support_cap
+
+from ..mechanisms.shuffle_sum import count_shift, vector_params
+from .part_cache import cached_part
+
+#: Phases certified: every phase a run of at most ``1e7`` rounds can reach (a run has at most
+#: 22 phases at ``T = 1e7``).
+EVERY_PHASE = tuple(range(1, 26))
+
+#: Loss interval of the screen's privacy loss distributions (rounded up: an upper bound).
+SCREEN_INTERVAL = 5e-3
+
+
+@functools.lru_cache(maxsize=64)
+def labels(d: int) -> tuple[str, ...]:
+    """Every part's label ``l=<l>,s=<s>`` at dimension ``d``."""
+    cap = int(math.floor(support_cap(d)))
+    return tuple(f"l={l},s={s}" for l in EVERY_PHASE for s in range(1, cap + 1))
+
+
+@functools.lru_cache(maxsize=256)
+def protocols(eps, delta, d, B, alpha, eps_hat, p_scale) -> dict[tuple, str]:
+    """Every part's count view ``(N, p, k, s)`` (``N = n b`` binomial trials, success
+    probability ``p``, shift ``k`` in each of ``s`` coordinates), distinct ones only, each with
+    the label ``l=<l>,s=<s>`` of its first part (phases, then sizes, increasing)."""
+    cap = int(math.floor(support_cap(d)))
+    out: dict[tuple, str] = {}
+    for l in EVERY_PHASE:
+        n = math.ceil(2.0 ** (alpha * l) - 1e-9)
+        for s in range(1, cap + 1):
+            prm = vector_params(eps, delta, n, s, B * s**0.5, eps_hat, p_scale)
+            out.setdefault((prm.n * prm.b, prm.p, count_shift(prm, -B, B), s), f"l={l},s={s}")
+    return out
+
+
+def _total_variation(views: list[tuple]) -> np.ndarray:
+    """Per view, its total variation bound ``s k p_mode``
+    (:func:`~dpbandits.privacy.binomial_shift._mode_total_variation`, vectorised; ``inf`` without
+    binomial trials)."""
+    from scipy.stats import binom
+
+    N, p, k, s = (np.array(x, dtype=float) for x in zip(*views, strict=True))
+    with np.errstate(invalid="ignore"):
+        top = binom.pmf(np.floor((N + 1.0) * p), N, p)
+    return np.where(N > 0, s * k * top, np.inf)
+
+
+@functools.lru_cache(maxsize=65536)
+def screen(view: tuple, query: float) -> float:
+    """An upper bound of the part's epsilon at ``query``, cheaper than its certificate: the
+    pair's privacy loss distribution with losses rounded up on :data:`SCREEN_INTERVAL`, composed
+    over the ``s`` coordinates (``inf`` where the certificate would be; the certificate itself
+    for binomials built from their CDF)."""
+    from . import binomial_shift as bs
+    from .accounting import pmf_pair_pld
+    from .pld_arrays import epsilon_for_delta
+
+    N, p, k, s = view
+    if N > 0 and math.sqrt(N * p * (1.0 - p)) > bs.CDF_SD:
+        return certificate(view, query)
+    pairs = bs._shift_pairs(N, p, ((k, s),))
+    left_out = s * 2.0 * bs.BINOMIAL_TAIL
+    if query <= left_out or bs._infinite_at(pairs, query - left_out):
+        return math.inf
+    if bs._total_variation(pairs) <= query - left_out:
+        return 0.0
+    (((a, b), count),) = pairs
+    return epsilon_for_delta(
+        pmf_pair_pld(a, b, count=count, pessimistic=True, interval=SCREEN_INTERVAL),
+        query - left_out,
+    )
+
+
+def certificate(view: tuple, query: float) -> float:
+    """The part's certificate at ``query``
+    (:func:`~dpbandits.privacy.binomial_shift.shift_epsilon`), cached in the process and on disk
+    (:data:`~dpbandits.privacy.part_cache.PART_CACHE`)."""
+    from .binomial_shift import shift_epsilon
+
+    N, p, k, s = view
+    return cached_part(
+        f"every|{view!r}|{float(query)!r}", lambda: shift_epsilon(N, p, ((k, s),), query)
+    )
+
+
+def worst(eps, delta, d, B, alpha, eps_hat, p_scale, query) -> tuple[float, dict[str, float]]:
+    """The certificate over every part at ``query`` and the parts certified on the fine grid
+    (by label), largest first: those whose screen exceeded the certificates before them. Where
+    every part is within ``query`` in total variation (epsilon 0), the part closest to it, with
+    its 0."""
+    views = list(protocols(eps, delta, d, B, alpha, eps_hat, p_scale).items())
+    tv = _total_variation([v for v, _ in views])
+    live = [
+        (screen(v, query), label, v)
+        for (v, label), t in zip(views, tv, strict=True)
+        if not t <= query
+    ]
+    if not live:
+        return 0.0, {views[int(np.argmax(tv))][1]: 0.0}
+    live.sort(key=lambda t: (-t[0], t[1]))
+    best, certified = 0.0, {}
+    for bound, label, view in live:
+        if bound <= best:
+            break
+        value = certificate(view, query)
+        certified[label] = value
+        best = max(best, value)
+    return best, dict(sorted(certified.items(), key=lambda t: -t[1]))
+
+
+def part_epsilon(key: tuple, label: str, query: float) -> float:
+    """The certificate of the part ``label`` (``l=<l>,s=<s>``) of the release ``key`` (the first
+    seven arguments of :func:`worst`) at ``query``."""
+    eps, delta, d, B, alpha, eps_hat, p_scale = key
+    l, s = (int(x.split("=")[1]) for x in label.split(","))
+    prm = vector_params(
+        eps, delta, math.ceil(2.0 ** (alpha * l) - 1e-9), s, B * s**0.5, eps_hat, p_scale
+    )
+    return certificate((prm.n * prm.b, prm.p, count_shift(prm, -B, B), s), query)
