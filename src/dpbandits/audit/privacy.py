@@ -168,7 +168,9 @@ def release_row(
     the mechanism), without any accounting: what a claim's selector can name, known while the
     workflow parses (:func:`dpbandits.audit.privacy_claims.check_selectors`).
     ``companions=False``: no accounting at ``delta = 1/T`` nor under the paper's bounds (NaN):
-    a matched calibration's row, which certifies the level the calibration targets."""
+    a matched calibration's row, which certifies the level the calibration targets. A release
+    with ``extra["no_small_delta"]`` (a reason) is not accounted at ``delta = 1/T`` either, and
+    its row's notes give the reason."""
     if not account:
         return {
             **base,
@@ -178,13 +180,18 @@ def release_row(
             "mechanism": release.mechanism,
         }
     b = release_bounds(release, nominal, delta)
+    # a release may say why it is not accounted at delta = 1/T (its cost there)
+    skip = release.extra.get("no_small_delta") if companions and 1.0 / T < delta else None
     eps_T = (
-        rel.delivered_epsilon(release, 1.0 / T)[0] if companions and 1.0 / T < delta else math.nan
+        rel.delivered_epsilon(release, 1.0 / T)[0]
+        if companions and not skip and 1.0 / T < delta
+        else math.nan
     )
     eps_paper = (
         rel.delivered_epsilon(paper, delta)[0] if companions and paper is not None else math.nan
     )
-    notes = "; ".join(x.strip() for x in (release.notes, b["how"]) if x and x.strip())
+    skipped = f"epsilon at delta = 1/T not computed: {skip}" if skip else ""
+    notes = "; ".join(x.strip() for x in (release.notes, b["how"], skipped) if x and x.strip())
     return {
         **base,
         "T": T,

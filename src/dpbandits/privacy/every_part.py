@@ -136,7 +136,17 @@ def worst(eps, delta, d, B, alpha, eps_hat, p_scale, query) -> tuple[float, dict
         value = certificate(view, query)
         certified[label] = value
         best = max(best, value)
+    _forget_distributions()
     return best, dict(sorted(certified.items(), key=lambda t: -t[1]))
+
+
+def _forget_distributions() -> None:
+    """Drop the privacy loss distributions and count arrays the parts built (each part is
+    certified once or twice; kept, thousands of composed distributions exhaust a job's memory)."""
+    from . import binomial_shift as bs
+
+    bs._shift_pld.cache_clear()
+    bs._shift_pairs.cache_clear()
 
 
 def part_epsilon(key: tuple, label: str, query: float) -> float:

@@ -116,7 +116,10 @@ class Release:
         ``rho``: a zCDP release; ``shuffle_parts``: the whitened distances of the messages a
         shuffled release shuffles separately (for :func:`shuffled_gaussian_lower`);
         ``epsilon_parts``: where ``epsilon_at`` is the largest of several certificates, each of
-        them by label (callables ``delta -> epsilon``).
+        them by label (callables ``delta -> epsilon``); ``worst_parts``: ``delta -> (epsilon,
+        {label: epsilon})``, the certificate with the parts it certified, where evaluating every
+        part would cost too much; ``no_small_delta``: why the release is not accounted at
+        ``delta = 1/T`` (a companion column of the privacy table).
     """
 
     mechanism: str
