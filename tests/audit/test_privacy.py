@@ -78,6 +78,27 @@ def test_no_epsilon_at_one_over_T_unless_one_over_T_is_below_the_nominal_delta(T
     assert row["delivered_epsilon_delta_1_over_T"] == pytest.approx(2.397895, rel=1e-6)
 
 
+def test_a_release_that_says_why_is_not_accounted_at_one_over_T():
+    release = _stub()
+    release.extra["no_small_delta"] = "too costly"
+    row = pa.release_row({}, release, 3.0, 0.1, 1000)
+    assert math.isnan(row["delivered_epsilon_delta_1_over_T"])
+    assert row["delivered_epsilon"] == pytest.approx(LN10, rel=1e-12)
+    assert row["notes"] == "epsilon at delta = 1/T not computed: too costly"
+    # where 1/T is not below delta the column is empty anyway, and the note is not given
+    assert pa.release_row({}, release, 3.0, 0.1, 10)["notes"] == ""
+
+
+def test_dpdpe_shuffle_says_why_it_is_not_accounted_at_one_over_T():
+    from dpbandits.policies import Setting, make_policy
+
+    policy = make_policy("sdp_dpe", Setting(T=2**14, d=2, epsilon=10.0, delta=0.1, K=2))
+    release = rel.dpdpe_release(policy)
+    assert "every phase and support size" in release.extra["no_small_delta"]
+    # DP-PE's grid of user counts is cheap at any delta
+    assert "no_small_delta" not in rel.dpdpe_release(make_policy("sdp_pe", policy.setting)).extra
+
+
 def test_release_row_of_a_non_private_mechanism_joins_its_notes():
     row = pa.release_row({}, rel.Release("m", private=False, notes="no noise"), 1.0, 0.1, 100)
     assert row["delivered_epsilon"] == math.inf and row["verdict"] == "NOT-PRIVATE"
