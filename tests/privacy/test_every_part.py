@@ -9,15 +9,22 @@ import pytest
 from dpbandits.g_optimal import support_cap
 from dpbandits.privacy import every_part as ep
 
-# B = 1, alpha = 0.8 (dpdpe's Figure 2), the paper's eps_hat, no noise scaling
-_REST = (1.0, 0.8, None, 1.0)
+# B = 1, alpha = 0.8 (dpdpe's Figure 2), the paper's eps_hat, no noise scaling, 25 phases
+_REST = (1.0, 0.8, None, 1.0, 25)
+
+
+def test_the_phases_that_report_end_by_the_horizon():
+    # phase l plays at least h1 2^(l-1) rounds: 2 (2^18 - 1) = 524 286 <= 10^6 < 2 (2^19 - 1)
+    assert ep.released_phases(10**6, 2.0) == 18
+    assert ep.released_phases(524_286, 2.0) == 18 and ep.released_phases(524_285, 2.0) == 17
+    assert ep.released_phases(10**4, 2.0) == 12 and ep.released_phases(1, 2.0) == 1
 
 
 def test_every_phase_and_every_support_size_is_a_part():
     for d in (2, 5, 20):
         cap = int(math.floor(support_cap(d)))
-        labels = ep.labels(d)
-        assert len(labels) == len(ep.EVERY_PHASE) * cap
+        labels = ep.labels(d, 25)
+        assert len(labels) == 25 * cap
         assert {x.split(",")[1] for x in labels} == {f"s={s}" for s in range(1, cap + 1)}
         views = ep.protocols(300.0, 0.1, d, *_REST)
         assert set(views.values()) <= set(labels)

@@ -96,14 +96,18 @@ def test_a_grid_release_reads_delivered_only_at_zero_everywhere(value, everywher
     assert math.isnan(b["lower_epsilon"]) == (verdict == "DELIVERED")
 
 
-def test_one_support_action_in_every_phase_shows_the_matched_fourteen_is_not_private():
-    """The lower bound of DP-DPE's shuffle protocol takes one support action in every phase: at
-    the matched epsilon 14 point phase 5 (16 clients, b = 2) has no finite epsilon at delta 1/4,
-    off the grid's phases; at the label (epsilon 10) the pair tells nothing apart."""
+def test_one_support_action_in_every_phase_shows_a_grids_match_is_not_private():
+    """The lower bound of DP-DPE's shuffle protocol takes one support action in every phase that
+    reports: at internal epsilon 1218.9 (where a grid of phases and sizes had matched epsilon 14)
+    phase 5 (16 clients, b = 2) has no finite epsilon at delta 1/4, off the grid's phases; at the
+    label (epsilon 10) the pair tells nothing apart."""
     from dpbandits.privacy.shuffle_release import _every_phase_lower
 
-    assert math.isinf(_every_phase_lower(1218.887313634455, 0.25, 1.0, 0.8, None, 1.0, 0.25))
-    assert _every_phase_lower(10.0, 0.25, 1.0, 0.8, None, 1.0, 0.25) == 0.0
+    # 18 phases report at T = 10^6 (h1 = 2)
+    assert math.isinf(_every_phase_lower(1218.887313634455, 0.25, 1.0, 0.8, None, 1.0, 18, 0.25))
+    assert _every_phase_lower(10.0, 0.25, 1.0, 0.8, None, 1.0, 18, 0.25) == 0.0
+    # the planted part is phase 5: without it the pair tells less
+    assert math.isfinite(_every_phase_lower(1218.887313634455, 0.25, 1.0, 0.8, None, 1.0, 4, 0.25))
 
 
 def test_dp_pe_reads_zero_everywhere_only_where_every_user_count_is_within_delta():

@@ -8,16 +8,18 @@ is the largest over those parts, each a :func:`~dpbandits.privacy.binomial_shift
 discrete knobs ``g`` and ``b`` make it far from monotone in ``s`` (``k`` jumps from 1 to 2 where
 ``g / sqrt(s)`` passes 1), so no grid of sizes bounds it: every part is certified.
 
-About 2 500 parts at ``d = 20`` cost about 20 ms each on the certificate's fine grid. Most are
-decided without it:
+The phases are those whose clients report within the horizon (:func:`released_phases`), so there
+are ``L floor(S)`` parts for ``L`` phases (1 854 at ``d = 20``, ``T = 10^6``), each composed
+over up to ``floor(S)`` coordinates on the certificate's fine grid. Most are decided without it:
 
 1. a part whose total variation bound (``s k`` times the binomial's largest mass, no arrays) is
    within ``delta`` has epsilon 0;
 2. every other part gets a *screen*: the same pair's privacy loss distribution, losses rounded up
-   on the coarser grid :data:`SCREEN_INTERVAL` (an upper bound of the part's epsilon too, about
-   ten times cheaper);
+   on a coarser grid (:data:`SCREEN_INTERVALS`; an upper bound of the part's epsilon too, with
+   far fewer buckets);
 3. parts are certified on the fine grid in decreasing order of their screen until the next
-   screen is at most the largest certificate so far. Every part is then bounded: the certified
+   screen is at most the largest certificate so far (a part whose finer screen is at most it
+   is passed over). Every part is then bounded: the certified
    ones by their certificate, the others by a screen below it. The order is a function of the
    values (ties by label), so the result is deterministic.
 """
@@ -34,29 +36,36 @@ from dpbandits.g_optimal import support_cap
 from ..mechanisms.shuffle_sum import count_shift, vector_params
 from .part_cache import cached_part
 
-#: Phases certified: every phase a run of at most ``1e7`` rounds can reach (a run has at most
-#: 22 phases at ``T = 1e7``).
-EVERY_PHASE = tuple(range(1, 26))
+#: Loss intervals of the screens' privacy loss distributions (rounded up: upper bounds), coarse
+#: then finer, before the certificate's own.
+SCREEN_INTERVALS = (5e-3, 1e-3)
 
-#: Loss interval of the screen's privacy loss distributions (rounded up: an upper bound).
-SCREEN_INTERVAL = 5e-3
+
+def released_phases(T: int, h1: float) -> int:
+    """The last phase whose clients report within ``T`` rounds: phase ``l`` plays ``T_l >= h_l =
+    h1 2^(l-1)`` rounds (``T_l(x) = ceil(h_l w(x))`` over a design ``w``) and reports only when
+    it ends by ``T`` (a cut phase has no clients), so ``h1 (2^l - 1) <= T``."""
+    last = 0
+    while h1 * (2.0 ** (last + 1) - 1.0) <= T:
+        last += 1
+    return max(last, 1)
 
 
 @functools.lru_cache(maxsize=64)
-def labels(d: int) -> tuple[str, ...]:
-    """Every part's label ``l=<l>,s=<s>`` at dimension ``d``."""
+def labels(d: int, phases: int) -> tuple[str, ...]:
+    """Every part's label ``l=<l>,s=<s>`` at dimension ``d``, phases ``1 .. phases``."""
     cap = int(math.floor(support_cap(d)))
-    return tuple(f"l={l},s={s}" for l in EVERY_PHASE for s in range(1, cap + 1))
+    return tuple(f"l={l},s={s}" for l in range(1, phases + 1) for s in range(1, cap + 1))
 
 
 @functools.lru_cache(maxsize=256)
-def protocols(eps, delta, d, B, alpha, eps_hat, p_scale) -> dict[tuple, str]:
+def protocols(eps, delta, d, B, alpha, eps_hat, p_scale, phases) -> dict[tuple, str]:
     """Every part's count view ``(N, p, k, s)`` (``N = n b`` binomial trials, success
     probability ``p``, shift ``k`` in each of ``s`` coordinates), distinct ones only, each with
     the label ``l=<l>,s=<s>`` of its first part (phases, then sizes, increasing)."""
     cap = int(math.floor(support_cap(d)))
     out: dict[tuple, str] = {}
-    for l in EVERY_PHASE:
+    for l in range(1, phases + 1):
         n = math.ceil(2.0 ** (alpha * l) - 1e-9)
         for s in range(1, cap + 1):
             prm = vector_params(eps, delta, n, s, B * s**0.5, eps_hat, p_scale)
@@ -77,11 +86,11 @@ def _total_variation(views: list[tuple]) -> np.ndarray:
 
 
 @functools.lru_cache(maxsize=65536)
-def screen(view: tuple, query: float) -> float:
+def screen(view: tuple, query: float, interval: float = SCREEN_INTERVALS[0]) -> float:
     """An upper bound of the part's epsilon at ``query``, cheaper than its certificate: the
-    pair's privacy loss distribution with losses rounded up on :data:`SCREEN_INTERVAL`, composed
-    over the ``s`` coordinates (``inf`` where the certificate would be; the certificate itself
-    for binomials built from their CDF)."""
+    pair's privacy loss distribution with losses rounded up to multiples of ``interval``,
+    composed over the ``s`` coordinates (``inf`` where the certificate would be; the certificate
+    itself for binomials built from their CDF)."""
     from . import binomial_shift as bs
     from .accounting import pmf_pair_pld
     from .pld_arrays import epsilon_for_delta
@@ -97,7 +106,7 @@ def screen(view: tuple, query: float) -> float:
         return 0.0
     (((a, b), count),) = pairs
     return epsilon_for_delta(
-        pmf_pair_pld(a, b, count=count, pessimistic=True, interval=SCREEN_INTERVAL),
+        pmf_pair_pld(a, b, count=count, pessimistic=True, interval=interval),
         query - left_out,
     )
 
@@ -114,12 +123,14 @@ def certificate(view: tuple, query: float) -> float:
     )
 
 
-def worst(eps, delta, d, B, alpha, eps_hat, p_scale, query) -> tuple[float, dict[str, float]]:
+def worst(
+    eps, delta, d, B, alpha, eps_hat, p_scale, phases, query
+) -> tuple[float, dict[str, float]]:
     """The certificate over every part at ``query`` and the parts certified on the fine grid
     (by label), largest first: those whose screen exceeded the certificates before them. Where
     every part is within ``query`` in total variation (epsilon 0), the part closest to it, with
     its 0."""
-    views = list(protocols(eps, delta, d, B, alpha, eps_hat, p_scale).items())
+    views = list(protocols(eps, delta, d, B, alpha, eps_hat, p_scale, phases).items())
     tv = _total_variation([v for v, _ in views])
     live = [
         (screen(v, query), label, v)
@@ -133,6 +144,8 @@ def worst(eps, delta, d, B, alpha, eps_hat, p_scale, query) -> tuple[float, dict
     for bound, label, view in live:
         if bound <= best:
             break
+        if any(screen(view, query, step) <= best for step in SCREEN_INTERVALS[1:]):
+            continue
         value = certificate(view, query)
         certified[label] = value
         best = max(best, value)
@@ -151,8 +164,8 @@ def _forget_distributions() -> None:
 
 def part_epsilon(key: tuple, label: str, query: float) -> float:
     """The certificate of the part ``label`` (``l=<l>,s=<s>``) of the release ``key`` (the first
-    seven arguments of :func:`worst`) at ``query``."""
-    eps, delta, d, B, alpha, eps_hat, p_scale = key
+    eight arguments of :func:`worst`) at ``query``."""
+    eps, delta, d, B, alpha, eps_hat, p_scale, _ = key
     l, s = (int(x.split("=")[1]) for x in label.split(","))
     prm = vector_params(
         eps, delta, math.ceil(2.0 ** (alpha * l) - 1e-9), s, B * s**0.5, eps_hat, p_scale

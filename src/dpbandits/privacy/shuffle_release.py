@@ -124,24 +124,24 @@ def _shuffle_part_epsilon(key: tuple, label: str, delta: float) -> float:
     )
 
 
-def dpdpe_worst_parts(eps, delta, d, B, alpha, eps_hat, p_scale, query):
+def dpdpe_worst_parts(eps, delta, d, B, alpha, eps_hat, p_scale, phases, query):
     """DP-DPE's certificate over every phase and support size with the parts certified on the
     way (:func:`dpbandits.privacy.every_part.worst`); the certificate and the new parts kept on
     disk (:func:`dpdpe_worst` reads it there)."""
     from .every_part import worst
 
-    value, parts = worst(eps, delta, d, B, alpha, eps_hat, p_scale, query)
-    key = (eps, delta, d, B, alpha, eps_hat, p_scale)
+    key = (eps, delta, d, B, alpha, eps_hat, p_scale, phases)
+    value, parts = worst(*key, query)
     cached_part(f"worst|{key!r}|{float(query)!r}", lambda: value)
     flush_part_cache()
     return value, parts
 
 
 @functools.lru_cache(maxsize=1024)
-def dpdpe_worst(eps, delta, d, B, alpha, eps_hat, p_scale, query) -> float:
+def dpdpe_worst(eps, delta, d, B, alpha, eps_hat, p_scale, phases, query) -> float:
     """DP-DPE's certificate over every phase and support size (:func:`dpdpe_worst_parts`), from
     disk where a matched calibration's search computed it."""
-    key = (eps, delta, d, B, alpha, eps_hat, p_scale)
+    key = (eps, delta, d, B, alpha, eps_hat, p_scale, phases)
     return cached_part(f"worst|{key!r}|{float(query)!r}", lambda: dpdpe_worst_parts(*key, query)[0])
 
 
@@ -163,13 +163,11 @@ def zero_everywhere_pe(eps, delta, B, p_scale, n_max: int, query) -> bool:
     return bool(np.all(g * top <= query))
 
 
-def _every_phase_lower(eps, delta, B, alpha, eps_hat, p_scale, query) -> float:
+def _every_phase_lower(eps, delta, B, alpha, eps_hat, p_scale, phases, query) -> float:
     """Lower bound on DP-DPE's shuffle protocol at ``query``: the exact count distributions of
     one client at ``-B`` vs ``+B`` with one support action (reachable: the other users' reports
-    can eliminate every other action), the largest over every phase of
-    :data:`dpbandits.privacy.every_part.EVERY_PHASE`."""
-    from . import every_part
-
+    can eliminate every other action), the largest over the phases ``1 .. phases`` that report
+    (:func:`dpbandits.privacy.every_part.released_phases`)."""
     return max(
         shuffle_sum_epsilon(
             vector_params(eps, delta, math.ceil(2.0 ** (alpha * l) - 1e-9), 1, B, eps_hat, p_scale),
@@ -179,7 +177,7 @@ def _every_phase_lower(eps, delta, B, alpha, eps_hat, p_scale, query) -> float:
             1,
             pessimistic=False,
         )
-        for l in every_part.EVERY_PHASE
+        for l in range(1, phases + 1)
     )
 
 
@@ -254,11 +252,21 @@ def dpdpe_release(policy, universe: Universe | None = None) -> Release:
                 },
             )
         s1 = policy.opts["width"] == "s1"
-        key = (eps, delta, st.d, B, float(policy.opts["alpha"]), eps if s1 else None, p_scale)
+        phases = every_part.released_phases(st.T, float(policy.opts["h1"]))
+        key = (
+            eps,
+            delta,
+            st.d,
+            B,
+            float(policy.opts["alpha"]),
+            eps if s1 else None,
+            p_scale,
+            phases,
+        )
         cap = int(math.floor(support_cap(st.d)))
         return Release(
-            f"shuffle bit-sum protocol, Algorithm 2 (vector sum), every phase "
-            f"1..{every_part.EVERY_PHASE[-1]} and support size 1..{cap}",
+            f"shuffle bit-sum protocol, Algorithm 2 (vector sum), every phase that reports "
+            f"(1..{phases}) and support size 1..{cap}",
             (),
             method=method + "every phase and support size (screened: every_part)" + scaled,
             notes="parallel composition over phases: fresh clients in every phase",
@@ -269,15 +277,15 @@ def dpdpe_release(policy, universe: Universe | None = None) -> Release:
                 # gives it with the parts certified on the way, largest first
                 "epsilon_parts": {
                     label: functools.partial(every_part.part_epsilon, key, label)
-                    for label in every_part.labels(st.d)
+                    for label in every_part.labels(st.d, phases)
                 },
                 "worst_parts": functools.partial(dpdpe_worst_parts, *key),
                 "lower_at": functools.partial(_every_phase_lower, *key[:2], *key[3:]),
                 "lower_method": "exact count distributions of one client at -B vs +B with one "
                 "support action, the largest over every phase",
-                "no_small_delta": "the certificate over every phase and support size takes "
-                "about a minute per row at such a delta (wide count distributions in 2 575 parts "
-                "at d = 20)",
+                "no_small_delta": "at such a delta few of the parts (every phase and support "
+                "size) are decided by their total variation or screen, and certifying each of "
+                "them is beyond the build's time budget",
             },
         )
     raise ValueError(f"no release description for privatizer {priv!r}")
