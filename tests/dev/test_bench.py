@@ -61,3 +61,21 @@ def test_the_cz22_panel_records_its_row():
     assert name.startswith("cz22 Figure 1 panel (5 alg x 2 x T=200") and target == 3.0
     assert seconds > 0 and "faster per round than the reference loop" in reference
     del bench.SUMMARY[before:]
+
+
+def test_the_every_part_certificate_records_its_row_from_a_cold_cache():
+    """A small level (d = 2, 12 phases at T = 10^4): the row reaches the table, and the part
+    cache the bench set aside is put back."""
+    from dpbandits.dev import bench
+    from dpbandits.privacy import part_cache
+
+    cache = part_cache.PART_CACHE
+    before = len(bench.SUMMARY)
+    bench.bench_every_part(300.0, d=2, T=10**4)
+    name, seconds, target, reference = bench.SUMMARY[before]
+    assert (
+        name == "DP-DPE shuffle certificate over every part (d = 2, 156 parts)" and target == 10.0
+    )
+    assert seconds > 0 and reference.endswith("parts certified on the fine grid")
+    assert part_cache.PART_CACHE == cache
+    del bench.SUMMARY[before:]

@@ -3,8 +3,9 @@
 Every paper whose package offers a ``bench_workload(root, options)`` hook (its ``bench``
 module) adds its longest workload; then AdaC-OFUL as the arena's fresh point at d = 10 runs it,
 against its literal reference loop (:func:`bench_adac_oful`); DP-DPE's shuffle certificate
-against dp-accounting's own construction (:func:`bench_shuffle_accounting`); and ``snakemake
--n`` at both scales (:func:`bench_dry_run`). Each workload adds a row with :func:`record`;
+against dp-accounting's own construction (:func:`bench_shuffle_accounting`); its certificate
+over every part at one matched level (:func:`bench_every_part`); and ``snakemake -n`` at both
+scales (:func:`bench_dry_run`). Each workload adds a row with :func:`record`;
 :func:`run` prints the table after the machine's own pace (:func:`machine_line`). The kernels
 are compiled beforehand (``dpb warmup``), so no workload times numba's compilation. Today's
 numbers and targets: docs/performance.md.
@@ -178,6 +179,41 @@ def bench_shuffle_accounting(d: int = 10, query: float = 1e-5) -> None:
     )
 
 
+def bench_every_part(eps: float = 597.6124024644057, d: int = 20, T: int = 10**6) -> None:
+    """Time DP-DPE's shuffle certificate over every phase that reports and every support size
+    (:func:`dpbandits.privacy.every_part.worst`) at one privacy level of dpdpe's matched Figure
+    2(a) (delta = 1/4, ``B = 1``, ``alpha = 0.8``, ``h1 = 2``), from a cold part cache: what a
+    matched search and its privacy row pay once per level."""
+    import tempfile
+
+    from dpbandits.privacy import binomial_shift, every_part, part_cache
+
+    phases = every_part.released_phases(T, 2.0)
+    key = (eps, 0.25, d, 1.0, 0.8, None, 1.0, phases)
+    with tempfile.TemporaryDirectory() as tmp:
+        saved = part_cache.PART_CACHE, dict(part_cache._PARTS)
+        part_cache.PART_CACHE, part_cache._PARTS = Path(tmp) / "parts.json", {}
+        every_part.screen.cache_clear()
+        binomial_shift.shift_epsilon.cache_clear()
+        try:
+            start = time.perf_counter()
+            value, certified = every_part.worst(*key, 0.25)
+            seconds = time.perf_counter() - start
+        finally:
+            part_cache.PART_CACHE, part_cache._PARTS = saved[0], saved[1]
+    parts = len(every_part.labels(d, phases))
+    print(
+        f"\nDP-DPE shuffle certificate over every part (d = {d}, {phases} phases, {parts} parts):"
+    )
+    print(f"  {seconds:6.2f} s   epsilon {value:.6g}, {len(certified)} parts on the fine grid")
+    record(
+        f"DP-DPE shuffle certificate over every part (d = {d}, {parts} parts)",
+        seconds,
+        10.0,
+        f"{len(certified)} parts certified on the fine grid",
+    )
+
+
 def bench_dry_run(root: Path, runs: int = 3) -> None:
     """Time ``snakemake -n`` in ``root`` (parsing the Snakefile and building the DAG; the
     target is 2 s on a built tree) at quick and paper scale, ``runs`` times each; the
@@ -235,6 +271,7 @@ def run(options) -> None:
     if not options.only:  # the arena's costliest algorithm, the accountant's costliest case
         bench_adac_oful()
         bench_shuffle_accounting()
+        bench_every_part()
         bench_dry_run(options.root)  # the Snakefile and the DAG
     print("\n" + machine_line(loop_start, machine_loop_seconds()))
     print(summary_table())
