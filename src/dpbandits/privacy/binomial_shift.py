@@ -288,13 +288,25 @@ def shift_epsilon(N: int, p: float, shifts: tuple[tuple[int, int], ...], delta: 
         if delta <= CDF_SLACK:
             return math.inf
         return epsilon_for_delta(_shift_pld(N, p, shifts), delta - CDF_SLACK)
+    pairs, left_out, decided = shift_pairs_decided(N, p, shifts, delta)
+    if decided is not None:
+        return decided
+    dist = _shift_pld(N, p, shifts)
+    return 0.0 if dist is None else epsilon_for_delta(dist, delta - left_out)
+
+
+def shift_pairs_decided(N: int, p: float, shifts: tuple[tuple[int, int], ...], delta: float):
+    """The count pairs of :func:`shift_epsilon` (arrays), the mass their arrays leave out, and the
+    epsilon at ``delta`` where it is decided without a privacy loss distribution (``inf``: the
+    mass with infinite loss exceeds what is left of ``delta``; 0: the total variation distance
+    is within it), else None."""
     pairs = _shift_pairs(N, p, shifts)
     # the binomial's tails left out of the arrays (below BINOMIAL_TAIL each), taken off delta:
     # a pair differing only there is told apart with at most that much more probability
     left_out = sum(c for _, c in pairs) * 2.0 * BINOMIAL_TAIL
     if _infinite_at(pairs, delta - left_out) or delta <= left_out:
-        return math.inf
+        return pairs, left_out, math.inf
     if _total_variation(pairs) <= delta - left_out:
-        return 0.0  # delta(0) is the total variation distance, at most the sum of the entries'
-    dist = _shift_pld(N, p, shifts)
-    return 0.0 if dist is None else epsilon_for_delta(dist, delta - left_out)
+        # delta(0) is the total variation distance, at most the sum of the entries'
+        return pairs, left_out, 0.0
+    return pairs, left_out, None

@@ -19,7 +19,9 @@ over up to ``floor(S)`` coordinates on the certificate's fine grid. Most are dec
    far fewer buckets);
 3. parts are certified on the fine grid in decreasing order of their screen until the next
    screen is at most the largest certificate so far (a part whose finer screen is at most it
-   is passed over). Every part is then bounded: the certified
+   is passed over). The part with the largest certificate is never passed over (its screens
+   are at least its certificate), so the result is the largest certificate of every part,
+   whatever the screens' intervals. Every part is then bounded: the certified
    ones by their certificate, the others by a screen below it. The order is a function of the
    values (ties by label), so the result is deterministic.
 """
@@ -98,12 +100,9 @@ def screen(view: tuple, query: float, interval: float = SCREEN_INTERVALS[0]) -> 
     N, p, k, s = view
     if N > 0 and math.sqrt(N * p * (1.0 - p)) > bs.CDF_SD:
         return certificate(view, query)
-    pairs = bs._shift_pairs(N, p, ((k, s),))
-    left_out = s * 2.0 * bs.BINOMIAL_TAIL
-    if query <= left_out or bs._infinite_at(pairs, query - left_out):
-        return math.inf
-    if bs._total_variation(pairs) <= query - left_out:
-        return 0.0
+    pairs, left_out, decided = bs.shift_pairs_decided(N, p, ((k, s),), query)
+    if decided is not None:
+        return decided
     (((a, b), count),) = pairs
     return epsilon_for_delta(
         pmf_pair_pld(a, b, count=count, pessimistic=True, interval=interval),

@@ -181,6 +181,10 @@ def _every_phase_lower(eps, delta, B, alpha, eps_hat, p_scale, phases, query) ->
     )
 
 
+#: The note of every DP-DPE / DP-PE release: the run delivers what one phase delivers.
+PARALLEL = "parallel composition over phases: fresh clients in every phase"
+
+
 def dpdpe_release(policy, universe: Universe | None = None) -> Release:
     """Release of DP-DPE / DP-PE (dpdpe, Sec. 4 and Appendix A; DP-PE: Appendix C.2).
 
@@ -217,7 +221,7 @@ def dpdpe_release(policy, universe: Universe | None = None) -> Release:
                 "analytic Gaussian (dp-accounting); Delta/sigma = eps / sqrt(2 ln(1.25/delta)) in "
                 "every phase (the classical calibration, proven for eps <= 1)"
             ),
-            notes="parallel composition over phases: fresh clients in every phase",
+            notes=PARALLEL,
         )
     if priv == "shuffle":
         from . import every_part
@@ -238,7 +242,7 @@ def dpdpe_release(policy, universe: Universe | None = None) -> Release:
                 f"in {PE_USERS}",
                 (),
                 method=method + "the user counts" + scaled,
-                notes="parallel composition over phases: fresh clients in every phase",
+                notes=PARALLEL,
                 extra={
                     "epsilon_at": functools.partial(_shuffle_worst, *key),
                     "lower_at": lambda q, key=key: _shuffle_worst(*key, q, "lower"),
@@ -269,7 +273,7 @@ def dpdpe_release(policy, universe: Universe | None = None) -> Release:
             f"(1..{phases}) and support size 1..{cap}",
             (),
             method=method + "every phase and support size (screened: every_part)" + scaled,
-            notes="parallel composition over phases: fresh clients in every phase",
+            notes=PARALLEL,
             extra={
                 "epsilon_at": functools.partial(dpdpe_worst, *key),
                 # the certificate is the largest of these (a matched calibration's search
