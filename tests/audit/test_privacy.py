@@ -95,8 +95,10 @@ def test_dpdpe_shuffle_says_why_it_is_not_accounted_at_one_over_T():
     policy = make_policy("sdp_dpe", Setting(T=2**14, d=2, epsilon=10.0, delta=0.1, K=2))
     release = rel.dpdpe_release(policy)
     assert "every phase and support size" in release.extra["no_small_delta"]
-    # DP-PE's grid of user counts is cheap at any delta
-    assert "no_small_delta" not in rel.dpdpe_release(make_policy("sdp_pe", policy.setting)).extra
+    pe = rel.dpdpe_release(make_policy("sdp_pe", policy.setting))
+    assert "user count" in pe.extra["no_small_delta"]
+    # the Gaussian privatizers are accounted at any delta
+    assert "no_small_delta" not in rel.dpdpe_release(make_policy("cdp_pe", policy.setting)).extra
 
 
 def test_release_row_of_a_non_private_mechanism_joins_its_notes():

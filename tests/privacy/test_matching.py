@@ -12,7 +12,7 @@ import pytest
 
 from dpbandits.audit.privacy import cell_release
 from dpbandits.config import ConfigError, load_experiment, load_yaml
-from dpbandits.privacy import matching, part_cache, shuffle_release
+from dpbandits.privacy import matching, part_cache
 from dpbandits.privacy import releases as rel
 from dpbandits.privacy.matching import TOLERANCE, NotMatchable, match
 
@@ -193,26 +193,20 @@ def test_the_s1_diagnostic_is_outside_thm_4_6s_calibration():
     assert make_policy("sdp_dpe", at).unmet_statement_conditions() == []
 
 
-def test_shuffle_part_certificates_are_shared_through_the_disk_cache():
-    key = (40.0, 0.25, 1.0, 1.0)  # DP-PE's scalar protocol at internal epsilon 40
-    # (another test may have computed it in this process)
-    shuffle_release._shuffle_worst.cache_clear()
-    shuffle_release._shuffle_part_epsilon.cache_clear()
-    first = shuffle_release._shuffle_worst(*key, 0.25)
+def test_shuffle_certificates_are_shared_through_the_disk_cache(monkeypatch):
+    from dpbandits.privacy import every_count
+
+    key = (40.0, 0.1, 20.0, 1.0, 3000)  # DP-PE's scalar protocol at internal epsilon 40
+    every_count._worst.cache_clear()
+    first = every_count.worst(*key, 0.1)
+    part_cache.flush_part_cache()
     assert part_cache.PART_CACHE.exists() and not part_cache._NEW
-    shuffle_release._shuffle_part_epsilon.cache_clear()
+    every_count._worst.cache_clear()
     part_cache._PARTS.clear()
     calls = []
-    real = rel.shuffle_sum_certificate
-    rel.shuffle_sum_certificate = lambda *a: calls.append(a) or real(*a)
-    try:
-        again = max(
-            shuffle_release._shuffle_part_epsilon(key, label, 0.25)
-            for label in shuffle_release._shuffle_parts(*key)
-        )
-    finally:
-        rel.shuffle_sum_certificate = real
-    assert again == first and not calls  # read from disk, not computed
+    real = every_count.count_epsilons
+    monkeypatch.setattr(every_count, "count_epsilons", lambda *a: calls.append(a) or real(*a))
+    assert every_count.worst(*key, 0.1) == first and not calls  # read from disk, not computed
 
 
 @pytest.mark.e2e

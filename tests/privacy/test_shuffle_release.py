@@ -68,34 +68,6 @@ def test_dpdpe_shuffle_names_read_at_run_time_are_compared_by_value():
     assert (f.func, f.args) == literal
 
 
-# -- a grid of its parts is no certificate above 0 (DP-PE's user counts) ---------------------
-
-
-@pytest.mark.parametrize(
-    "value,everywhere,verdict",
-    [(0.0, True, "DELIVERED"), (0.0, False, "NOT-CERTIFIED"), (0.5, True, "NOT-CERTIFIED")],
-)
-def test_a_grid_release_reads_delivered_only_at_zero_everywhere(value, everywhere, verdict):
-    from dpbandits.audit.privacy import release_bounds
-    from dpbandits.privacy.release import Release
-
-    release = Release(
-        "a protocol of parts",
-        (),
-        extra={
-            "epsilon_at": lambda delta: value,
-            "lower_at": lambda delta: 0.0,
-            "grid": "the largest over a grid of its parts",
-            "zero_everywhere": lambda delta: everywhere,
-        },
-    )
-    b = release_bounds(release, 1.0, 0.1)
-    assert b["verdict"] == verdict and b["delivered_epsilon"] == value
-    assert ("not a certificate" in b["how"]) == (verdict != "DELIVERED")
-    # the release's own lower bound (0 here) is computed where the certificate does not decide
-    assert math.isnan(b["lower_epsilon"]) == (verdict == "DELIVERED")
-
-
 def test_one_support_action_in_every_phase_shows_a_grids_match_is_not_private():
     """The lower bound of DP-DPE's shuffle protocol takes one support action in every phase that
     reports: at internal epsilon 1218.9 (where a grid of phases and sizes had matched epsilon 14)
@@ -110,10 +82,19 @@ def test_one_support_action_in_every_phase_shows_a_grids_match_is_not_private():
     assert math.isfinite(_every_phase_lower(1218.887313634455, 0.25, 1.0, 0.8, None, 1.0, 4, 0.25))
 
 
-def test_dp_pe_reads_zero_everywhere_only_where_every_user_count_is_within_delta():
-    from dpbandits.privacy.shuffle_release import zero_everywhere_pe
+def test_dp_pe_is_certified_over_every_user_count_up_to_the_horizon():
+    from dpbandits.privacy import every_count
 
-    # Figure 2's label (epsilon 10, delta 1/4) up to 10^6 users: every count within delta
-    assert zero_everywhere_pe(10.0, 0.25, 1.0, 1.0, 10**6, 0.25)
-    # planted: at internal epsilon 30 the shift is seen
-    assert not zero_everywhere_pe(30.0, 0.25, 1.0, 1.0, 10**6, 0.25)
+    setting = Setting(T=5000, d=3, epsilon=40.0, delta=0.1, K=10)
+    release = dpdpe_release(make_policy("sdp_pe", setting, reward_bound=20.0))
+    assert release.certified and "every user count" in release.mechanism
+    value = release.extra["epsilon_at"](0.1)
+    # the whole certificate is its largest part: none is above it, one reaches it
+    top, parts = release.extra["worst_parts"](0.1)
+    (label,) = parts
+    assert top == value == release.extra["epsilon_parts"][label](0.1)
+    counts = np.arange(1, 5001)
+    assert value == every_count.count_epsilons(40.0, 0.1, 20.0, 1.0, counts, 0.1).max()
+    assert len(release.extra["epsilon_parts"]) == 5000
+    # the lower bound (exact counts of the extreme pair) stays below it
+    assert release.extra["lower_at"](0.1) <= value

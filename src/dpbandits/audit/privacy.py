@@ -33,12 +33,9 @@ Four verdicts (:func:`verdict`), comparisons up to 1e-9 relative:
     Neither: the upper bound exceeds the nominal epsilon (or is no certificate) while the lower
     bound does not (or is unknown); the truth may lie on either side.
 
-A release whose accountant evaluates a grid of its parts (``extra["grid"]``: DP-PE's shuffle
-protocol, over a grid of user counts) has no certificate above 0: its value is the largest over
-the grid, a lower bound of the certificate over every part. Its row reads DELIVERED only where
-the value is 0 and every part is within delta in total variation (``extra["zero_everywhere"]``);
-elsewhere NOT-CERTIFIED, the note saying so. DP-DPE's shuffle protocol is certified over every
-phase and support size (:mod:`dpbandits.privacy.every_part`).
+DP-DPE's shuffle protocol is certified over every phase and support size
+(:mod:`dpbandits.privacy.every_part`), DP-PE's over every user count
+(:mod:`dpbandits.privacy.every_count`): no row reads a grid of its parts as a certificate.
 """
 
 from __future__ import annotations
@@ -118,20 +115,6 @@ def release_bounds(release, nominal: float, delta: float) -> dict:
     accountant's note (``how``) of one release at ``delta``."""
     eps, how = rel.delivered_epsilon(release, delta)
     certified = release.certified
-    grid = release.extra.get("grid")
-    if certified and grid:  # a grid's maximum certifies only 0, and only if 0 everywhere
-        everywhere = release.extra.get("zero_everywhere")
-        certified = eps == 0.0 and everywhere is not None and everywhere(delta)
-        how = "; ".join(
-            x
-            for x in (
-                how,
-                "zero at every part (total variation within delta)"
-                if certified
-                else f"{grid}: a value on the grid, not a certificate",
-            )
-            if x
-        )
     if certified and eps <= nominal * (1 + RTOL) and not release.tight:
         # the certificate decides (DELIVERED): the lower bounds of the shuffled and bit-sum
         # protocols (privacy loss distributions of exact counts) are computed only where the

@@ -409,12 +409,8 @@ def _status(d: pd.DataFrame, e: pd.DataFrame) -> tuple[str, str]:
             else f"{len(open_rows)} NOT-CERTIFIED row" + ("s" if len(open_rows) > 1 else "")
         )
         low = _lower(w)
-        on_grid = "not a certificate" in str(w.get("notes", ""))  # release_bounds' note
         what = (
-            f"the accountant's {_fmt(w['delivered_epsilon'])} at nominal "
-            f"{_fmt(w['nominal_epsilon'])} is no certificate (a maximum over a grid of its parts)"
-            if on_grid
-            else f"the certified upper bound {_fmt(w['delivered_epsilon'])} exceeds the nominal "
+            f"the certified upper bound {_fmt(w['delivered_epsilon'])} exceeds the nominal "
             f"{_fmt(w['nominal_epsilon'])}"
         )
         parts.append(

@@ -15,6 +15,7 @@ from dpbandits.normals import MIN_COMPILED, standard_normal
 from dpbandits.papers import papers
 from dpbandits.policies import Quirks, Setting, make_policy
 from dpbandits.privacy.accounting import Component, composed_epsilon, pmf_pair_epsilon
+from dpbandits.privacy.every_count import from_arrays
 from dpbandits.seeds import noise_generator
 
 #: The LinUCB family's algorithms whose kernels :func:`warmup` compiles under the script's
@@ -113,5 +114,6 @@ def warmup() -> None:
     # the privacy audit's compiled epsilon search: a dense composed PLD, a pair of pmfs
     composed_epsilon([Component("laplace", 1.0, 1.0, 3)], 1e-5)
     pmf_pair_epsilon(np.array([0.5, 0.5]), np.array([0.4, 0.6]), 1e-5, 2)
+    from_arrays([400], [0.5], [3], 0.1)  # DP-PE's shuffle certificate, a count's exact tails
     standard_normal(np.random.default_rng(0), MIN_COMPILED)  # the compiled normals
     print("numba kernels compiled and cached")

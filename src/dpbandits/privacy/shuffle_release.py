@@ -83,44 +83,20 @@ def shuffle_sum_certificate(prm, delta: float, lo: float, hi: float, coords: int
     return shift_epsilon(prm.n * prm.b, prm.p, ((count_shift(prm, lo, hi), coords),), delta)
 
 
-#: Users per action and phase at which DP-PE's scalar protocol is evaluated (its count shift over
-#: noise std, ``g / sqrt(n b p (1 - p))``, hardly depends on ``n``).
+#: User counts at which the lower bound of DP-PE's scalar protocol is evaluated (its count shift
+#: over the noise's standard deviation, ``g / sqrt(n b p (1 - p))``, hardly depends on ``n``).
 PE_USERS = (1, 10, 100, 1000, 10000)
 
 
 @functools.lru_cache(maxsize=1024)
-def _shuffle_parts(eps, delta, B, p_scale=1.0) -> dict[str, tuple]:
-    """The protocols :func:`_shuffle_worst` maximises over, by label: DP-PE's scalar protocol per
-    user count of :data:`PE_USERS` (``n=<n>``), each ``(parameters, coordinates)``, with the
-    binomial noise scale ``p_scale`` of :mod:`dpbandits.mechanisms.shuffle_sum`."""
-    return {f"n={n}": (scalar_params(eps, delta, n, B, p_scale), 1) for n in PE_USERS}
-
-
-@functools.lru_cache(maxsize=1024)
-def _shuffle_worst(
-    eps: float, delta: float, B: float, p_scale: float, query: float, bound: str = "upper"
-) -> float:
-    """Largest count-view epsilon at ``query`` of DP-PE's scalar protocol over the user counts
-    of :data:`PE_USERS`: the certificate (``bound = "upper"``, :func:`shuffle_sum_certificate`)
-    or the extreme pair's lower bound (``"lower"``: one client at ``-B`` vs ``+B``)."""
-    key = (eps, delta, B, p_scale)
-    parts = _shuffle_parts(*key)
-    if bound == "lower":
-        pairs = parts.values()
-        return max(shuffle_sum_epsilon(prm, query, -B, B, k, pessimistic=False) for prm, k in pairs)
-    value = max(_shuffle_part_epsilon(key, label, query) for label in parts)
-    flush_part_cache()
-    return value
-
-
-@functools.lru_cache(maxsize=16384)
-def _shuffle_part_epsilon(key: tuple, label: str, delta: float) -> float:
-    """The certificate of one part of :func:`_shuffle_worst` (``key``: its first four
-    arguments) at ``delta``, through :func:`cached_part`."""
-    prm, k = _shuffle_parts(*key)[label]
-    B = key[2]
-    return cached_part(
-        f"{key!r}|{label}|{float(delta)!r}", lambda: shuffle_sum_certificate(prm, delta, -B, B, k)
+def pe_lower(eps: float, delta: float, B: float, p_scale: float, n_max: int, query: float) -> float:
+    """Lower bound at ``query`` of DP-PE's scalar protocol (calibrated at ``eps, delta``): the
+    exact count distributions of one client at ``-B`` vs ``+B``, the largest over the user counts
+    of :data:`PE_USERS` up to ``n_max``."""
+    return max(
+        shuffle_sum_epsilon(scalar_params(eps, delta, n, B, p_scale), query, -B, B, 1, False)
+        for n in PE_USERS
+        if n <= max(1, n_max)
     )
 
 
@@ -143,24 +119,6 @@ def dpdpe_worst(eps, delta, d, B, alpha, eps_hat, p_scale, phases, query) -> flo
     disk where a matched calibration's search computed it."""
     key = (eps, delta, d, B, alpha, eps_hat, p_scale, phases)
     return cached_part(f"worst|{key!r}|{float(query)!r}", lambda: dpdpe_worst_parts(*key, query)[0])
-
-
-@functools.lru_cache(maxsize=1024)
-def zero_everywhere_pe(eps, delta, B, p_scale, n_max: int, query) -> bool:
-    """Whether DP-PE's scalar protocol (calibrated at ``eps, delta``) certifies epsilon 0 at
-    ``query`` for *every* user count ``1 .. n_max`` (vectorised total variation bounds
-    ``g p_mode`` of :func:`dpbandits.privacy.binomial_shift._mode_total_variation`, the count
-    shift being ``g``: :func:`count_shift` of ``[-B, B]`` at ``scale = 2B``), not only on
-    :data:`PE_USERS`."""
-    from scipy.stats import binom
-
-    from ..mechanisms.shuffle_sum import scalar_knobs
-
-    n = np.arange(1, int(n_max) + 1, dtype=float)
-    _, _, g, b, p = scalar_knobs(eps, delta, n, B, p_scale)
-    N = n * b
-    top = binom.pmf(np.floor((N + 1) * p), N, p)
-    return bool(np.all(g * top <= query))
 
 
 def _every_phase_lower(eps, delta, B, alpha, eps_hat, p_scale, phases, query) -> float:
@@ -195,8 +153,8 @@ def dpdpe_release(policy, universe: Universe | None = None) -> Release:
     Gaussian privatizers: ``sigma = Delta sqrt(2 ln(1.25/delta))/eps`` in every phase, so
     ``Delta/sigma`` does not depend on ``s``, ``n`` or the phase. Shuffle privatizers: exact count
     distributions of the extreme pair: DP-DPE's maximised over every phase and every support size
-    the engine may calibrate with (:mod:`dpbandits.privacy.every_part`), DP-PE's over a grid of
-    user counts (a certificate only where it is 0 at every user count).
+    the engine may calibrate with (:mod:`dpbandits.privacy.every_part`), DP-PE's over every user
+    count per action (:mod:`dpbandits.privacy.every_count`).
     """
     st, B = policy.setting, float(policy.opts["reward_bound"])
     eps, delta = st.epsilon, st.delta
@@ -224,7 +182,7 @@ def dpdpe_release(policy, universe: Universe | None = None) -> Release:
             notes=PARALLEL,
         )
     if priv == "shuffle":
-        from . import every_part
+        from . import every_count, every_part
 
         if policy.opts.get("U") is not None:
             raise ValueError(f"{policy.algorithm}: a fixed client count U is not private")
@@ -236,23 +194,26 @@ def dpdpe_release(policy, universe: Universe | None = None) -> Release:
             "distributions (dp-accounting), largest over "
         )
         if pe:
-            key = (eps, delta, B, p_scale)
+            key = (eps, delta, B, p_scale, st.T)
             return Release(
-                f"shuffle bit-sum protocol, Algorithm 4 (scalar sum at eps/2), n users per action "
-                f"in {PE_USERS}",
+                f"shuffle bit-sum protocol, Algorithm 4 (scalar sum at eps/2), every user count "
+                f"per action (1..{st.T})",
                 (),
-                method=method + "the user counts" + scaled,
+                method=method + "every user count (every_count: total variation, exact tails, "
+                "normal bounds of the binomial's tails)" + scaled,
                 notes=PARALLEL,
                 extra={
-                    "epsilon_at": functools.partial(_shuffle_worst, *key),
-                    "lower_at": lambda q, key=key: _shuffle_worst(*key, q, "lower"),
-                    "lower_method": "exact count distributions of one client at -B vs +B",
-                    # the certificate is a maximum over a grid of its parts: a row reads
-                    # DELIVERED only where it is 0 at every part (audit/privacy.release_bounds)
-                    "grid": "the largest over a grid of user counts, not over every one",
-                    "zero_everywhere": functools.partial(
-                        zero_everywhere_pe, eps, delta, B, p_scale, st.T
-                    ),
+                    "epsilon_at": functools.partial(every_count.worst, *key),
+                    # the certificate is the largest of these (a matched calibration's search
+                    # evaluates the deciding ones: dpbandits.privacy.matching)
+                    "epsilon_parts": every_count.CountParts(*key),
+                    "worst_parts": functools.partial(every_count.worst_parts, *key),
+                    "lower_at": functools.partial(pe_lower, *key),
+                    "lower_method": "exact count distributions of one client at -B vs +B, the "
+                    f"largest over the user counts {', '.join(map(str, PE_USERS))}",
+                    "no_small_delta": "at such a delta few user counts are decided by their "
+                    "total variation, and bounding each of them (up to T) is beyond the build's "
+                    "time budget",
                 },
             )
         s1 = policy.opts["width"] == "s1"
