@@ -66,8 +66,7 @@ def frontier_table(board: pd.DataFrame) -> pd.DataFrame:
     ranking, the others from the frontier's), ranked per epsilon with ties where the 95 %
     intervals overlap; ``floor_regret``: the best non-private reference's mean at that point;
     ``in_band``: whether the certified epsilon is within the matched band (:func:`in_band`);
-    ``certified``: whether the privacy audit certifies it (verdict DELIVERED; a value on a grid
-    of the protocol's parts is none)."""
+    ``certified``: whether the privacy audit certifies it (verdict DELIVERED)."""
     ran = board[board["status"] == "ran"]
     points = ran.loc[ran["ranking"] == "frontier", ["suite", "d", "T"]].drop_duplicates()
     out = []

@@ -93,8 +93,8 @@ def write_page(
         "the matched ranking at other epsilons at each suite's first dimension and horizon; a "
         "contestant whose calibration cannot reach the 1 % band (a discrete knob makes its "
         "certificate jump over it) runs with more privacy there, and one whose epsilon the "
-        "privacy audit does not certify (DP-DPE's shuffle protocol, accounted on a grid of its "
-        "parts) may run with less: the figure rings both, and the leaders' table says which. "
+        "privacy audit does not certify may run with less: the figure rings both, and the "
+        "leaders' table says which. "
         "How to read it: the arena's documentation (docs/arena.md, linked above).</p>",
         "<h2>Claims of the papers</h2>",
         _claims_table(claims),
