@@ -112,6 +112,11 @@ def test_checklist_evaluates_each_check_type():
         {
             "id": "x.missing",
             "kind": "ordering",
+            "audit": {"check": "below", "panels": ["p1"], "a": "A", "b": ["C"]},
+        },
+        {
+            "id": "x.elsewhere",
+            "kind": "ordering",
             "audit": {"check": "below", "panels": ["p3"], "a": "A", "b": ["B"]},
         },
         {"id": "x.rate", "kind": "rate", "audit": {"none": "not an ordering"}},
@@ -131,7 +136,12 @@ def test_checklist_evaluates_each_check_type():
         "x.sum": "PASS",
         "x.sum2": "FAIL",
     }
-    assert (res.loc[res.claim_id == "x.missing", "verdict"] == "MISSING").all()
+    # a series missing from a panel the configuration draws is named; a configuration that
+    # draws none of a claim's panels (another figure) has no row for it
+    missing = res.loc[res.claim_id == "x.missing"]
+    assert len(missing) and (missing["verdict"] == "MISSING").all()
+    assert "p1/C" in missing["comparison"].iloc[0]
+    assert "x.elsewhere" not in set(res.claim_id)
     m = verdict_matrix(res)
     assert set(m["claim_id"]) >= {"x.below", "x.sum"}
 

@@ -79,3 +79,14 @@ def test_the_every_part_certificate_records_its_row_from_a_cold_cache():
     assert seconds > 0 and reference.endswith("parts certified on the fine grid")
     assert part_cache.PART_CACHE == cache
     del bench.SUMMARY[before:]
+
+
+def test_the_every_count_certificate_records_its_row():
+    from dpbandits.dev import bench
+
+    before = len(bench.SUMMARY)
+    bench.bench_every_count(36.9, T=200)
+    name, seconds, target, reference = bench.SUMMARY[before]
+    assert name == "DP-PE shuffle certificate over every user count (1..200)" and target == 3.0
+    assert seconds > 0 and reference.startswith("largest at n = ")
+    del bench.SUMMARY[before:]

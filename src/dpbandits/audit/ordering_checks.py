@@ -397,6 +397,8 @@ def evaluate_claim(claim, data, conf, metric, summaries) -> list[dict]:
             _row(conf, cid, check, "", "all of " + ", ".join(a["of"]), metric, verdict=worst(found))
         ]
     panels = a["panels"]
+    if not any((conf, p) in data.where for p in panels):
+        return []  # the configuration draws none of the claim's panels (another figure)
     needed = {
         "below": [a.get("a")] + list(a.get("b", [])),
         "ratio": [a.get("a"), *a.get("b", []), *([a["baseline"]] if "baseline" in a else [])],

@@ -4,7 +4,8 @@ Every paper whose package offers a ``bench_workload(root, options)`` hook (its `
 module) adds its longest workload; then AdaC-OFUL as the arena's fresh point at d = 10 runs it,
 against its literal reference loop (:func:`bench_adac_oful`); DP-DPE's shuffle certificate
 against dp-accounting's own construction (:func:`bench_shuffle_accounting`); its certificate
-over every part at one matched level (:func:`bench_every_part`); and ``snakemake -n`` at both
+over every part at one matched level (:func:`bench_every_part`); DP-PE's over every user count
+(:func:`bench_every_count`); and ``snakemake -n`` at both
 scales (:func:`bench_dry_run`). Each workload adds a row with :func:`record`;
 :func:`run` prints the table after the machine's own pace (:func:`machine_line`). The kernels
 are compiled beforehand (``dpb warmup``), so no workload times numba's compilation. Today's
@@ -214,6 +215,27 @@ def bench_every_part(eps: float = 597.6124024644057, d: int = 20, T: int = 10**6
     )
 
 
+def bench_every_count(eps: float = 36.9, T: int = 10**4) -> None:
+    """Time DP-PE's shuffle certificate over every user count ``1 .. T``
+    (:func:`dpbandits.privacy.every_count.worst`) at the arena's largest matched level of
+    DP-PE-shuffle (``delta = 0.1``, ``B = 1``), uncached: what a matched search pays for the whole
+    certificate at each point it evaluates it."""
+    from dpbandits.privacy import every_count
+
+    every_count._worst.cache_clear()
+    start = time.perf_counter()
+    value, at = every_count._worst(eps, 0.1, 1.0, 1.0, T, 0.1)
+    seconds = time.perf_counter() - start
+    print(f"\nDP-PE shuffle certificate over every user count (1..{T}):")
+    print(f"  {seconds:6.2f} s   epsilon {value:.6g}, largest at n = {at}")
+    record(
+        f"DP-PE shuffle certificate over every user count (1..{T})",
+        seconds,
+        3.0,
+        f"largest at n = {at}",
+    )
+
+
 def bench_dry_run(root: Path, runs: int = 3) -> None:
     """Time ``snakemake -n`` in ``root`` (parsing the Snakefile and building the DAG; the
     target is 2 s on a built tree) at quick and paper scale, ``runs`` times each; the
@@ -272,6 +294,7 @@ def run(options) -> None:
         bench_adac_oful()
         bench_shuffle_accounting()
         bench_every_part()
+        bench_every_count()
         bench_dry_run(options.root)  # the Snakefile and the DAG
     print("\n" + machine_line(loop_start, machine_loop_seconds()))
     print(summary_table())
