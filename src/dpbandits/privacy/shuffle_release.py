@@ -199,8 +199,10 @@ def dpdpe_release(policy, universe: Universe | None = None) -> Release:
                 f"shuffle bit-sum protocol, Algorithm 4 (scalar sum at eps/2), every user count "
                 f"per action (1..{st.T})",
                 (),
-                method=method + "every user count (every_count: total variation, exact tails, "
-                "normal bounds of the binomial's tails)" + scaled,
+                method="exact count distributions: Binomial(n b, p) against it shifted by g (one "
+                "client at -B vs +B), at every user count: total variation, else the hockey-stick "
+                "divergence from the binomial's tails, exact sums of its pmf or Zubkov-Serov "
+                "normal bounds (every_count)" + scaled,
                 notes=PARALLEL,
                 extra={
                     "epsilon_at": functools.partial(every_count.worst, *key),
