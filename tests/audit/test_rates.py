@@ -177,6 +177,23 @@ def test_claims_are_evaluated_against_synthetic_sweeps():
     assert (res["caveat"].str.contains("finite-horizon")).all()
 
 
+def test_a_between_claim_needs_the_power_to_tell_the_rates_it_contrasts():
+    # the same fits read consistent where the contrasted separation is wide (half of 1 is above
+    # the power target 0.1) and inconclusive where no design could tell it (half of 1/100)
+    df = _sweep_frame({"slow": 0.5, "fast": 0.9, "mid": 0.65})
+    between = dict(check="slope_between", lower="slow", upper="fast")
+    claims = [
+        _claim("x.wide", ["mid"], "3/5", "-1/2", contrasts=["1"], **between),
+        _claim("x.narrow", ["mid"], "3/5", "-1/2", contrasts=["1/100"], **between),
+    ]
+    res = evaluate_rate_claims(claims, df, n_boot=500, seed=0)
+    fits = res[res["schedule"] != "all"]
+    assert set(fits.loc[fits["claim_id"] == "x.wide", "verdict"]) == {"consistent"}
+    narrow = fits[fits["claim_id"] == "x.narrow"]
+    assert set(narrow["verdict"]) == {"inconclusive"}
+    assert narrow["reason"].str.contains("half the separation 0.010").all()
+
+
 def test_empty_sweeps_give_an_empty_table_with_the_columns():
     assert list(evaluate_rate_claims([], None).columns) == RATE_COLUMNS
 

@@ -247,7 +247,10 @@ def trend_fits(ctx: FitContext) -> None:
 
 def between_fits(ctx: FitContext) -> None:
     """``slope_between``: lower <= schedule <= upper in T (the T-slopes of the two differences,
-    paired bootstrap, must not be negative)."""
+    paired bootstrap, must not be negative). A difference's slope is 0 where two rates agree, so
+    the separation it must tell apart is that of the rates the paper contrasts, given as
+    fractions in ``audit.contrasts`` (the power gate of
+    :func:`dpbandits.audit.verdicts.power_target`)."""
     claim, audit, finals, add = ctx.claim, ctx.audit, ctx.finals, ctx.add
     eps_levels = sorted(finals["epsilon"].dropna().unique())
     add.direction = "lower"  # a difference must not be negative: "below" = order reversed
@@ -263,7 +266,8 @@ def between_fits(ctx: FitContext) -> None:
                 own = np.maximum(A.mean(axis=0), Bm.mean(axis=0))
                 fit = _difference_fit(x, A, Bm, ctx.n_boot, ctx.seed)
                 add(sched, f"T slope of {label}", f"epsilon={eps:g}", fit, 0.0, x=x, own=own,
-                    caps=caps, design="fixed-instance")  # fmt: skip
+                    caps=caps, design="fixed-instance",
+                    separation=separation(ctx, 0.0, {}, x))  # fmt: skip
     add.direction = claim["direction"]
 
 
