@@ -288,8 +288,9 @@ def test_a_certificate_that_jumps_to_no_finite_epsilon_stays_below_the_band_and_
 ):
     from dpbandits.audit.privacy import matched_note
 
-    # DP-PE's shuffle protocol at epsilon 3: below the jump the certificate is at most the
-    # largest finite privacy loss (2.67); past it, the mass with infinite loss passes delta
+    # DP-PE's shuffle protocol at epsilon 3, certified over every user count: below the jump it
+    # reads 2.69 (n = 2); past it, one user per action (7 binomial trials, shift 2) has mass
+    # P(A <= 1) > delta with infinite loss, at every scale of p
     cell = arena_cell("DP-PE-shuffle", 3.0)
     found = cell.policy().match
     assert found.gap and math.isinf(found.above)

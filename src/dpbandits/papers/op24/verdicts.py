@@ -62,11 +62,13 @@ from .claims import NOT_RUN, claim_verdicts
 CHECKPOINT_TOLERANCE = 0.05
 
 VERDICT_SEMANTICS = (
-    "Shared vocabulary (verdict; the rule's own word in rule_verdict). Minimax bounds: an "
+    "Shared vocabulary (verdict; rule_verdict keeps the rule's own word before the audit's gates "
+    "of regime, design and power: a reading, not a verdict). Minimax bounds: an "
     "instance family can only be consistent (SUPPORTED) with an upper bound's growth in T, rho, K "
     "or d, or exceed it (CONTRADICTED); inconclusive when the 95% interval straddles the claim "
-    "plus tolerance, or when a consistent interval comes from a design that would miss an "
-    "exponent excess of 0.25 (detectable_excess, 80% power) or from a regime that is not learning. "
+    "plus tolerance, or when a consistent interval comes from a design that would miss the "
+    "exponent excess the audit requires (audit.max_detectable_excess of config/config.yaml; "
+    "detectable_excess, 80% power) or from a regime that is not learning. "
     "untestable: the fit has a level whose mean regret is at least 0.5 of random play's "
     "(regime saturated; own word PRE-ASYMPTOTIC, or UNUSABLE for R-EXC-T), on every family "
     "including the hard families I2 / J2, whose regret is capped by T * Delta_T; or R-EXC-T's "

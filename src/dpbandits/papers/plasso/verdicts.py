@@ -81,11 +81,13 @@ NOT_RUN = "NOT-RUN"
 BASE = {"d": 100, "K": 2, "s0": 5}
 
 VERDICT_SEMANTICS = (
-    "Shared vocabulary (verdict; the rule's own word in rule_verdict). Upper bounds (Theorems 2, "
+    "Shared vocabulary (verdict; rule_verdict keeps the rule's own word before the audit's gates "
+    "of regime, design and power: a reading, not a verdict). Upper bounds (Theorems 2, "
     "3): consistent (SUPPORTED) when the 95% bootstrap interval of the regret's T-slope ends at or "
     "below the claim's effective exponent (secant over the fit window, log factors included) plus "
-    "0.05, the regime is learning and the design would detect an exponent excess of 0.1 "
-    "(detectable_excess, 80% power), else inconclusive; exceeds (CONTRADICTED) when it starts "
+    "0.05, the regime is learning and the design would detect the exponent excess the audit "
+    "requires (audit.max_detectable_excess of config/config.yaml; detectable_excess, 80% power), "
+    "else inconclusive; exceeds (CONTRADICTED) when it starts "
     "above, in the learning regime, and still does without the smallest horizon (else a "
     "one-horizon violation: inconclusive); untestable (PRE-ASYMPTOTIC) when the mean regret at any "
     "fitted horizon is at least 0.5 of random play's (regime saturated). A rule aggregates its "
