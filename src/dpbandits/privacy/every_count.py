@@ -8,7 +8,7 @@ in every phase, so the certificate is the largest over ``n = 1 .. T`` of each co
 One user at ``-B`` against ``+B`` moves the count of ones by at most ``g``, so each count's view
 is ``A = Binomial(n b, p)`` against ``A + g``: the pair of
 :func:`~dpbandits.privacy.binomial_shift.shift_epsilon` in one coordinate. Every count is
-bounded without pmf arrays, vectorised over ``n``:
+bounded without privacy loss distributions, vectorised over ``n``:
 
 1. a count whose total variation bound ``g max_k P(A = k)`` is within delta has epsilon 0;
 2. otherwise the privacy loss of ``A + g`` against ``A``, ``l(i) = ln P(A = i - g) - ln P(A =
@@ -25,8 +25,9 @@ These bounds exceed the exact epsilon by about the tails' relative width, ``|z| 
 binomial's standard deviation ``sd`` (a few per cent at ``sd`` about 100). A count with ``sd`` up
 to :data:`SD_ARRAYS` is bounded from its pmf's arrays instead (exact tails: the epsilon is the
 largest over ``j`` of ``ln((P(A >= j - g) - delta) / P(A >= j))``, each of them a lower bound that
-the optimal ``j`` attains; the arrays' left-out mass is added to the numerator). :data:`SLACK`
-is taken off delta for the floating-point rounding of the loss, the tails and their sums.
+the optimal ``j`` attains; the mass outside the arrays, bounded by the normal bounds, is added to
+the numerator). :data:`SLACK` is taken off delta for the floating-point rounding of the loss and
+the normal tails, :data:`REL` off the arrays' sums.
 """
 
 from __future__ import annotations
@@ -48,9 +49,9 @@ SLACK = 1e-9
 #: ``2 BINOMIAL_SDS sd`` entries each).
 SD_ARRAYS = 1000.0
 
-#: Relative error allowed for a window's tail sums (:func:`from_arrays`): log-gammas of ``N`` up
-#: to :data:`N_ARRAYS` (absolute error about ``1e-16 N ln N``) and sums of a few ``10^4`` terms
-#: err far less.
+#: Relative error allowed for a window's tail sums (:func:`from_arrays`): the mode's mass from
+#: log-gammas of ``N`` up to :data:`N_ARRAYS` (about ``1e-16 N ln N`` each, below 1e-5 together
+#: up to 1e9), the others by the ratios of successive masses, and sums of a few ``10^4`` terms.
 REL = 1e-5
 
 #: Most binomial draws whose tails :func:`from_arrays` sums (beyond, the normal bounds).
