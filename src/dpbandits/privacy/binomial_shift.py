@@ -35,15 +35,22 @@ BINOMIAL_SDS = 9.5
 BINOMIAL_TAIL = 1e-20
 
 
+def binomial_window(N, p):
+    """The first and last count of :func:`binomial_arrays`' window, ``max(0, floor(mean - w) -
+    2)`` and ``min(N, floor(mean + w) + 2)`` for ``w`` :data:`BINOMIAL_SDS` standard deviations
+    (as floats; ``N`` and ``p`` scalars or arrays, elementwise)."""
+    N, p = np.asarray(N, dtype=float), np.asarray(p, dtype=float)
+    mean, w = N * p, BINOMIAL_SDS * np.sqrt(N * p * (1.0 - p))
+    return np.maximum(0.0, np.floor(mean - w) - 2.0), np.minimum(N, np.floor(mean + w) + 2.0)
+
+
 def binomial_arrays(N: int, p: float) -> tuple[np.ndarray, np.ndarray]:
     """``Binomial(N, p)`` as ``(counts, probabilities)`` over its mean +- :data:`BINOMIAL_SDS`
     standard deviations (the mass left out is below :data:`BINOMIAL_TAIL`; the whole support for
     small ``N``)."""
     from scipy.stats import binom
 
-    mean, sd = N * p, math.sqrt(N * p * (1.0 - p))
-    w = BINOMIAL_SDS * sd
-    k0, k1 = max(0, int(mean - w) - 2), min(N, int(mean + w) + 2)
+    k0, k1 = (int(k) for k in binomial_window(N, p))
     ks = np.arange(k0, k1 + 1)
     probs = binom.pmf(ks, N, p)
     keep = probs > 0

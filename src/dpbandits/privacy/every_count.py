@@ -244,12 +244,10 @@ def from_arrays(N, p, g, delta: float) -> np.ndarray:
     (the tail sums within :data:`REL`) and Zubkov & Serov's bounds on the mass outside
     (:func:`log_tails`): the largest over every integer ``j`` of ``ln((upper(j - g) - delta) /
     lower(j))`` (``inf`` where the numerator is positive and the lower tail 0)."""
-    from .binomial_shift import BINOMIAL_SDS
+    from .binomial_shift import binomial_window
 
     N, p, g = (np.atleast_1d(np.asarray(x, dtype=float)) for x in (N, p, g))
-    mean, sd = N * p, np.sqrt(N * p * (1.0 - p))
-    k0 = np.maximum(0.0, np.floor(mean - BINOMIAL_SDS * sd) - 2.0)
-    k1 = np.minimum(N, np.floor(mean + BINOMIAL_SDS * sd) + 2.0)
+    k0, k1 = binomial_window(N, p)
     right = np.exp(log_tails(k1 + 1.0, N, p)[1])  # P(A > k1), an upper bound
     left = -np.expm1(log_tails(k0, N, p)[0])  # P(A < k0), an upper bound
     ints = (x.astype(np.int64) for x in (g, k0, k1))
