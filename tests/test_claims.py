@@ -124,3 +124,22 @@ def test_batch_schedules_follow_their_powers_over_the_rate_grid(experiment):
         B = np.array([by_T[T] for T in sweep.T], dtype=float)
         slope = np.polyfit(lnT, np.log(B), 1)[0]
         assert abs(slope - power) < 0.03, (name, slope)
+
+
+def test_the_noise_ratio_quoted_for_cor_c3_follows_from_the_calibrations(claims):
+    """cz22.corC.3's reason compares Cor. C.3's P_Vec with Batched-LinUCB-LDP's script noise
+    (schedule batched_ldp_t34 of the rates sweep, d = 5, delta = 0.1): one entry's binomial sd
+    sqrt(b p (1 - p))/g against s = sqrt(ln(2.5/delta))/epsilon. The number it quotes must be that
+    ratio at every epsilon the sweep runs."""
+    import math
+    import re
+
+    from dpbandits.mechanisms.gaussian import s_ldp_experiment
+    from dpbandits.mechanisms.vec import vec_params_local
+
+    text = next(c for c in claims if c["id"] == "cz22.corC.3")["audit"]["none"]
+    quoted = int(re.search(r"(\d+) times the Gaussian noise", text).group(1))
+    for eps in (0.2, 1.0, 10.0):
+        p = vec_params_local(eps, 0.1, 5)
+        ratio = math.sqrt(p.b_trials * p.p * (1 - p.p)) / p.g / s_ldp_experiment(eps, 0.1)
+        assert round(ratio) == quoted

@@ -554,3 +554,17 @@ def test_a_nominal_epsilon_selector_matches_up_to_rounding_only():
     )
     d, _ = select_rows("p.x", [{"experiment": "e", "nominal_epsilon": 0.3}], rows, EMPTY_E)
     assert list(d["series"]) == ["A"]
+
+
+def test_the_untested_part_of_a_statement_ends_the_reason(delivered, empirical):
+    """A claim whose rows test one part of its statement (cz22.corB.3.priv: the LDP part) says
+    which part they leave untested, whatever its status."""
+    claim = _claim("p.part", [{"experiment": "dpdpe", "series": "CDP"}])
+    claim["audit"]["untested_part"] = "the O(eps, delta)-SDP part (its O hides the constant)."
+    out = _status([claim], delivered, empirical)
+    assert out.loc["p.part", "status"] == "supported"
+    assert out.loc["p.part", "reason"].endswith(
+        "). Not tested: the O(eps, delta)-SDP part (its O hides the constant)."
+    )
+    del claim["audit"]["untested_part"]
+    assert "Not tested" not in _status([claim], delivered, empirical).loc["p.part", "reason"]

@@ -186,3 +186,13 @@ def test_the_noise_scale_moves_p_alone():
     assert vec.vec_params_theory(1.0, 0.1, 20, 5, p_scale=0.5).p == 0.125
     with pytest.raises(ValueError, match="p_scale must be in"):
         vec.vec_params_experiment(10.0, 0.1, 20, 5, p_scale=0.0)
+
+
+def test_cor_c3_is_thm_c1_at_one_user():
+    """Cor. C.3's g = max{d, 4}, b = 24e4 g^2 ln^2(4(d^2+1)/delta0)/eps0^2 by hand at d = 5,
+    delta0 = 0.1, eps0 = 10: ln 1040 = 6.946976, b = 6e6 * 48.26049/100 = 2895629.4 -> 2895630."""
+    p = vec.vec_params_local(10.0, 0.1, 5)
+    assert (p.g, p.p) == (5.0, 0.25)
+    assert p.b == pytest.approx(2895630, abs=1.5)
+    assert float(p.b).is_integer()
+    assert p == vec.vec_params_theory(10.0, 0.1, 1, 5)

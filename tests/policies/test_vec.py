@@ -64,3 +64,41 @@ def test_calibration_names_built_at_run_time_give_the_same_constants(alg, calibr
     run = make_policy(alg, st, _runtime(calibration), SCRIPT)
     assert run.constants() == lit.constants()
     assert run.encoding_range(2.0) == lit.encoding_range(2.0)
+
+
+# Cor. C.3 at d = 5, delta0 = 0.1, eps0 = 1 by hand: g = max{5, 4} = 5, ln(4 * 26/0.1) = ln 1040
+# = 6.946976, b = 24e4 * 25 * 6.946976^2 = 6e6 * 48.26049 = 2.895629e8 (rounded up).
+COR_C3 = dict(T=40320, d=5, epsilon=1.0, delta=0.1)
+
+
+@pytest.mark.parametrize("B", [1, 20, 2880])
+def test_the_privacy_target_calibrates_one_users_bits_at_every_batch_size(B):
+    """Cor. C.3: g = max{d, 4} and b without Thm. C.1's 1/B, the same at every B; the stated
+    local level is (eps0, delta0) itself."""
+    p = make_policy("sdp_vec", Setting(B=B, **COR_C3), "theory", target="privacy")
+    assert p.vec.g == 5.0
+    assert p.vec.b == pytest.approx(2.895629e8, rel=1e-6)
+    assert float(p.vec.b).is_integer()
+    assert p.stated_local_level() == (1.0, 0.1)
+    assert dict(p.conditions()) == {
+        "Cor. C.3 range epsilon_0 <= 15": True,
+        "Cor. C.3 range delta_0 < 1/2": True,
+        "Cor. C.3 needs integer b": True,
+    }
+    # the utility target at the same B: Thm. C.1's b carries 1/B and g = max{2 sqrt B, d, 4}
+    u = make_policy("sdp_vec", Setting(B=B, **COR_C3), "theory")
+    assert u.stated_local_level() == pytest.approx((math.sqrt(B), 0.1))
+    assert (u.vec.g, u.vec.b) == ((5.0, p.vec.b) if B == 1 else (u.vec.g, u.vec.b))
+    if B > 1:
+        assert u.vec.b < p.vec.b
+
+
+def test_the_privacy_target_is_refused_where_cor_c3_does_not_apply():
+    """Only the theory calibration of the unique-user protocol has Cor. C.3's form."""
+    st = Setting(B=20, **COR_C3)
+    with pytest.raises(ValueError, match="target 'privacy' .* theory calibration"):
+        make_policy("sdp_vec", st, "experiment", target="privacy")
+    with pytest.raises(ValueError, match="target must be one of utility, privacy"):
+        make_policy("sdp_vec", st, "theory", target="local")
+    with pytest.raises(ValueError, match="unknown option"):
+        make_policy("sdp_vec_ru", st, "theory", target="privacy")

@@ -13,6 +13,8 @@ listed values; ``nominal_epsilon`` is compared up to ``1e-9`` relative):
 * empirical rows: ``case`` (required), optionally ``represents`` and ``nominal_epsilon``.
 
 An empty list says that no row of either file tests the claim (``audit.none`` says why).
+``audit.untested_part`` names the part of a statement the selected rows do not test (the
+reason ends with it).
 
 Statuses:
 
@@ -475,6 +477,9 @@ def _claim_row(claim: Mapping, delivered: pd.DataFrame, empirical: pd.DataFrame)
         }
     d, e = select_rows(cid, selectors, delivered, empirical)
     status, reason = _status(d, e)
+    untested = str(audit.get("untested_part") or "").strip().rstrip(".")
+    if untested:  # the statement's part no selected row tests
+        reason = f"{reason} Not tested: {untested}."
     return {
         "claim_id": cid,
         "status": status,

@@ -118,6 +118,16 @@ def vec_params_theory(
     return _finish(g, b, 0.25, truncate_b=False, p_scale=p_scale)
 
 
+def vec_params_local(epsilon0: float, delta0: float, d: int, p_scale: float = 1.0) -> VecParams:
+    """Privacy-targeted calibration of CZ22 Cor. C.3: ``g = max{d, 4}``,
+    ``b = 24*10^4 g^2 ln^2(4(d^2+1)/delta0) / epsilon0^2``, ``p = 1/4``, so that one user's bits
+    are ``(epsilon0, delta0)``-LDP for every batch size.
+
+    It is Thm. C.1's calibration at ``B = 1`` (``2 sqrt(1) < 4``), rounded up the same way.
+    """
+    return vec_params_theory(epsilon0, delta0, 1, d, p_scale=p_scale)
+
+
 def corC2_local_budget(epsilon: float, delta: float, B: int) -> tuple[float, float]:
     """Local budget that CZ22 states for P_Vec (Remark 3.7, proof of Cor. C.2): comparing Thm.
     C.1's ``b`` at batch size ``B`` with its value at ``B = 1``, ``(epsilon sqrt(B), delta)``."""

@@ -17,6 +17,11 @@ class SDPVec(Policy):
     range ``Delta = L``), ``Gamma = (1/4)(ln(d/delta)/(epsilon sqrt(B))) sqrt(n d)``,
     ``lambda = 2 Gamma``;
     theory: Thm. C.1 (integer ``g, b``, ``Delta = 1``) with the explicit ``lambda`` and radius.
+
+    Option ``target`` (theory only): ``utility`` (default) calibrates P_Vec to the batch, Thm.
+    C.1 at batch size ``B`` (Cor. C.2's "utility-targeted" form); ``privacy`` calibrates one
+    user's bits to ``(epsilon, delta)``-LDP, Cor. C.3's "privacy-targeted" form
+    (:func:`dpbandits.mechanisms.vec.vec_params_local`), which holds for every ``B``.
     """
 
     release = "cz22"
@@ -26,8 +31,23 @@ class SDPVec(Policy):
     engine = "vec"
     #: ``p_scale``: P_Vec's binomial noise scale (:mod:`dpbandits.mechanisms.vec`; 1 = the
     #: paper's ``p = 1/4``), set below 1 only by a matched calibration.
-    options = {"vec_scale": 1.0, "p_scale": 1.0}
+    options = {"vec_scale": 1.0, "p_scale": 1.0, "target": "utility"}
     noise_knob = "p_scale"
+    #: Values of the option ``target``: Cor. C.2's and Cor. C.3's calibrations.
+    TARGETS = ("utility", "privacy")
+
+    def _target(self) -> str:
+        target = self.opts.get("target", "utility")
+        if target not in self.TARGETS:
+            raise ValueError(
+                f"{self.algorithm}: target must be one of {', '.join(self.TARGETS)}, got {target!r}"
+            )
+        if target == "privacy" and self.calibration != "theory":
+            raise ValueError(
+                f"{self.algorithm}: target 'privacy' (Cor. C.3) is a theory calibration; allowed "
+                f"with calibration theory only, got {self.calibration!r}"
+            )
+        return target
 
     def _budget(self) -> tuple[float, float]:
         return self.setting.epsilon, self.setting.delta
@@ -35,6 +55,7 @@ class SDPVec(Policy):
     def _params(self) -> pvec.VecParams:
         s = self.setting
         eps, delta = self._budget()
+        target = self._target()
         if self.calibration == "experiment":
             return pvec.vec_params_experiment(
                 eps,
@@ -45,6 +66,8 @@ class SDPVec(Policy):
                 truncate_b=self.quirks.truncate_b,
                 p_scale=float(self.opts["p_scale"]),
             )
+        if target == "privacy":
+            return pvec.vec_params_local(eps, delta, s.d, p_scale=float(self.opts["p_scale"]))
         return pvec.vec_params_theory(eps, delta, s.B, s.d, p_scale=float(self.opts["p_scale"]))
 
     def _calibrate(self) -> None:
@@ -84,9 +107,12 @@ class SDPVec(Policy):
         return per_batch * math.sqrt(self.n_batches)
 
     def stated_local_level(self) -> tuple[float, float]:
-        """The local ``(epsilon_0, delta_0)`` CZ22 states for one user's messages under Thm.
-        C.1's calibration (Remark 3.7; the proof of Cor. C.2 compares ``b`` with ``B = 1``)."""
+        """The local ``(epsilon_0, delta_0)`` CZ22 states for one user's messages: under Thm.
+        C.1's calibration (Remark 3.7; the proof of Cor. C.2 compares ``b`` with ``B = 1``), or
+        ``(epsilon, delta)`` itself under Cor. C.3's (option ``target: privacy``)."""
         s = self.setting
+        if self._target() == "privacy":
+            return s.epsilon, s.delta
         return pvec.corC2_local_budget(s.epsilon, s.delta, s.B)
 
     def encoding_range(self, L: float) -> float:
@@ -95,6 +121,12 @@ class SDPVec(Policy):
 
     def _conditions(self) -> list[tuple[str, bool]]:
         s = self.setting
+        if self._target() == "privacy":
+            return [
+                ("Cor. C.3 range epsilon_0 <= 15", s.epsilon <= 15),
+                ("Cor. C.3 range delta_0 < 1/2", s.delta < 0.5),
+                ("Cor. C.3 needs integer b", float(self.vec.b).is_integer()),
+            ]
         return [
             ("Thm. 3.5 range epsilon <= 15", s.epsilon <= 15),
             ("Thm. 3.5 range delta < 1/2", s.delta < 0.5),
@@ -107,6 +139,9 @@ class SDPVecRU(SDPVec):
 
     #: Returning users: the paper states no local level for one batch's messages.
     stated_local_level = None
+    #: Thm. E.5's per-batch budget only: no privacy-targeted form.
+    options = {"vec_scale": 1.0, "p_scale": 1.0}
+    TARGETS = ("utility",)
 
     algorithm = "sdp_vec_ru"
     label = "LinUCB-SDP-Vec (returning users)"
