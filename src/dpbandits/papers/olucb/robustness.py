@@ -228,27 +228,33 @@ def run_study(experiment, config: dict, calibrated: dict[str, float]) -> pd.Data
 
     rows = []
     cache: dict = {}
+    done: dict = {}  # a run per distinct cell: the configurations share the series' cells
     for setting, cell in study_cells(experiment, config):
         key = (cell.instances, cell.epsilon, cell.T)
         if key not in cache:
             inst = cell_instances(cell)
             cache[key] = (inst, reward_tables(inst.mu, cell.T, _reward_seeds(cell)))
         instances, rewards = cache[key]
-        policy = _policy(cell, calibrated)
-        rngs = [
-            noise_generator(cell.root_seed, cell.experiment, cell.seed_panel, cell.algorithm, i)
-            for i in range(cell.trials)
-        ]
-        start = time.perf_counter()
-        res = simulate(
-            policy,
-            instances,
-            _reward_seeds(cell),
-            rngs,
-            checkpoint_rounds(cell.T, cell.checkpoints),
-            rewards=rewards,
-        )
-        seconds = time.perf_counter() - start
+        # everything the run depends on: the cell but for its configuration's name (its seeds
+        # are keyed by the panel, :attr:`dpbandits.config.Cell.seed_panel`)
+        same = repr(sorted((k, repr(v)) for k, v in cell.as_dict().items() if k != "configuration"))
+        if same not in done:
+            policy = _policy(cell, calibrated)
+            rngs = [
+                noise_generator(cell.root_seed, cell.experiment, cell.seed_panel, cell.algorithm, i)
+                for i in range(cell.trials)
+            ]
+            start = time.perf_counter()
+            res = simulate(
+                policy,
+                instances,
+                _reward_seeds(cell),
+                rngs,
+                checkpoint_rounds(cell.T, cell.checkpoints),
+                rewards=rewards,
+            )
+            done[same] = (res, time.perf_counter() - start)
+        res, seconds = done[same]
         final = np.asarray(res.metrics["regret_pseudo"])[:, -1]
         for i, v in enumerate(final):
             rows.append(
