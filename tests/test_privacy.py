@@ -340,7 +340,13 @@ def test_privacy_checks_are_accounted_and_never_simulated():
         "sdp_vec_ru_m13",
         "jdp_user_m13",
     }
-    others = {"corollaries_in_range", "local_levels", "local_levels_vec"}
+    others = {
+        "corollaries_in_range",
+        "local_levels",
+        "local_levels_vec",
+        "privacy_targeted_amp",
+        "privacy_targeted_vec",
+    }
     assert {c.sweep for c in exp.privacy_cells} == {"corollaries", *others}
     assert {c.calibration for c in checks} == {"theory"}
     simulated = {c.path for sw in exp.sweeps for c in sw.cells} | {c.path for c in exp.cells}

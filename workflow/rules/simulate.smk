@@ -26,6 +26,9 @@ for _name, _exp in EXPERIMENTS.items():
                 f"{LOGS}/sim/{_name}/{_group}/{_conf}.log",
             benchmark:
                 f"{BENCH}/sim/{_name}/{_group}/{_conf}.tsv"
+            # a job that relabels another's cells is ready only when that one ends, late in a
+            # build: it starts before the jobs ready since then (no job left alone at the end)
+            priority: 1 if any(_sources) else 0
             conda:
                 CONDA_ENV
             threads: 1
