@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import html
 import os
+import re
 
 from dpbandits.audit.badges import BADGE_CSS, badge
 from dpbandits.tex_text import tex_text
@@ -131,14 +132,32 @@ def claim_row(row: dict, page_dir: str, results_root: str, limit: int = 320) -> 
     )
 
 
+#: Words whose period ends no sentence ("Thm. 3.2", "e.g. the"): :func:`short_reason` cuts
+#: elsewhere.
+ABBREVIATIONS = frozenset(
+    "al alg app approx assum cf cor def e.g eq eqs etc fig figs i.e lem lemma prop ref rem resp "
+    "sec sect thm vs".split()
+)
+
+
+def _sentence_ends(text: str, limit: int):
+    """Positions of the periods before ``limit`` that end a sentence: followed by a space and
+    a capital, and not after an abbreviation (:data:`ABBREVIATIONS`) or a single letter."""
+    for m in re.finditer(r"(\S+)\. (?=[A-Z])", text[: limit + 2]):
+        word = m.group(1).lstrip("([").lower()
+        if word not in ABBREVIATIONS and len(word) > 1 and m.end(1) + 1 <= limit:
+            yield m.end(1)
+
+
 def short_reason(text: str, limit: int = 320) -> str:
-    """``text`` on one line, cut at a sentence end or a word before ``limit`` characters."""
+    """``text`` on one line; longer than ``limit`` characters, cut at the last sentence end
+    before it (else at a word) and marked `` …`` (the page's tooltip has the whole)."""
     text = " ".join(str(text).split())
     if len(text) <= limit:
         return text
-    cut = text.rfind(". ", 0, limit)
-    if cut > limit // 3:
-        return text[: cut + 1]
+    ends = list(_sentence_ends(text, limit - 2))
+    if ends and ends[-1] > limit // 3:
+        return text[: ends[-1] + 1] + " …"
     return text[: text.rfind(" ", 0, limit - 1)].rstrip() + " …"
 
 

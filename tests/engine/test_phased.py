@@ -282,11 +282,13 @@ def test_noise_free_estimation_is_exact():
         ("cdp_dpe", "tight", 3),
         ("ldp_dpe", "tight", 3),
         ("cdp_dpe", "faithful", 3),
+        ("sdp_dpe", "tight", 3),
     ],
 )
 def test_coverage_of_the_width(algorithm, width, bound):
-    """With beta = 0.05 the one-sided exceedance frequency of <theta_hat - theta*, x> > W_l
-    over phases and actions is at most 2 beta (DPE) or 3 beta (private)."""
+    """With beta = 0.05 the exceedance frequency of <theta_hat - theta*, x> > W_l over phases
+    and actions, and that of the symmetric side, is each at most 2 beta (DPE, Thm. B.1) or
+    3 beta (the private variants, Thm. B.2: central, local and shuffle)."""
     X, theta = _instance(k=30, d=4, seed=9)
     beta, h, n = 0.05, 16.0, 8
     policy = _policy(
@@ -297,14 +299,15 @@ def test_coverage_of_the_width(algorithm, width, bound):
     counts = np.ceil(h * design.weights[support] - 1e-9).astype(int)
     env, noise = np.random.default_rng(10), np.random.default_rng(11)
     means = X @ theta
-    exceed = []
+    above, below = [], []
     for _ in range(3000):
         y_hat = dpdpe_aggregate(policy, means[support], X[support], counts, n, env, noise)
         Z, Zs, V, th = phase_estimate(X, design, counts, y_hat)
         W = sum(_width(policy, h, n, len(support), Z, Zs, V, counts, 4))
-        exceed.append(Z @ th - means > W)
-    freq = np.mean(exceed)
-    assert freq <= bound * beta
+        above.append(Z @ th - means > W)
+        below.append(means - Z @ th > W)
+    assert np.mean(above) <= bound * beta
+    assert np.mean(below) <= bound * beta
 
 
 def test_width_ordering_tight_below_faithful():
