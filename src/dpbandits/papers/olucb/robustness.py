@@ -235,9 +235,10 @@ def run_study(experiment, config: dict, calibrated: dict[str, float]) -> pd.Data
             inst = cell_instances(cell)
             cache[key] = (inst, reward_tables(inst.mu, cell.T, _reward_seeds(cell)))
         instances, rewards = cache[key]
-        # everything the run depends on: the cell but for its configuration's name (its seeds
-        # are keyed by the panel, :attr:`dpbandits.config.Cell.seed_panel`)
-        same = repr(sorted((k, repr(v)) for k, v in cell.as_dict().items() if k != "configuration"))
+        # everything the run depends on: the cell but for its configuration's name, and the key
+        # of its noise streams (:attr:`dpbandits.config.Cell.seed_panel`)
+        settings = sorted((k, repr(v)) for k, v in cell.as_dict().items() if k != "configuration")
+        same = repr((cell.seed_panel, settings))
         if same not in done:
             policy = _policy(cell, calibrated)
             rngs = [
