@@ -228,17 +228,16 @@ def run_study(experiment, config: dict, calibrated: dict[str, float]) -> pd.Data
 
     rows = []
     cache: dict = {}
-    done: dict = {}  # a run per distinct cell: the configurations share the series' cells
+    done: dict = {}
     for setting, cell in study_cells(experiment, config):
         key = (cell.instances, cell.epsilon, cell.T)
         if key not in cache:
             inst = cell_instances(cell)
             cache[key] = (inst, reward_tables(inst.mu, cell.T, _reward_seeds(cell)))
         instances, rewards = cache[key]
-        # everything the run depends on: the cell but for its configuration's name, and the key
-        # of its noise streams (:attr:`dpbandits.config.Cell.seed_panel`)
-        settings = sorted((k, repr(v)) for k, v in cell.as_dict().items() if k != "configuration")
-        same = repr((cell.seed_panel, settings))
+        # the configurations share the series' cells: one run per simulation
+        # (:meth:`dpbandits.config.Cell.computation_key`, as the figure jobs share theirs)
+        same = cell.computation_key()
         if same not in done:
             policy = _policy(cell, calibrated)
             rngs = [
