@@ -31,6 +31,7 @@ from dpbandits.engine.phased import (
     cached_design,
     dpdpe_aggregate,
     dppe_sums,
+    pe_width,
     phase_estimate,
     regret_at,
     run_dpdpe,
@@ -313,9 +314,9 @@ def test_coverage_of_the_width(algorithm, width, bound):
 @pytest.mark.parametrize("algorithm", ["pe", "cdp_pe", "ldp_pe", "sdp_pe"])
 def test_coverage_of_the_pe_width(algorithm):
     """Thm. C.11: with beta = 0.05 the exceedance frequency of <theta_hat - theta*, x> > W_l,
-    W_l = sqrt(4 d ln(1/beta)/h) + sqrt(2 sigma_n^2 ln(1/beta)) as :func:`run_dppe` computes it,
-    over one phase's actions, and that of the symmetric side, is each at most 2 beta (PE and the
-    central, local and shuffle DP-PE). Rewards N(<theta*, x>, 1) clipped at B = 4: the clipping
+    W_l = sqrt(4 d ln(1/beta)/h) + sqrt(2 sigma_n^2 ln(1/beta)) (:func:`pe_width`, as
+    :func:`run_dppe` uses it), over one phase's actions, and that of the symmetric side, is each
+    at most 2 beta (PE and the central, local and shuffle DP-PE). Rewards N(<theta*, x>, 1) clipped at B = 4: the clipping
     (about 0.3 % of rewards) barely biases the sums. The widths are conservative (no private
     variant exceeds its width in 3000 phases here); checked by hand when the test was written, a
     quarter of PE's width is exceeded in 20 % of cases, and without the privacy term, with the
@@ -328,9 +329,7 @@ def test_coverage_of_the_pe_width(algorithm):
     counts = np.ceil(h * design.weights[support] - 1e-9).astype(int)
     env, noise = np.random.default_rng(10), np.random.default_rng(11)
     means = X @ theta
-    L = policy.log_inv_beta
-    sigma_n = policy.sigma_n(len(support), h, counts)
-    W = math.sqrt(4.0 * 4 * L / h) + math.sqrt(2.0 * sigma_n**2 * L)
+    W = sum(pe_width(policy, h, len(support), counts, 4))
     above, below = [], []
     for _ in range(3000):
         y_hat, _ = dppe_sums(policy, means[support], counts, env, noise)

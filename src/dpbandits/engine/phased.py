@@ -399,8 +399,7 @@ def run_dppe(policy, X, theta, env, noise) -> Run:
             break  # the pulls reach T: exit (Algorithm 3, line 10)
         y_hat, bits = dppe_sums(policy, means[support], counts, env, noise)
         Z, _, _, theta_hat = phase_estimate(X[active], design, counts, y_hat, sums=True)
-        W1 = math.sqrt(4.0 * d * policy.log_inv_beta / h)
-        W3 = math.sqrt(2.0 * policy.sigma_n(s, h, counts) ** 2 * policy.log_inv_beta)
+        W1, W3 = pe_width(policy, h, s, counts, d)
         scores = Z @ theta_hat
         keep = scores >= scores.max() - 2.0 * (W1 + W3)
         bits = bits if priv == "shuffle" else float("nan")
@@ -410,6 +409,15 @@ def run_dppe(policy, X, theta, env, noise) -> Run:
         active = active[keep]
         h, t0, phase = 2.0 * h, t0 + Tl, phase + 1
     return run
+
+
+def pe_width(policy, h, s, counts, d) -> tuple[float, float]:
+    """DP-PE's width terms ``(W1, W3)`` of one phase (Algorithm 3, Thm. C.11):
+    ``W1 = sqrt(4 d ln(1/beta)/h)`` and ``W3 = sqrt(2 sigma_n^2 ln(1/beta))`` with the policy's
+    ``sigma_n`` of the phase's ``s`` support actions and counts (0 without privacy)."""
+    W1 = math.sqrt(4.0 * d * policy.log_inv_beta / h)
+    W3 = math.sqrt(2.0 * policy.sigma_n(s, h, counts) ** 2 * policy.log_inv_beta)
+    return W1, W3
 
 
 def dppe_sums(policy, mean_s, counts, env, noise) -> tuple[np.ndarray, float]:
