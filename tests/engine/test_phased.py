@@ -317,10 +317,11 @@ def test_coverage_of_the_pe_width(algorithm):
     W_l = sqrt(4 d ln(1/beta)/h) + sqrt(2 sigma_n^2 ln(1/beta)) (:func:`pe_width`, as
     :func:`run_dppe` uses it), over one phase's actions, and that of the symmetric side, is each
     at most 2 beta (PE and the central, local and shuffle DP-PE). Rewards N(<theta*, x>, 1)
-    clipped at B = 4: the clipping (about 0.3 % of rewards) barely biases the sums. The widths are conservative (no private
-    variant exceeds its width in 3000 phases here); checked by hand when the test was written, a
-    quarter of PE's width is exceeded in 20 % of cases, and without the privacy term, with the
-    rest halved, the local and shuffle variants' in 17 % and 42 %: the test can fail."""
+    clipped at B = 4: the clipping (about 0.3 % of rewards) barely biases the sums. The widths are
+    conservative (no private variant exceeds its width in 3000 phases here); checked by hand when
+    the test was written, a quarter of PE's width is exceeded in 20 % of cases, and without the
+    privacy term, with the rest halved, the local and shuffle variants' in 17 % and 42 %: the
+    test can fail."""
     X, theta = _instance(k=30, d=4, seed=9)
     beta, h = 0.05, 16.0
     policy = _policy(algorithm, K=30, d=4, beta=beta, reward_bound=4.0)
