@@ -241,6 +241,43 @@ def test_the_reason_says_what_would_reach_the_target():
     assert vocab.reach(0.08, 0.1, 0.05) == ""
 
 
+def test_where_the_grid_step_sets_the_power_the_reason_names_a_finer_grid_not_more_trials():
+    # floor = 0.05 + ln(sqrt 2) / ln 16 = 0.175: k = 2.5, so the step must shrink to
+    # sqrt(2)^(1/2.5) = 1.149 or the span grow to 16^2.5 = 1024; trials do not help
+    clause = vocab.reach(0.175, 0.1, 0.05, n_trials=20, levels=T, grid_step=np.log(np.sqrt(2)))
+    assert "ratio 1.15 between neighbouring gaps instead of 1.41" in clause
+    assert "factor 1.02e+03 instead of 16" in clause
+    assert "trials" not in clause
+
+
+def test_a_worst_case_fit_limited_by_its_grid_says_so():
+    # 20 runs with 5 % spread: the grid's step (ratio sqrt 2 over a span of 16), not the
+    # spread, sets the detectable excess
+    df = _grid_frame(excess=0.0)
+    steps = {("s", "grid"): float(np.log(np.sqrt(2)))}
+    rows, _ = _rows([_claim("1/2", schedules=["grid"], worst_case=True)], df,
+                    grids={("s", "grid"): _grid()}, grid_steps=steps)  # fmt: skip
+    row = rows.iloc[0]
+    assert row["verdict"] == "inconclusive"
+    assert row["detectable_excess"] == pytest.approx(0.175, abs=1e-3)
+    assert "a gap grid with at most a ratio 1.15" in row["reason"]
+    assert "trials instead of" not in row["reason"]
+
+
+def test_a_trend_reads_each_series_against_its_own_cap():
+    # series b sits on instances whose cap is 1e4 times a's: against a's cap (the former rule)
+    # its regret would read 0.6 of the cap at T = 2500, saturated; against its own, 6e-5
+    rng = np.random.default_rng(1)
+    Ya = 3.0 * T**0.5 * rng.lognormal(0.0, 0.05, size=(40, T.size))
+    Yb = 100.0 * Ya
+    df = pd.concat([_frame(Ya, 10.0 * T, "a"), _frame(Yb, 1e5 * T, "b")], ignore_index=True)
+    claim = _claim(None, schedules=["a", "b"], check="slope_trend", trend="decreasing")
+    rows, _ = _rows([claim], df)
+    row = rows.iloc[0]
+    assert row["regime"] == "learning", row["reason"]
+    assert row["cap_share"] == pytest.approx(float((Ya.mean(axis=0) / (10.0 * T)).max()))
+
+
 def test_contrasts_are_read_with_their_logs_over_the_fitted_horizons():
     Y, caps = _steep(0.5, n=80)
     far = _claim("1/2", contrasts=["1"])

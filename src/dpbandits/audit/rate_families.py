@@ -210,7 +210,9 @@ def _d_fits(ctx: FitContext, sched: str, eps_levels) -> None:
 
 def trend_fits(ctx: FitContext) -> None:
     """``slope_trend``: the T-slope difference of each consecutive pair of schedules has the
-    claimed sign (decreasing: an upper bound at 0; increasing: a lower bound at 0)."""
+    claimed sign (decreasing: an upper bound at 0; increasing: a lower bound at 0). The regime
+    reads each series' mean regret against its own cap (worst cases over two grids sit on
+    different instances), the larger share at each level."""
     claim, audit, finals, add = ctx.claim, ctx.audit, ctx.finals, ctx.add
     eps_levels = sorted(finals["epsilon"].dropna().unique()) or [None]
 
@@ -222,9 +224,12 @@ def trend_fits(ctx: FitContext) -> None:
 
     for eps in eps_levels:
         for s0, s1 in zip(audit["schedules"][:-1], audit["schedules"][1:], strict=True):
-            x, Y0, caps = levels(s0, eps)
-            _, Y1, _ = levels(s1, eps)
-            own = np.maximum(Y0.mean(axis=0), Y1.mean(axis=0))
+            x, Y0, caps0 = levels(s0, eps)
+            _, Y1, caps1 = levels(s1, eps)
+            own, caps = np.maximum(Y0.mean(axis=0), Y1.mean(axis=0)), None
+            if caps0 is not None and caps1 is not None:  # each series against its own cap
+                own = np.maximum(Y0.mean(axis=0) / caps0, Y1.mean(axis=0) / caps1)
+                caps = np.ones_like(own)
             if audit.get("T_fit") == "gap":  # privacy costs over the baseline schedule
                 Yb = level_matrix(finals, audit["baseline"], None)[1]
                 Y0, Y1 = Y0 - Yb, Y1 - Yb

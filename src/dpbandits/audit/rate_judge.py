@@ -249,7 +249,10 @@ def judge(
         det = float(tol + half + 0.841621 * se)  # z_{0.8}: 80 % power under a normal slope
     else:
         det = math.inf
+    grid_step = None
     if floor is not None:  # a design limit the statistics do not see (a worst-case grid's step)
+        if floor > det and floor > tol and lv.size > 1:
+            grid_step = (float(floor) - tol) * float(np.log(lv.max() / lv.min()))
         det = max(det, float(floor))
     final, why_gate = vocab.gate(
         stat,
@@ -263,6 +266,7 @@ def judge(
         tol=tol,
         n_trials=fit.n_trials,
         levels=levels,
+        grid_step=grid_step,
     )
     share = (
         float(np.max(np.asarray(own, float) / np.asarray(caps, float)))

@@ -295,13 +295,25 @@ def power_target(max_detectable: float = MAX_DETECTABLE, separation: float | Non
     return float(min(max_detectable, abs(separation) / 2))
 
 
-def reach(detectable: float, target: float, tol: float, n_trials=None, levels=None) -> str:
+def reach(
+    detectable: float,
+    target: float,
+    tol: float,
+    n_trials=None,
+    levels=None,
+    grid_step: float | None = None,
+) -> str:
     """What design would bring ``detectable`` down to ``target``, as a plain clause.
 
     The statistical part of the detectable excess, ``detectable - tol``, scales like
     ``1 / sqrt(trials)`` and like ``1 / sd(ln levels)``: a target at or below the tolerance
     cannot be reached by any design; otherwise the clause names the number of trials, or the
     span of levels (same number of levels, same smallest level), that would reach it.
+
+    Where a worst-case grid's resolution sets the detectable excess (``grid_step``: ``ln`` of
+    the largest ratio between neighbouring gaps, given only when that floor, ``tol + grid_step
+    / ln(span of levels)``, is above the statistical part), more trials do not help: the clause
+    names the finer grid, or the span of levels, that would reach the target.
     """
     if not math.isfinite(detectable):
         return "no finite power: some level's spread is not finite"
@@ -314,6 +326,14 @@ def reach(detectable: float, target: float, tol: float, n_trials=None, levels=No
     if k <= 1:
         return ""
     parts = []
+    if grid_step is not None and levels is not None and len(levels) > 1:
+        lv = np.asarray(levels, dtype=float)
+        finer = math.exp(grid_step / k)
+        parts.append(
+            f"a gap grid with at most a ratio {finer:.3g} between neighbouring gaps instead of "
+            f"{math.exp(grid_step):.3g}"
+        )
+        n_trials = None  # the grid's step, not the spread, sets the power
     if n_trials:
         parts.append(
             f"about {math.ceil(n_trials * k * k - 1e-9)} trials instead of {int(n_trials)}"
@@ -338,6 +358,7 @@ def gate(
     tol: float = 0.05,
     n_trials: int | None = None,
     levels=None,
+    grid_step: float | None = None,
 ) -> tuple[str, str]:
     """Final verdict of a fit under the principle (module docstring), and the reason for a change.
 
@@ -357,8 +378,9 @@ def gate(
     separation : float, optional
         Distance between the claimed exponent and the nearest contrasted one over the fitted
         levels (:func:`power_target`).
-    tol, n_trials, levels
-        The verdicts' tolerance, the trials and levels of the fit: what :func:`reach` needs.
+    tol, n_trials, levels, grid_step
+        The verdicts' tolerance, the trials and levels of the fit and, where a worst-case
+        grid's resolution sets ``detectable``, the grid's step: what :func:`reach` needs.
 
     Returns
     -------
@@ -394,7 +416,7 @@ def gate(
                 f"the {target:.3f} required (half the separation {separation:.3f} from the "
                 "nearest rate the paper contrasts with this one)"
             )
-        more = reach(detectable, target, tol, n_trials, levels)
+        more = reach(detectable, target, tol, n_trials, levels, grid_step)
         return "inconclusive", (
             f"interval within the claim, but this design detects only excesses >= "
             f"{detectable:.3f} (80 % power), above {why}" + (f"; {more}" if more else "")

@@ -526,3 +526,53 @@ def test_registry_tables_are_checked(root, tmp_path):
     bad.write_text(yaml.safe_dump(data, sort_keys=False))
     with pytest.raises(ConfigError, match="no_such_claim"):
         load_registry(bad, root / "workflow/schemas/claims.schema.yaml")
+
+
+def test_a_term_below_the_bounds_leading_exponent_is_fitted_as_one_term(root):
+    """On the sweep gap_private (sigma = 0: Theorems 5.3-5.5 lose their client term) the whole
+    bound's exponent is the largest of its action term's 1/2 and its privacy term's. A claim
+    whose term is below it may not read as a verdict on the regret: it names the claim of the
+    leading term (``audit.term_of``), fitted on the same grid; a leading term names none."""
+    from fractions import Fraction
+
+    import yaml
+
+    from dpbandits.claims import load_registry
+
+    reg = load_registry(
+        root / "config/claims/dpdpe.yaml", root / "workflow/schemas/claims.schema.yaml"
+    )
+    claims = {c["id"]: c for c in reg["claims"]}
+    sweep = yaml.safe_load((root / "config/experiments/dpdpe.yaml").read_text())["sweeps"][
+        "gap_private"
+    ]
+    fitted = [
+        c
+        for c in claims.values()
+        if c["kind"] == "rate" and c["audit"].get("sweep") == "gap_private"
+    ]
+    assert len(fitted) == 8  # tab1.{cdp, ldp, sdp}, thm5.{3, 4, 5}.privacy, thm5.{3, 5}.action
+
+    def exponent(c, alpha):
+        return Fraction(c["T_exp"]) + Fraction(c.get("T_exp_alpha") or 0) * alpha
+
+    for c in fitted:
+        (entry,) = c["audit"]["schedules"]
+        options = sweep["schedules"][entry]["options"]
+        assert options["sigma"] == 0.0
+        alpha = Fraction(options["alpha"]).limit_denominator(100)
+        theorem = [
+            t
+            for t in claims.values()
+            if t["algorithm"] == c["algorithm"]
+            and t["source"].startswith("Thm 5.")
+            and t.get("term") in ("action", "privacy")
+        ]
+        leading = max(exponent(t, alpha) for t in theorem)
+        if exponent(c, alpha) < leading:
+            whole = claims[c["audit"]["term_of"]]
+            assert exponent(whole, alpha) == leading, c["id"]
+            assert whole["audit"]["sweep"] == "gap_private", c["id"]
+            assert whole["audit"]["schedules"] == [entry], c["id"]
+        else:
+            assert "term_of" not in c["audit"], c["id"]
