@@ -123,37 +123,26 @@ def certificate(view: tuple, query: float) -> float:
 
 
 def worst(
-    eps, delta, d, B, alpha, eps_hat, p_scale, phases, query, parts: bool = True
+    eps, delta, d, B, alpha, eps_hat, p_scale, phases, query
 ) -> tuple[float, dict[str, float]]:
     """The certificate over every part at ``query`` and the parts certified on the fine grid
     (by label), largest first: those whose screen exceeded the certificates before them. Where
     every part is within ``query`` in total variation (epsilon 0), the part closest to it, with
-    its 0.
-
-    With ``parts=False`` only the certificate counts (the parts certified on the way are
-    returned but depend on the order): the parts are visited in decreasing order of a cheaper
-    bound, :func:`~dpbandits.privacy.rdp_screen.rdp_epsilon`, and the visit stops where that
-    bound, plus the most the certificate's rounding adds (:data:`PRUNE_SLACK`), is at most the
-    largest certificate so far: the parts left are below it whatever their screens.
-    """
+    its 0."""
     views = list(protocols(eps, delta, d, B, alpha, eps_hat, p_scale, phases).items())
     tv = _total_variation([v for v, _ in views])
-    kept = [(label, v) for (v, label), t in zip(views, tv, strict=True) if not t <= query]
-    if not kept:
+    live = [
+        (screen(v, query), label, v)
+        for (v, label), t in zip(views, tv, strict=True)
+        if not t <= query
+    ]
+    if not live:
         return 0.0, {views[int(np.argmax(tv))][1]: 0.0}
-    if parts:
-        live = [(screen(v, query), label, v) for label, v in kept]
-    else:
-        from .rdp_screen import rdp_epsilon
-
-        live = [(_pruning_bound(rdp_epsilon(v, query), v), label, v) for label, v in kept]
     live.sort(key=lambda t: (-t[0], t[1]))
     best, certified = 0.0, {}
     for bound, label, view in live:
         if bound <= best:
             break
-        if not parts and screen(view, query) <= best:
-            continue
         if any(screen(view, query, step) <= best for step in SCREEN_INTERVALS[1:]):
             continue
         value = certificate(view, query)
@@ -161,23 +150,6 @@ def worst(
         best = max(best, value)
     _forget_distributions()
     return best, dict(sorted(certified.items(), key=lambda t: -t[1]))
-
-
-#: Relative slack of the pruning bound of :func:`worst`: a part's certificate may exceed its
-#: epsilon by its rounding (at most ``s`` loss intervals, and the normal bounds' ``|z| / sd`` of
-#: large binomials, 0.5 % at a standard deviation of 1 000), so a part is passed over only where
-#: its bound with this slack and ``s`` intervals is at most the certificate so far.
-PRUNE_SLACK = 0.02
-
-
-def _pruning_bound(rdp: float, view: tuple) -> float:
-    """The Rényi bound of a part with the most its certificate's rounding may add."""
-    from .binomial_shift import PLD_INTERVAL
-
-    N, p, k, s = view
-    sd = math.sqrt(max(N * p * (1.0 - p), 0.0))
-    step = PLD_INTERVAL * max(1.0, k / sd) if sd > 0 else math.inf
-    return rdp * (1.0 + PRUNE_SLACK) + s * step
 
 
 def _forget_distributions() -> None:

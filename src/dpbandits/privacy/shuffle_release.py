@@ -115,18 +115,10 @@ def dpdpe_worst_parts(eps, delta, d, B, alpha, eps_hat, p_scale, phases, query):
 
 @functools.lru_cache(maxsize=1024)
 def dpdpe_worst(eps, delta, d, B, alpha, eps_hat, p_scale, phases, query) -> float:
-    """DP-DPE's certificate over every phase and support size (:func:`dpdpe_worst_parts`'s
-    value, found without the parts it certifies on the way: ``worst(..., parts=False)``), from
+    """DP-DPE's certificate over every phase and support size (:func:`dpdpe_worst_parts`), from
     disk where a matched calibration's search computed it."""
-    from .every_part import worst
-
     key = (eps, delta, d, B, alpha, eps_hat, p_scale, phases)
-
-    found = cached_part(
-        f"worst|{key!r}|{float(query)!r}", lambda: worst(*key, query, parts=False)[0]
-    )
-    flush_part_cache()
-    return found
+    return cached_part(f"worst|{key!r}|{float(query)!r}", lambda: dpdpe_worst_parts(*key, query)[0])
 
 
 def _every_phase_lower(eps, delta, B, alpha, eps_hat, p_scale, phases, query) -> float:
