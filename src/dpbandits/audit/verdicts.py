@@ -327,7 +327,6 @@ def reach(
         return ""
     parts = []
     if grid_step is not None and levels is not None and len(levels) > 1:
-        lv = np.asarray(levels, dtype=float)
         finer = math.exp(grid_step / k)
         parts.append(
             f"a gap grid with at most a ratio {finer:.3g} between neighbouring gaps instead of "
