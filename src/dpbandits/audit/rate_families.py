@@ -348,10 +348,11 @@ def worst_case_fits(ctx: FitContext) -> None:
                 Y = Y - Yb
                 note += "; baseline's: " + ", ".join(base[k] for k in chosen_b)
             edge = [x[j] for j, k in enumerate(chosen) if k in (0, len(grid) - 1)]
-            floor = add.tol + steps.get(key, 0.0) / float(np.log(x.max() / x.min()))
             fit = fit_exponent(x, Y, n_boot, seed)
             claimed = claimed_T_exponent(claim, opts, x)
-            kw = dict(Y=Y, x=x, own=own, caps=caps, note=note, edge=edge, floor=floor)
+            kw = dict(
+                Y=Y, x=x, own=own, caps=caps, note=note, edge=edge, grid_step=steps.get(key, 0.0)
+            )
             name, fixed = (
                 f"{entry} (worst of {len(grid)} gaps)",
                 "" if eps is None else f"epsilon={eps:g}",

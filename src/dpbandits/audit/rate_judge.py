@@ -87,7 +87,7 @@ class Adder:
         trend=True,
         note=None,
         edge=None,
-        floor=None,
+        grid_step=None,
         design="fixed-instance",
         separation=None,
         starts=None,
@@ -115,7 +115,7 @@ class Adder:
                 self.seed,
                 self.max_detectable,
                 edge,
-                floor,
+                grid_step,
                 design=design,
                 bound_scope=self.bound_scope,
                 whole=self.whole,
@@ -171,7 +171,7 @@ def judge(
     seed: int = 0,
     max_detectable: float = vocab.MAX_DETECTABLE,
     edge=None,
-    floor: float | None = None,
+    grid_step: float | None = None,
     *,
     design: str = "fixed-instance",
     bound_scope: str = "worst-case",
@@ -209,8 +209,11 @@ def judge(
         instance grid. The regime is then saturated when there is any (the grid does not reach
         the worst case), learning otherwise: each cell's cap grows like ``T``, so near-cap
         regret at the worst instance is what a minimax rate measures, not saturation.
-    floor : float, optional
-        Lower bound on the detectable excess from the design (a worst-case grid's resolution).
+    grid_step : float, optional
+        Worst-case fits only: ``ln`` of the largest ratio between neighbouring gaps of the grid.
+        The worst gap moves one step before the fitted exponent moves, so the detectable excess
+        is at least ``tol + grid_step / ln(levels' span)``, a limit of the design that more runs
+        do not lower (the reason then names a finer grid).
     design, bound_scope, whole, separation
         What the fit measures, what the claim's bound is, the claim testing the whole bound (for
         one term of a sum) and the separation from the nearest contrasted exponent: the
@@ -249,11 +252,12 @@ def judge(
         det = float(tol + half + 0.841621 * se)  # z_{0.8}: 80 % power under a normal slope
     else:
         det = math.inf
-    grid_step = None
-    if floor is not None:  # a design limit the statistics do not see (a worst-case grid's step)
-        if floor > det and floor > tol and lv.size > 1:
-            grid_step = (float(floor) - tol) * float(np.log(lv.max() / lv.min()))
-        det = max(det, float(floor))
+    limit = None  # the grid's step, where it sets the power (gate's clause names a finer grid)
+    if grid_step is not None:  # a design limit the statistics do not see
+        floor = tol + float(grid_step) / float(np.log(lv.max() / lv.min()))
+        if floor > det and grid_step > 0:
+            limit = float(grid_step)
+        det = max(det, floor)
     final, why_gate = vocab.gate(
         stat,
         reg,
@@ -266,7 +270,7 @@ def judge(
         tol=tol,
         n_trials=fit.n_trials,
         levels=levels,
-        grid_step=grid_step,
+        grid_step=limit,
     )
     share = (
         float(np.max(np.asarray(own, float) / np.asarray(caps, float)))
