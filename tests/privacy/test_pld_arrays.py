@@ -282,3 +282,50 @@ def test_the_truncated_prefix_is_the_librarys_loop_and_can_differ():
     assert _prefix_within(probs, 5e-16) == 3
     assert _prefix_within(probs, np.cumsum(probs)[2]) == 3 != _prefix_within(probs, 3e-16)
     assert _prefix_within(np.array([np.nan, 1.0]), 0.5) == 2  # NaN never exceeds: as the loop
+
+
+def _unique_groups(values: np.ndarray):
+    """The grouping by first appearance as NumPy finds it (the reference of the compiled one)."""
+    _, first, inv = np.unique(values, return_index=True, return_inverse=True)
+    order = np.argsort(first, kind="stable")
+    rank = np.empty_like(order)
+    rank[order] = np.arange(order.shape[0])
+    return rank[inv.reshape(-1)], first[order]
+
+
+def test_first_appearance_groups_are_numpys():
+    """Rising, falling (the shifted binomials' losses, grouped as runs) and shuffled values, with
+    ties and both zeros, group as numpy.unique groups them; a changed value changes the groups."""
+    from dpbandits.privacy.pld_arrays import _first_appearance
+
+    rng = np.random.default_rng(4)
+    cases = [np.array([]), np.array([0.0, -0.0, 0.0, 1.0]), np.array([3, 3, 2, 2, 2, 1])]
+    for _ in range(40):
+        v = np.round(rng.normal(size=int(rng.integers(1, 300))), int(rng.integers(0, 3)))
+        cases += [np.sort(v), np.sort(v)[::-1].copy(), v, np.ceil(v / 0.5).astype(np.int64)]
+    for v in cases:
+        gid, head = _first_appearance(v)
+        want_gid, want_head = _unique_groups(v)
+        assert np.array_equal(gid, want_gid) and np.array_equal(head, want_head), v
+    v = np.array([1.0, 2.0, 2.0, 3.0])
+    assert not np.array_equal(_first_appearance(v)[0], _first_appearance(v + [0, 0, 1e-9, 0])[0])
+
+
+@pytest.mark.parametrize("count", [2, 3, 40])
+def test_a_pair_composed_at_once_is_the_pair_composed_after(count):
+    """``pmf_pair_pld(p, q, count)`` builds a pmf that composition would make dense as dense at
+    once: the same distributions as building the pair and then composing it (sparse pairs that
+    stay sparse, sparse ones made dense, dense ones); another count gives others."""
+    k = np.arange(801)
+    pairs = [
+        ({0: 0.5, 1: 0.3, 2: 0.2}, {0: 0.2, 1: 0.3, 2: 0.5}),  # 3 buckets: sparse until 3^7
+        (binom.pmf(k[:41], 40, 0.3), binom.pmf(k[:41], 40, 0.33)),  # ~40 buckets
+        (binom.pmf(k, 800, 0.3), binom.pmf(k, 800, 0.33)),  # dense
+    ]
+    for p, q in pairs:
+        at_once = acc.pmf_pair_pld(p, q, count=count)
+        after = self_compose(acc.pmf_pair_pld(p, q), count)
+        assert _same_pmf(at_once._pmf_remove, after._pmf_remove)
+        assert _same_pmf(at_once._pmf_add, after._pmf_add)
+        other = self_compose(acc.pmf_pair_pld(p, q), count + 1)
+        assert not _same_pmf(at_once._pmf_remove, other._pmf_remove)

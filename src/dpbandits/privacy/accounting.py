@@ -196,16 +196,20 @@ def pmf_pair_pld(p, q, count: int = 1, pessimistic: bool = True, interval: float
     ``pessimistic`` (default): losses rounded up, the epsilon is an upper bound of the pair's (a
     certificate); ``False``: rounded down, the epsilon is a lower bound of the pair's (the
     infinite-loss mass is exact either way). ``interval``: the discretisation of the loss."""
-    from .pld_arrays import from_rounded, log_support, rounded_loss_pmf, self_compose
+    from .pld_arrays import from_rounded_arrays, log_support, rounded_loss_arrays, self_compose
 
     # = pld.from_two_probability_mass_functions(logs(p), logs(q), symmetric=False) with its
     # defaults (pessimistic, interval 1e-4, no truncation), the rounding done with arrays
     # (dpbandits.privacy.pld_arrays: the same numbers, tested against the library's function)
     # ``create_from_rounded_probability`` and ``self_compose`` likewise (pld_arrays)
     lp, lq = log_support(p), log_support(q)
-    inf_pq, rounded_pq = rounded_loss_pmf(lp, lq, interval, pessimistic)
-    inf_qp, rounded_qp = rounded_loss_pmf(lq, lp, interval, pessimistic)
-    dist = from_rounded(rounded_pq, inf_pq, rounded_qp, inf_qp, interval, pessimistic)
+    dist = from_rounded_arrays(
+        rounded_loss_arrays(lp, lq, interval, pessimistic),
+        rounded_loss_arrays(lq, lp, interval, pessimistic),
+        interval,
+        pessimistic,
+        count,
+    )
     return self_compose(dist, count) if count > 1 else dist
 
 

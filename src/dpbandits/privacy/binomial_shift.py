@@ -44,22 +44,38 @@ def binomial_window(N, p):
     return np.maximum(0.0, np.floor(mean - w) - 2.0), np.minimum(N, np.floor(mean + w) + 2.0)
 
 
+def binomial_pmf(ks: np.ndarray, N: int, p: float) -> np.ndarray:
+    """``scipy.stats.binom.pmf(ks, N, p)`` for counts ``ks`` within ``0 .. N`` and ``0 <= p <=
+    1``: the same function (``scipy.special``'s binomial pmf, clipped to ``[0, 1]``) without the
+    distribution's argument checks, which cost more than the values for short arrays."""
+    from scipy.special import _ufuncs
+
+    return np.clip(_ufuncs._binom_pmf(ks, N, p), 0.0, 1.0)
+
+
 def binomial_arrays(N: int, p: float) -> tuple[np.ndarray, np.ndarray]:
     """``Binomial(N, p)`` as ``(counts, probabilities)`` over its mean +- :data:`BINOMIAL_SDS`
     standard deviations (the mass left out is below :data:`BINOMIAL_TAIL`; the whole support for
     small ``N``)."""
-    from scipy.stats import binom
-
     k0, k1 = (int(k) for k in binomial_window(N, p))
     ks = np.arange(k0, k1 + 1)
-    probs = binom.pmf(ks, N, p)
+    probs = binomial_pmf(ks, N, p)
     keep = probs > 0
     return ks[keep], probs[keep]
 
 
 def _unmatched_mass(p, q) -> float:
     """Mass of ``q = (counts, probabilities)`` on counts where ``p`` has none (infinite loss)."""
-    return float(q[1][~np.isin(q[0], p[0])].sum())
+    return float(q[1][~_members(q[0], p[0])].sum())
+
+
+def _members(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """``numpy.isin(a, b)``, by binary search where ``b`` is strictly increasing (count arrays
+    are)."""
+    if b.shape[0] == 0 or not bool(np.all(b[1:] > b[:-1])):
+        return np.isin(a, b)
+    pos = np.minimum(np.searchsorted(b, a), b.shape[0] - 1)
+    return b[pos] == a
 
 
 def _infinite_at(pairs, delta: float) -> bool:

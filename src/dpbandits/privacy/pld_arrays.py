@@ -12,8 +12,9 @@ or a compiled loop and gives the same numbers:
   calls too; NumPy's SIMD versions may differ in the last bit on some CPUs), every sum adds the
   same terms in the same order (the library's dict insertion order: outcomes in the order of
   the lower distribution, privacy-loss values and their rounded buckets in order of first
-  appearance; ``numpy.add.at`` accumulates in index order), and the buckets come out in the
-  same order.
+  appearance, each sum accumulated in that order by a compiled loop), and the buckets come out
+  in the same order. A pair whose composition will need a dense pmf gets it at once
+  (:func:`from_rounded_arrays`): the array the dict would have been placed into.
 * :func:`epsilon_for_delta`: ``PrivacyLossDistribution.get_epsilon_for_delta``, whose dense
   case walks every bucket from the largest loss down in Python; here the same walk, compiled,
   with the same running sums and the same loss values (the library steps them by repeated
@@ -78,14 +79,136 @@ def log_support(m) -> tuple[np.ndarray, np.ndarray]:
     return keys[keep], _libm(vals[keep], False)
 
 
-def _first_appearance_groups(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Group id of every element (groups numbered by first appearance) and each group's value
-    (its first element), for equality as dict keys (``-0.0 == 0.0``)."""
-    _, first, inv = np.unique(values, return_index=True, return_inverse=True)
-    order = np.argsort(first, kind="stable")
-    rank = np.empty_like(order)
-    rank[order] = np.arange(order.shape[0])
-    return rank[inv.reshape(-1)], values[first[order]]
+@njit(cache=True)
+def _first_appearance(values):
+    """Group id of every element of ``values`` (groups numbered by first appearance; elements
+    equal as numbers share one, so ``-0.0`` joins ``0.0``) and each group's first element's
+    index: what :func:`numpy.unique` with a stable sort finds, compiled."""
+    n = values.shape[0]
+    rising = falling = True
+    for i in range(1, n):
+        if values[i] != values[i]:  # NaN: no order
+            rising = falling = False
+            break
+        if values[i] < values[i - 1]:
+            rising = False
+        elif values[i] > values[i - 1]:
+            falling = False
+    if rising or falling:  # monotone (a shifted binomial's losses): equal values are runs
+        gid = np.empty(n, dtype=np.int64)
+        head = np.empty(n, dtype=np.int64)
+        groups = 0
+        for i in range(n):
+            if i == 0 or values[i] != values[i - 1]:
+                head[groups] = i
+                groups += 1
+            gid[i] = groups - 1
+        return gid, head[:groups]
+    order = np.argsort(values, kind="mergesort")
+    first = np.empty(n, dtype=np.int64)  # per element: the first index of its value
+    start = 0
+    for j in range(n):
+        if j > 0 and values[order[j]] != values[order[j - 1]]:
+            start = j
+        first[order[j]] = order[start]
+    gid = np.empty(n, dtype=np.int64)
+    head = np.empty(n, dtype=np.int64)
+    groups = 0
+    for i in range(n):
+        if first[i] == i:
+            gid[i] = groups
+            head[groups] = i
+            groups += 1
+        else:
+            gid[i] = gid[first[i]]
+    return gid, head[:groups]
+
+
+@njit(cache=True)
+def _increasing(keys):
+    """Whether ``keys`` is strictly increasing."""
+    for i in range(1, keys.shape[0]):
+        if not keys[i] > keys[i - 1]:
+            return False
+    return True
+
+
+@njit(cache=True)
+def _rounded_arrays(keys_lo, log_lo, keys_up, log_up, interval, pessimistic):
+    """The arrays of :func:`rounded_loss_pmf`, compiled: ``(has_only_up, infinity_mass,
+    has_only_lo, bucket_keys, bucket_masses)``, the buckets in order of first appearance."""
+    n_up, n_lo = keys_up.shape[0], keys_lo.shape[0]
+    if _increasing(keys_up):  # count arrays are: no sort needed
+        order = np.arange(n_up)
+        sorted_up = keys_up
+    else:
+        order = np.argsort(keys_up, kind="mergesort")
+        sorted_up = keys_up[order]
+    # outcomes of `upper` only (infinite loss), summed in `upper`'s order
+    sorted_lo = keys_lo if _increasing(keys_lo) else np.sort(keys_lo)
+    infinity_mass = 0.0
+    has_only_up = False
+    for i in range(n_up):
+        pos = np.searchsorted(sorted_lo, keys_up[i])
+        if pos < n_lo and sorted_lo[pos] == keys_up[i]:
+            continue
+        mass = math.exp(log_up[i])
+        infinity_mass = mass if not has_only_up else infinity_mass + mass
+        has_only_up = True
+    # outcomes of both, in `lower`'s order
+    loss = np.empty(n_lo)
+    mass = np.empty(n_lo)
+    m = 0
+    for i in range(n_lo):
+        if n_up == 0:
+            break
+        pos = min(np.searchsorted(sorted_up, keys_lo[i]), n_up - 1)
+        if sorted_up[pos] == keys_lo[i]:
+            j = order[pos]
+            loss[m] = log_up[j] - log_lo[i]
+            mass[m] = math.exp(log_up[j])
+            m += 1
+    has_only_lo = m < n_lo
+    loss, mass = loss[:m], mass[:m]
+    gid, head = _first_appearance(loss)
+    pmf = np.zeros(head.shape[0])
+    for i in range(m):
+        pmf[gid[i]] += mass[i]
+    bucket = np.empty(head.shape[0], dtype=np.int64)
+    for g in range(head.shape[0]):
+        x = loss[head[g]] / interval
+        bucket[g] = np.int64(np.ceil(x) if pessimistic else np.floor(x))
+    bid, bhead = _first_appearance(bucket)
+    sums = np.zeros(bhead.shape[0])
+    for g in range(head.shape[0]):
+        sums[bid[g]] += pmf[g]
+    return has_only_up, infinity_mass, has_only_lo, bucket[bhead], sums
+
+
+def rounded_loss_arrays(
+    lower: tuple[np.ndarray, np.ndarray],
+    upper: tuple[np.ndarray, np.ndarray],
+    interval: float,
+    pessimistic: bool = True,
+) -> tuple[float, np.ndarray, np.ndarray]:
+    """:func:`rounded_loss_pmf` as arrays: ``(infinity_mass, buckets, masses)``, the buckets in
+    the order the dict's keys would have."""
+    keys_lo, log_lo = lower
+    keys_up, log_up = upper
+    only_up, mass, only_lo, keys, sums = _rounded_arrays(
+        keys_lo, log_lo, keys_up, log_up, float(interval), bool(pessimistic)
+    )
+    # the library sums exp(log) over `upper`'s own outcomes from the integer 0, and adds
+    # exp(-inf) = 0.0 for each outcome of `lower` only
+    infinity_mass = mass if only_up else (0.0 if only_lo else 0)
+    return infinity_mass, keys, sums
+
+
+def _as_dict(keys: np.ndarray, sums: np.ndarray) -> collections.defaultdict:
+    """The library's rounded pmf: a ``defaultdict`` of ``{bucket: mass}`` in the arrays' order."""
+    rounded = collections.defaultdict(lambda: 0)
+    rounded.update(zip(keys.tolist(), sums.tolist(), strict=True))
+    return rounded
 
 
 def rounded_loss_pmf(
@@ -99,42 +222,10 @@ def rounded_loss_pmf(
     that the epsilon computed from it is a lower bound of the pair's), no truncation: the helper
     ``_create_rounded_probability_mass_function`` of dp-accounting's
     ``from_two_probability_mass_functions`` with ``pessimistic_estimate=pessimistic`` and
-    ``log_mass_truncation_bound=-inf``, on :func:`log_support` arrays."""
-    keys_lo, log_lo = lower
-    keys_up, log_up = upper
-    in_lo = np.isin(keys_up, keys_lo)
-    # outcomes of `upper` only: their mass is infinite privacy loss (summed in `upper`'s order)
-    only_up = log_up[~in_lo]
-    infinity_mass = 0
-    if only_up.shape[0]:
-        infinity_mass = float(np.add.accumulate(_libm(only_up, True))[-1])
-    # outcomes of both, in `lower`'s order
-    if keys_up.shape[0]:
-        order = np.argsort(keys_up, kind="stable")
-        sorted_up = keys_up[order]
-        pos = np.minimum(np.searchsorted(sorted_up, keys_lo), keys_up.shape[0] - 1)
-        both = sorted_up[pos] == keys_lo
-        j_up = order[pos[both]]
-    else:
-        both = np.zeros(keys_lo.shape[0], dtype=bool)
-        j_up = np.zeros(0, dtype=np.int64)
-    if not both.all() and isinstance(infinity_mass, int):
-        infinity_mass = 0.0  # the library adds exp(-inf) = 0.0 for outcomes of `lower` only
-    loss = log_up[j_up] - log_lo[both]
-    mass = _libm(log_up[j_up], True)
-    rounded = collections.defaultdict(lambda: 0)
-    if loss.shape[0] == 0:
-        return infinity_mass, rounded
-    gid, gval = _first_appearance_groups(loss)
-    pmf = np.zeros(gval.shape[0])
-    np.add.at(pmf, gid, mass)
-    bucket = (np.ceil if pessimistic else np.floor)(gval / interval).astype(np.int64)
-    bid, bkey = _first_appearance_groups(bucket)
-    sums = np.zeros(bkey.shape[0])
-    np.add.at(sums, bid, pmf)
-    for k, v in zip(bkey.tolist(), sums.tolist(), strict=True):
-        rounded[k] = v
-    return infinity_mass, rounded
+    ``log_mass_truncation_bound=-inf``, on :func:`log_support` arrays (compiled:
+    :func:`rounded_loss_arrays`)."""
+    infinity_mass, keys, sums = rounded_loss_arrays(lower, upper, interval, pessimistic)
+    return infinity_mass, _as_dict(keys, sums)
 
 
 @njit(cache=True)
@@ -202,14 +293,46 @@ def _create_pmf(loss_probs: Mapping[int, float], interval: float, infinity_mass,
 def _dense_pmf(loss_probs: Mapping[int, float], interval: float, infinity_mass, pessimistic):
     """``SparsePLDPmf(loss_probs, ...).to_dense_pmf()``, the array placed from the dict's keys
     and values (``common.dictionary_to_list``'s values)."""
-    from dp_accounting.pld import pld_pmf
-
     keys = np.fromiter(loss_probs.keys(), dtype=np.int64, count=len(loss_probs))
     vals = np.fromiter(loss_probs.values(), dtype=float, count=len(loss_probs))
+    return _dense_from(keys, vals, interval, infinity_mass, pessimistic)
+
+
+def _dense_from(keys: np.ndarray, vals: np.ndarray, interval: float, infinity_mass, pessimistic):
+    """:func:`_dense_pmf` of the dict with keys ``keys`` and values ``vals``."""
+    from dp_accounting.pld import pld_pmf
+
     lower = int(keys.min())
     probs = np.zeros(int(keys.max()) - lower + 1)
     probs[keys - lower] = vals
     return pld_pmf.DensePLDPmf(interval, lower, probs, infinity_mass, pessimistic)
+
+
+def _create_pmf_from(rounded: tuple, interval: float, pessimistic: bool, count: int):
+    """:func:`_create_pmf` of :func:`rounded_loss_arrays`' ``(infinity_mass, buckets, masses)``
+    (the dict built only for a sparse pmf), or, where :func:`_self_compose_pmf` would turn that
+    sparse pmf dense to compose it ``count`` times, the dense pmf it would build."""
+    from dp_accounting.pld import pld_pmf
+
+    infinity_mass, keys, sums = rounded
+    size, limit = keys.shape[0], pld_pmf._MAX_PMF_SPARSE_SIZE
+    if size <= limit and (count == 1 or size**count <= limit):
+        return pld_pmf.SparsePLDPmf(_as_dict(keys, sums), interval, infinity_mass, pessimistic)
+    return _dense_from(keys, sums, interval, infinity_mass, pessimistic)
+
+
+def from_rounded_arrays(
+    remove: tuple, add: tuple, interval: float, pessimistic: bool, count: int = 1
+):
+    """:func:`from_rounded` of two :func:`rounded_loss_arrays` results, ``remove`` and ``add``;
+    ``count > 1``: the distribution is to be composed ``count`` times (:func:`self_compose`),
+    and a pmf that composition would make dense is built dense (the same numbers)."""
+    from dp_accounting.pld import privacy_loss_distribution as pld
+
+    return pld.PrivacyLossDistribution(
+        _create_pmf_from(remove, interval, pessimistic, count),
+        _create_pmf_from(add, interval, pessimistic, count),
+    )
 
 
 def _to_dense(pmf):
@@ -240,22 +363,32 @@ def _log_mgfs(probs, orders):
     """``logsumexp(arange(n) * order, b=probs)`` per order (``scipy.special.logsumexp``'s
     algorithm: the largest exponent's mass ``m`` apart, ``log1p(s / m) + log(m) + a_max``, over
     the positive masses; where that is not finite, ``log(sum(probs exp(arange(n) order)))``, as
-    scipy falls back to)."""
+    scipy falls back to). The largest exponent ``i order`` of a positive mass is at the last
+    such ``i`` for ``order > 0`` and at the first for ``order < 0`` (``i order`` is strictly
+    monotone in ``i``: neighbours differ by ``|order|``, far above a rounding)."""
     n = probs.shape[0]
     out = np.empty(orders.shape[0])
+    nonzero = np.empty(n, dtype=np.int64)
+    count = 0
+    for i in range(n):
+        if probs[i] != 0.0:
+            nonzero[count] = i
+            count += 1
     for o in range(orders.shape[0]):
         order = orders[o]
-        i_max, a_max = -1, -math.inf
-        for i in range(n):
-            if probs[i] != 0.0 and i * order > a_max:
-                i_max, a_max = i, i * order
+        if count == 0 or order == 0.0:  # no mass; or every exponent 0, the first is largest
+            i_max = nonzero[0] if count else -1
+        else:
+            i_max = nonzero[count - 1] if order > 0 else nonzero[0]
         if i_max < 0:
             out[o] = -math.inf
             continue
+        a_max = i_max * order
         m = probs[i_max]
         s = 0.0
-        for i in range(n):
-            if probs[i] != 0.0 and i != i_max:
+        for c in range(count):
+            i = nonzero[c]
+            if i != i_max:
                 s += probs[i] * math.exp(i * order - a_max)
         if s != 0.0:
             s = s / m
@@ -278,15 +411,29 @@ def self_convolve_bounds(probs: np.ndarray, count: int, tail_mass_truncation: fl
         return lower, upper
     orders = np.concatenate((np.arange(-20, 0), np.arange(1, 21))) / n
     log_mgfs = _log_mgfs(np.ascontiguousarray(probs, dtype=float), orders)
-    for order, log_mgf in zip(orders.tolist(), log_mgfs.tolist(), strict=True):
-        bound = (count * log_mgf + math.log(2 / tail_mass_truncation)) / order
+    lower, upper = _chernoff_range(
+        orders, log_mgfs, float(count), math.log(2 / tail_mass_truncation), upper
+    )
+    return int(lower), int(upper)
+
+
+@njit(cache=True)
+def _chernoff_range(orders, log_mgfs, count, log_two_over_tail, upper):
+    """The loop of ``compute_self_convolve_bounds`` over the orders, compiled: the smallest
+    ``ceil`` of the positive orders' bounds ``(count log_mgf + log(2 / tail)) / order`` (at
+    most ``upper``) and the largest ``floor`` of the negative orders' (at least 0); bounds that
+    are not finite are skipped."""
+    lo, hi = 0.0, float(upper)
+    for o in range(orders.shape[0]):
+        order = orders[o]
+        bound = (count * log_mgfs[o] + log_two_over_tail) / order
         if not math.isfinite(bound):
             continue
         if order > 0:
-            upper = min(upper, math.ceil(bound))
+            hi = min(hi, np.ceil(bound))
         else:
-            lower = max(lower, math.floor(bound))
-    return lower, upper
+            lo = max(lo, np.floor(bound))
+    return lo, hi
 
 
 def _self_compose_pmf(pmf, count: int, tail_mass_truncation: float):
