@@ -236,3 +236,23 @@ def test_too_few_increments_are_refused():
     raw["increments"] = raw["increments"][:10]
     with pytest.raises(ValueError, match="increments"):
         noise_tables(policy, 1, [raw].__getitem__)
+
+
+def test_vec_draws_stacked_are_each_trials_draws_stacked():
+    """The engine's stacked draw of a chunk of P_Vec trials is ``draw_raw`` per trial, stacked,
+    bit for bit, with every generator left where ``draw_raw`` leaves it; the uniforms of one
+    trial moved to another's row would show."""
+    from dpbandits.engine.noise import draw_vec_stacked
+
+    policy = _policy("sdp_vec")
+    seeds = (3, 11, 12)
+    stacked = draw_vec_stacked(policy, [np.random.default_rng(s) for s in seeds])
+    after = [np.random.default_rng(s) for s in seeds]
+    raws = [draw_raw(policy, rng) for rng in after]
+    for key in ("uniforms", "binomial"):
+        assert np.array_equal(stacked[key], np.stack([r[key] for r in raws]))
+    again = [np.random.default_rng(s) for s in seeds]
+    draw_vec_stacked(policy, again)
+    for rng, twin in zip(again, after, strict=True):
+        assert rng.random() == twin.random()
+    assert not np.array_equal(stacked["uniforms"][0], stacked["uniforms"][1])

@@ -58,3 +58,27 @@ def test_u17_reward_tables_are_common_and_bernoulli():
     assert np.all(
         r1[:, best].astype(int) - r1[:, best].astype(int) == 0
     )  # an oracle's realized regret
+
+
+def test_reward_tables_drawn_in_blocks_are_one_legacy_request():
+    """Blocks of :data:`ROWS_PER_BLOCK` rounds give the table of one ``(T, K)`` request of the
+    instance's legacy stream (horizons below, at and across block edges); another seed, or a
+    stream restarted per block, gives another table."""
+    from dpbandits.envs.rewards import ROWS_PER_BLOCK, bernoulli_reward_table, reward_tables
+
+    rng = np.random.default_rng(0)
+    mu = rng.uniform(size=(3, 7))
+    for T in (0, 1, ROWS_PER_BLOCK - 1, ROWS_PER_BLOCK, 2 * ROWS_PER_BLOCK + 5):
+        want = np.stack(
+            [
+                np.random.RandomState(s).random_sample((T, 7)) < mu[i]
+                for i, s in enumerate((4, 0, 9))
+            ]
+        )
+        got = reward_tables(mu, T, (4, 0, 9))
+        assert got.dtype == bool and np.array_equal(got, want), T
+    T = 2 * ROWS_PER_BLOCK
+    one = bernoulli_reward_table(mu[0], T, 4)
+    assert not np.array_equal(one, bernoulli_reward_table(mu[0], T, 5))
+    restarted = np.concatenate([bernoulli_reward_table(mu[0], ROWS_PER_BLOCK, 4)] * 2)
+    assert not np.array_equal(one, restarted)

@@ -79,6 +79,21 @@ def draw_raw(policy: Policy, rng: np.random.Generator) -> dict[str, object]:
     raise ValueError(f"unknown noise scheme {scheme!r}")
 
 
+def draw_vec_stacked(policy: Policy, rngs) -> dict[str, np.ndarray]:
+    """:func:`draw_raw` of the ``vec`` scheme for several trials (one generator each), stacked:
+    ``{key: numpy.stack([draw_raw(policy, rng)[key] for rng in rngs])}``, the same numbers,
+    each trial's uniforms drawn straight into its row of the stacked array (no array per trial
+    and no copy of them all)."""
+    s, v = policy.setting, policy.vec
+    E = n_entries(s.d)
+    uniforms = np.empty((len(rngs), s.T, E))
+    binomial = []
+    for i, rng in enumerate(rngs):  # each trial's uniforms, then its binomials, as draw_raw
+        rng.random(out=uniforms[i])
+        binomial.append(rng.binomial(policy.period * v.b_trials, v.p, size=(policy.n_batches, E)))
+    return {"uniforms": uniforms, "binomial": np.stack(binomial)}
+
+
 def noise_table(policy: Policy, raw: dict[str, object]) -> tuple[np.ndarray, np.ndarray]:
     """Noise in force at every refresh, as a table of distinct values and an index per refresh.
 

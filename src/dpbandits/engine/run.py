@@ -13,14 +13,14 @@ from dpbandits.engine import olucb as kernels_olucb
 from dpbandits.engine.combiner import COMBINER_METRICS, run_combiner
 from dpbandits.engine.contextual import CONTEXTUAL_METRICS, run_contextual
 from dpbandits.engine.etc import run_etc
-from dpbandits.engine.noise import draw_raw, noise_tables
+from dpbandits.engine.noise import draw_raw, draw_vec_stacked, noise_tables
 from dpbandits.engine.olucb import OLUCB_METRICS
 from dpbandits.engine.op24_cells import simulate_op24
 from dpbandits.engine.phased_cells import simulate_phased
 from dpbandits.engine.plasso_cells import simulate_plasso
 from dpbandits.engine.result import SimulationResult, check_inputs
 from dpbandits.envs.linear import FixedArmInstances
-from dpbandits.envs.rewards import bernoulli_reward_table
+from dpbandits.envs.rewards import reward_tables
 from dpbandits.learners.maler import n_experts
 from dpbandits.policies.base import Policy
 from dpbandits.policies.combiner import stacked_tables
@@ -59,9 +59,12 @@ class _Chunk:
     beta: np.ndarray
     cps: np.ndarray
     out: np.ndarray
+    stacked: dict | None = None  # raw draws drawn stacked (draw_vec_stacked), not in raws
 
     def stack(self, key: str) -> np.ndarray:
         """The chunk's raw draws of one kind, stacked over its trials."""
+        if self.stacked is not None:
+            return self.stacked[key]
         return np.stack([r[key] for r in self.raws])
 
 
@@ -251,15 +254,18 @@ def simulate(
         X = np.ascontiguousarray(instances.X[sl])
         mu = np.ascontiguousarray(mu_all[sl])
         if rewards is None:
-            chunk_rewards = np.stack(
-                [bernoulli_reward_table(mu_all[i], T, reward_seeds[i]) for i in range(lo, hi)]
+            chunk_rewards = reward_tables(
+                mu_all[lo:hi], T, [reward_seeds[i] for i in range(lo, hi)]
             )
         else:
             chunk_rewards = np.ascontiguousarray(rewards[lo:hi, :T])
-        raws = [draw_raw(policy, noise_rngs[i]) for i in range(lo, hi)]
+        if policy.scheme == "vec":  # large uniform tables: drawn into one array
+            raws, stacked = [], draw_vec_stacked(policy, [noise_rngs[i] for i in range(lo, hi)])
+        else:
+            raws, stacked = [draw_raw(policy, noise_rngs[i]) for i in range(lo, hi)], None
         beta = np.stack([policy.radius(L_all[i]) for i in range(lo, hi)])
         chunk_out = np.zeros((hi - lo, C, len(names)))
-        part = _Chunk(X, mu, best_all[sl], chunk_rewards, raws, beta, cps, chunk_out)
+        part = _Chunk(X, mu, best_all[sl], chunk_rewards, raws, beta, cps, chunk_out, stacked)
         _KERNELS.get(policy.engine, _run_gaussian)(policy, instances, sl, part)
         for k, name in enumerate(names):
             out[name][sl] = chunk_out[:, :, k]

@@ -4,8 +4,12 @@ from __future__ import annotations
 
 import numpy as np
 
+#: Rounds drawn at a time: the uniforms of a block stay in the cache while they are compared
+#: (the stream is the same whatever the block, :func:`bernoulli_reward_table`).
+ROWS_PER_BLOCK = 2048
 
-def bernoulli_reward_table(mu: np.ndarray, T: int, seed: int) -> np.ndarray:
+
+def bernoulli_reward_table(mu: np.ndarray, T: int, seed: int, out=None) -> np.ndarray:
     """Rewards of every arm in every round of one instance.
 
     Instance ``i`` owns a legacy ``RandomState(seed)`` stream; each round draws ``K`` uniforms
@@ -20,13 +24,25 @@ def bernoulli_reward_table(mu: np.ndarray, T: int, seed: int) -> np.ndarray:
         Horizon.
     seed : int
         Seed of the instance's reward stream (the script uses the instance index).
+    out : ndarray of bool, shape (T, K), optional
+        Filled in place and returned.
 
     Returns
     -------
     ndarray of bool, shape (T, K)
+
+    The legacy stream gives its uniforms in order whatever the size of each request, so the
+    table is drawn :data:`ROWS_PER_BLOCK` rounds at a time: the same table as one request of
+    ``(T, K)`` uniforms, without holding them all.
     """
-    u = np.random.RandomState(seed).random_sample((T, mu.shape[0]))
-    return u < mu
+    K = mu.shape[0]
+    if out is None:
+        out = np.empty((T, K), dtype=bool)
+    stream = np.random.RandomState(seed)
+    for start in range(0, T, ROWS_PER_BLOCK):
+        stop = min(T, start + ROWS_PER_BLOCK)
+        np.less(stream.random_sample((stop - start, K)), mu, out=out[start:stop])
+    return out
 
 
 def reward_tables(mu: np.ndarray, T: int, seeds) -> np.ndarray:
@@ -36,4 +52,8 @@ def reward_tables(mu: np.ndarray, T: int, seeds) -> np.ndarray:
     fills the table row by row, so the table of a shorter horizon is a prefix of this one:
     one draw at the longest horizon serves every horizon and every algorithm.
     """
-    return np.stack([bernoulli_reward_table(mu[i], T, seed) for i, seed in enumerate(seeds)])
+    seeds = list(seeds)
+    out = np.empty((len(seeds), T, mu.shape[-1]), dtype=bool)
+    for i, seed in enumerate(seeds):
+        bernoulli_reward_table(mu[i], T, seed, out=out[i])
+    return out
