@@ -173,3 +173,29 @@ def test_a_file_cut_to_fewer_trials_or_without_a_column_is_refused_by_name(tmp_p
             with pytest.raises(CorruptResultError) as err:
                 read_results([good, bad], at_horizon=at_horizon)
             assert str(bad) in str(err.value) and why in str(err.value)
+
+
+def test_setting_columns_repeat_their_value_as_a_list_of_it_would(tmp_path):
+    """Each setting column holds the cell's value in every row: the same file bytes as the
+    column built from a Python list of the value (strings, numbers, flags, a missing value);
+    another value changes them."""
+    import pyarrow as pa
+
+    cps = np.array([10, 20, 50])
+    metrics = {m: np.arange(6, dtype=float).reshape(2, 3) * (i + 1) for i, m in enumerate(METRICS)}
+    settings = {**_settings(), "fidelity": None, "epsilon": 2}  # an int for a float column
+    table = result_table(settings, SimulationResult(cps, metrics, seconds=0.1))
+    listed = {
+        name: pa.array([table[name][0].as_py()] * table.num_rows, type=table[name].type)
+        if name in settings
+        else table[name]
+        for name in table.column_names
+    }
+    a, b, c = (tmp_path / f"{x}.parquet" for x in "abc")
+    write_result(a, table, {})
+    write_result(b, pa.table(listed), {})
+    assert a.read_bytes() == b.read_bytes()
+    assert table["fidelity"].null_count == table.num_rows and table["epsilon"][0].as_py() == 2.0
+    other = result_table({**settings, "epsilon": 3}, SimulationResult(cps, metrics, seconds=0.1))
+    write_result(c, other, {})
+    assert c.read_bytes() != a.read_bytes()

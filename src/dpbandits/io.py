@@ -74,7 +74,7 @@ def result_table(settings: dict, result) -> pa.Table:
     cols = {}
     for name, typ in setting_columns(settings["kind"]).items():
         value = settings["n_trials"] if name == "n_trials" else settings[name]
-        cols[name] = pa.array([value] * (n * C), type=typ)
+        cols[name] = pa.repeat(pa.scalar(value, type=typ), n * C)  # one value in every row
     cols["trial"] = pa.array(np.repeat(np.arange(n, dtype=np.int64), C))
     cols["t"] = pa.array(np.tile(np.asarray(result.checkpoints, dtype=np.int64), n))
     for name in result.metrics:  # METRICS, then any policy-specific diagnostics
