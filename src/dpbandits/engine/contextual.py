@@ -119,6 +119,8 @@ def run_contextual(
     U = np.zeros((M, d))
     theta_hat = np.zeros((M, d))
     theta_ogd = np.zeros((M, d))
+    VT = np.zeros((d, d))
+    Vx = np.zeros(d)
     means = np.zeros(K)
     idx = np.zeros(K)
     theta_t = np.zeros(d)
@@ -199,7 +201,19 @@ def run_contextual(
             rb = math.sqrt(rad)
             Vb = Vinv[b]
             th = theta_hat[b]
+            # the index's (V~^{-1} x)_p = sum_q V~^{-1}_pq x_q for every p at once: VT holds
+            # V~^{-1} transposed, so each sum runs over q in order (the same bits as a row-by-row
+            # dot product) with the d sums side by side over contiguous memory
+            for p_ in range(d):
+                for q_ in range(d):
+                    VT[q_, p_] = Vb[p_, q_]
             for k in range(K):
+                for p_ in range(d):
+                    Vx[p_] = 0.0
+                for q_ in range(d):
+                    xq = X[k, q_]
+                    for p_ in range(d):
+                        Vx[p_] += VT[q_, p_] * xq
                 mk = 0.0
                 qk = 0.0
                 mt = 0.0
@@ -207,10 +221,7 @@ def run_contextual(
                     xp = X[k, p_]
                     mk += xp * th[p_]
                     mt += xp * theta_star[i, p_]
-                    s = 0.0
-                    for q_ in range(d):
-                        s += Vb[p_, q_] * X[k, q_]
-                    qk += xp * s
+                    qk += xp * Vx[p_]
                 idx[k] = mk + rb * math.sqrt(max(qk, 0.0))
                 means[k] = mt
             a = argmax_first(idx, ARGMAX_RTOL)
