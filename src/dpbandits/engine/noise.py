@@ -1,7 +1,9 @@
 """Random draws of a policy and the noise the learner sees at each refresh.
 
 :func:`draw_raw` is the only place that consumes a trial's noise generator, in a fixed layout,
-so the engine and the reference loop see the same numbers. :func:`noise_table` turns the raw
+so the engine and the reference loop see the same numbers (P_Vec's layout is
+:func:`draw_vec_stacked`'s, which the engine calls for a chunk of trials at once and
+:func:`draw_raw` for one). :func:`noise_table` turns the raw
 draws into the noise in force at each refresh (vectorised); the reference rebuilds the same
 quantity round by round, literally (see :mod:`dpbandits.dev.reference_loops`).
 """
@@ -60,13 +62,8 @@ def draw_raw(policy: Policy, rng: np.random.Generator) -> dict[str, object]:
             "noise_x": standard_normal(rng, (s.T, s.d)) * policy.sigma,
             "noise_y": standard_normal(rng, s.T) * policy.sigma,
         }
-    if scheme == "vec":
-        v = policy.vec
-        E = n_entries(s.d)
-        return {
-            "uniforms": rng.random((s.T, E)),
-            "binomial": rng.binomial(policy.period * v.b_trials, v.p, size=(policy.n_batches, E)),
-        }
+    if scheme == "vec":  # the layout of draw_vec_stacked, for one trial
+        return {key: rows[0] for key, rows in draw_vec_stacked(policy, [rng]).items()}
     scales = policy.noise_scales()
     if scheme == "per_round":
         return {"increments": draw_packed(rng, s.T, scales)}
